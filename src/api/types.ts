@@ -1,0 +1,236 @@
+// The one typed surface every face (Electron IPC, the web bridge, the CLI) uses.
+// Commands are a map so each transport is one generic `call(method, params)`.
+
+export type Dialect = 'pi' | 'claude';
+export type AgentKind = 'pi' | 'claude' | 'unknown';
+export type BindReason = 'manual' | 'sticky' | 'cwd' | 'focus' | 'none';
+
+export interface EditorView {
+  /** Stable across restarts: derived from (ideName, first workspace folder). */
+  id: string;
+  ideName: string;
+  workspaceFolders: string[];
+  port: number;
+  pid: number;
+  dialect: Dialect;
+  alive: boolean;
+  /** Where its lockfile lives now (adopted into `.patchbay/` under takeover). */
+  lockfile: string;
+  /** Epoch ms of its last `selection_changed`, if any. */
+  focusedAt: number | null;
+}
+
+export interface InvalidLockfile {
+  path: string;
+  reason: string;
+}
+
+export interface SessionView {
+  id: string;
+  kind: AgentKind;
+  dialect: Dialect;
+  clientName: string | null;
+  pid: number | null;
+  cwd: string | null;
+  command: string | null;
+  connectedAt: number;
+  lastActiveAt: number;
+  editorId: string | null;
+  reason: BindReason;
+  /** The person's explicit choice, when there is one (`null` = Patchbay reviews). */
+  manualEditorId?: string | null;
+  pendingDiffs: number;
+}
+
+/** A pi process that runs but has not connected to the door. */
+export interface IdleAgent {
+  pid: number;
+  cwd: string | null;
+  command: string;
+  reason: string;
+}
+
+export type DiffStatus = 'pending' | 'accepted' | 'rejected' | 'withdrawn';
+export type DecidedBy = 'editor' | 'patchbay' | 'agent' | 'shutdown';
+
+export interface DiffSummary {
+  id: string;
+  sessionId: string;
+  editorId: string | null;
+  tool: 'write' | 'edit' | 'other';
+  path: string;
+  tabName: string;
+  status: DiffStatus;
+  createdAt: number;
+  /** The file did not exist when the diff arrived. */
+  isNew: boolean;
+  /** The on-disk file was over the size cap; its old contents are not kept. */
+  tooLarge: boolean;
+  /** Currently open in the bound editor. */
+  inEditor: boolean;
+}
+
+export interface DiffDetail extends DiffSummary {
+  oldContents: string | null;
+  newContents: string;
+}
+
+export interface DecisionRecord {
+  id: string;
+  sessionId: string;
+  path: string;
+  outcome: 'accepted' | 'rejected' | 'withdrawn';
+  by: DecidedBy;
+  at: number;
+  edited: boolean;
+}
+
+export interface TrafficEntry {
+  at: number;
+  /** in = agent → Patchbay, out = Patchbay → agent, up = → editor, down = editor →. */
+  dir: 'in' | 'out' | 'up' | 'down';
+  editorId: string | null;
+  method: string | null;
+  id: string | number | null;
+  bytes: number;
+  /** The frame, cut to a preview length. */
+  preview: string;
+}
+
+export type ReviewRoute = 'editor-and-patchbay' | 'patchbay-only';
+
+export interface PatchbaySettings {
+  /** Adopt editors' lockfiles so agents see only the door. */
+  takeover: boolean;
+  /** Publish the door in Claude's lock dir too. */
+  claude: boolean;
+  /** Extra folders the door advertises, so agents with no editor still reach Patchbay. */
+  reviewFolders: string[];
+  diagnosticsDeadlineMs: number;
+  maxFrameBytes: number;
+  maxPendingPerSession: number;
+  reviewRoute: ReviewRoute;
+  /** `editor` | `session` | `provider/id`; applied where no per-editor choice exists. */
+  suggestionModel: string;
+  suggestionModelPerEditor: Record<string, string>;
+  /** editorId → session key (`kind:cwd`) that serves its suggestions; absent = most recent. */
+  suggestionSessionPerEditor: Record<string, string>;
+  launchAtLogin: boolean;
+}
+
+export interface SuggestionModel {
+  provider: string;
+  id: string;
+  name: string;
+  model: string;
+}
+
+export interface SessionModels {
+  sessionId: string;
+  cliOverride: string | null;
+  currentModel: string | null;
+  models: SuggestionModel[];
+  fetchedAt: number | null;
+  error: string | null;
+}
+
+export interface AutoconnectView {
+  globalFile: string;
+  global: boolean | null;
+  projectFile: string | null;
+  project: boolean | null;
+  /** Project overrides global; missing = enabled. */
+  effective: boolean;
+}
+
+export interface Snapshot {
+  version: string;
+  pid: number;
+  paused: boolean;
+  door: { port: number | null; lockfiles: string[] };
+  editors: EditorView[];
+  invalidLockfiles: InvalidLockfile[];
+  sessions: SessionView[];
+  idleAgents: IdleAgent[];
+  diffs: DiffSummary[];
+  history: DecisionRecord[];
+  settings: PatchbaySettings;
+  /** Problems the person should see (unparsable store moved aside, another instance…). */
+  warnings: string[];
+}
+
+export interface RestoreReport {
+  restored: string[];
+  removed: string[];
+}
+
+/** command → [params, result] */
+export interface HubCommands {
+  snapshot: [void, Snapshot];
+  bind: [{ sessionId: string; editorId: string | null }, SessionView];
+  restore: [void, RestoreReport];
+  setPaused: [{ paused: boolean }, void];
+  'diffs.get': [{ id: string }, DiffDetail];
+  'diffs.accept': [{ id: string; contents?: string }, DecisionRecord];
+  'diffs.reject': [{ id: string }, DecisionRecord];
+  'diffs.acceptAll': [{ sessionId: string }, DecisionRecord[]];
+  'diffs.rejectAll': [{ sessionId: string }, DecisionRecord[]];
+  traffic: [{ sessionId: string; limit?: number }, TrafficEntry[]];
+  'settings.get': [void, PatchbaySettings];
+  'settings.set': [{ patch: Partial<PatchbaySettings> }, PatchbaySettings];
+  'autoconnect.get': [{ project?: string }, AutoconnectView];
+  'autoconnect.set': [{ project?: string; value: boolean | null }, AutoconnectView];
+  'models.list': [{ sessionId?: string }, SessionModels[]];
+  'models.refresh': [{ sessionId: string }, SessionModels];
+  'suggestionModel.set': [{ choice: string; editorId?: string }, PatchbaySettings];
+}
+
+export type HubMethod = keyof HubCommands;
+export type ParamsOf<M extends HubMethod> = HubCommands[M][0];
+export type ResultOf<M extends HubMethod> = HubCommands[M][1];
+
+export type HubEvent =
+  | { type: 'snapshot'; snapshot: Snapshot }
+  | { type: 'diffAdded'; diff: DiffSummary }
+  | { type: 'diffDecided'; record: DecisionRecord };
+
+export interface HubApi {
+  call<M extends HubMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
+  /** Returns an unsubscribe function. */
+  subscribe(listener: (event: HubEvent) => void): () => void;
+}
+
+/** A command failed for a reason the caller should show as is (unknown id, bad value). */
+export class HubError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'not-found' | 'invalid' | 'conflict' | 'unavailable' = 'invalid',
+  ) {
+    super(message);
+    this.name = 'HubError';
+  }
+}
+
+export const HUB_METHODS: readonly HubMethod[] = [
+  'snapshot',
+  'bind',
+  'restore',
+  'setPaused',
+  'diffs.get',
+  'diffs.accept',
+  'diffs.reject',
+  'diffs.acceptAll',
+  'diffs.rejectAll',
+  'traffic',
+  'settings.get',
+  'settings.set',
+  'autoconnect.get',
+  'autoconnect.set',
+  'models.list',
+  'models.refresh',
+  'suggestionModel.set',
+];
+
+export function isHubMethod(value: unknown): value is HubMethod {
+  return typeof value === 'string' && (HUB_METHODS as readonly string[]).includes(value);
+}

@@ -1,0 +1,66 @@
+// Every path, limit and deadline the hub uses, with defaults in one place.
+// Only this module reads the environment (handed in by the entry point).
+import { homedir, platform } from 'node:os';
+import { join } from 'node:path';
+
+export interface HubOptions {
+  /** Patchbay's own state: config.json (settings + memory), control.json. */
+  home: string;
+  /** pi-ide's lock dir: `$PI_IDE_LOCK_DIR` or `~/.pi/ide`. */
+  piLockDir: string;
+  /** Claude Code's lock dir: `$CLAUDE_CONFIG_DIR/ide` or `~/.claude/ide`. */
+  claudeLockDir: string;
+  /** pi's global settings file: `$PI_CODING_AGENT_DIR/settings.json`. */
+  piSettingsFile: string;
+  /** Host for the door and the control server; loopback only. */
+  host: string;
+  /** 0 = any free port. */
+  doorPort: number;
+  controlPort: number;
+  /** Lock-dir polling interval (fs.watch is the fast path; polling the fallback). */
+  pollMs: number;
+  /** How often editors' pids are checked. */
+  livenessMs: number;
+  /** Cap on an editor's lockfile. */
+  maxLockfileBytes: number;
+  /** On-disk contents over this are not kept for review ("too large to show"). */
+  maxReviewFileBytes: number;
+  /** Frames kept per session for the traffic inspector. */
+  trafficEntries: number;
+  /** Decisions kept in the history. */
+  historyEntries: number;
+  /** Scan for running pi processes that are not connected (Linux /proc, macOS ps). */
+  scanProcesses: boolean;
+  version: string;
+}
+
+/** The Electron app's user-data dir, so desktop and headless share one state file. */
+export function defaultHome(env: NodeJS.ProcessEnv, os: NodeJS.Platform = platform()): string {
+  const home = homedir();
+  if (os === 'darwin') return join(home, 'Library', 'Application Support', 'Patchbay');
+  if (os === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'Patchbay');
+  return join(env.XDG_CONFIG_HOME || join(home, '.config'), 'Patchbay');
+}
+
+export function resolveOptions(env: NodeJS.ProcessEnv, overrides: Partial<HubOptions> = {}): HubOptions {
+  const home = homedir();
+  const piAgentDir = env.PI_CODING_AGENT_DIR || join(home, '.pi', 'agent');
+  return {
+    home: env.PATCHBAY_HOME || defaultHome(env),
+    piLockDir: env.PI_IDE_LOCK_DIR || join(home, '.pi', 'ide'),
+    claudeLockDir: join(env.CLAUDE_CONFIG_DIR || join(home, '.claude'), 'ide'),
+    piSettingsFile: join(piAgentDir, 'settings.json'),
+    host: '127.0.0.1',
+    doorPort: Number(env.PATCHBAY_DOOR_PORT ?? 0) || 0,
+    controlPort: Number(env.PATCHBAY_CONTROL_PORT ?? 0) || 0,
+    pollMs: 1000,
+    livenessMs: 2000,
+    maxLockfileBytes: 64 * 1024,
+    maxReviewFileBytes: 8 * 1024 * 1024,
+    trafficEntries: 500,
+    historyEntries: 200,
+    scanProcesses: env.PATCHBAY_SCAN_PROCESSES !== '0',
+    version: '0.1.0',
+    ...overrides,
+  };
+}

@@ -1,0 +1,94 @@
+// JSON-RPC 2.0 envelopes: one message per WebSocket text frame.
+// Frames are parsed once, here, into a tagged value; inner code trusts the tag.
+
+export type RpcId = string | number;
+
+export interface RpcRequest {
+  jsonrpc: '2.0';
+  id: RpcId;
+  method: string;
+  params?: unknown;
+}
+
+export interface RpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: unknown;
+}
+
+export interface RpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface RpcResponse {
+  jsonrpc: '2.0';
+  id: RpcId | null;
+  result?: unknown;
+  error?: RpcErrorObject;
+}
+
+export type RpcMessage =
+  | { kind: 'request'; msg: RpcRequest }
+  | { kind: 'notification'; msg: RpcNotification }
+  | { kind: 'response'; msg: RpcResponse };
+
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+export const METHOD_NOT_FOUND = -32601;
+export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;
+/** Server-defined: the peer has too many requests outstanding. */
+export const TOO_MANY_REQUESTS = -32000;
+
+export type ParseResult = { ok: true; message: RpcMessage } | { ok: false; error: RpcErrorObject; id: RpcId | null };
+
+function isId(value: unknown): value is RpcId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/** Classifies one frame. Batches are not used by any peer and are refused. */
+export function parseFrame(text: string): ParseResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, id: null, error: { code: PARSE_ERROR, message: `Parse error: ${(err as Error).message}` } };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, id: null, error: { code: INVALID_REQUEST, message: 'Invalid Request: expected a JSON object' } };
+  }
+  const obj = value as Record<string, unknown>;
+  const id = isId(obj.id) ? obj.id : null;
+  if (typeof obj.method === 'string') {
+    if (obj.id === undefined || obj.id === null) {
+      return { ok: true, message: { kind: 'notification', msg: obj as unknown as RpcNotification } };
+    }
+    if (!isId(obj.id)) {
+      return { ok: false, id: null, error: { code: INVALID_REQUEST, message: 'Invalid Request: "id" must be a string or number' } };
+    }
+    return { ok: true, message: { kind: 'request', msg: obj as unknown as RpcRequest } };
+  }
+  if ('result' in obj || 'error' in obj) {
+    return { ok: true, message: { kind: 'response', msg: obj as unknown as RpcResponse } };
+  }
+  return { ok: false, id, error: { code: INVALID_REQUEST, message: 'Invalid Request: no "method", "result" or "error"' } };
+}
+
+export function request(id: RpcId, method: string, params?: unknown): RpcRequest {
+  return params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+}
+
+export function notification(method: string, params?: unknown): RpcNotification {
+  return params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+}
+
+export function result(id: RpcId | null, value: unknown): RpcResponse {
+  return { jsonrpc: '2.0', id, result: value };
+}
+
+export function errorResponse(id: RpcId | null, code: number, message: string, data?: unknown): RpcResponse {
+  const error: RpcErrorObject = data === undefined ? { code, message } : { code, message, data };
+  return { jsonrpc: '2.0', id, error };
+}

@@ -1,0 +1,173 @@
+// pi's autoconnect switch, `"pi-ide": {"autoconnect": bool}`, in pi's own settings files:
+// the global one and `<folder>/.pi/settings.json`. These files belong to the person and to
+// pi, so an edit touches that one key and nothing else, and never leaves a half-written file.
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { HubError, type AutoconnectView } from '../api/types.ts';
+
+const SECTION = 'pi-ide';
+const KEY = 'autoconnect';
+/** What pi gives a settings file it creates. */
+const NEW_FILE_MODE = 0o644;
+const NEW_DIR_MODE = 0o755;
+
+type JsonObject = Record<string, unknown>;
+
+export function projectSettingsFile(folder: string): string {
+  return join(resolve(folder), '.pi', 'settings.json');
+}
+
+function isPlainObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function kindOf(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value;
+}
+
+/** The file's contents, or null when it does not exist. */
+async function readText(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+function parseSettings(file: string, text: string): JsonObject {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new HubError(`pi settings ${file} does not parse as JSON (${reason}); fix or remove it first`, 'invalid');
+  }
+  if (!isPlainObject(parsed)) {
+    throw new HubError(`pi settings ${file}: the top level must be an object (got ${kindOf(parsed)})`, 'invalid');
+  }
+  return parsed;
+}
+
+/** The `"pi-ide"` object, if there is one; anything else in its place is refused. */
+function section(file: string, settings: JsonObject): JsonObject | undefined {
+  const value = settings[SECTION];
+  if (value === undefined) return undefined;
+  if (!isPlainObject(value)) {
+    throw new HubError(`pi settings ${file}: "${SECTION}" must be an object (got ${kindOf(value)})`, 'invalid');
+  }
+  return value;
+}
+
+/** The file's autoconnect value: null when the file or the key is absent. */
+async function readValue(file: string): Promise<boolean | null> {
+  const text = await readText(file);
+  if (text === null) return null;
+  const value = section(file, parseSettings(file, text))?.[KEY];
+  if (value === undefined) return null;
+  if (typeof value !== 'boolean') {
+    throw new HubError(`pi settings ${file}: "${SECTION}.${KEY}" must be true or false (got ${JSON.stringify(value)})`, 'invalid');
+  }
+  return value;
+}
+
+/** The effective autoconnect for a folder (or globally): project overrides global; missing = enabled. */
+export async function readAutoconnect(where: { globalFile: string; project?: string }): Promise<AutoconnectView> {
+  const projectFile = where.project === undefined ? null : projectSettingsFile(where.project);
+  const [global, project] = await Promise.all([
+    readValue(where.globalFile),
+    projectFile === null ? Promise.resolve(null) : readValue(projectFile),
+  ]);
+  return { globalFile: where.globalFile, global, projectFile, project, effective: project ?? global ?? true };
+}
+
+/** The indent the file already uses (two spaces when it has none to copy). */
+function indentOf(text: string): string {
+  const match = /^[ \t]*[{[]\s*?\n([ \t]+)\S/.exec(text);
+  return match?.[1] ?? '  ';
+}
+
+/**
+ * The new text of a settings file with autoconnect set (or removed, for null), or null when
+ * nothing changes. Other keys keep their order; the file's indent and final newline are kept.
+ */
+export function editAutoconnect(file: string, text: string | null, value: boolean | null): string | null {
+  if (text === null) {
+    return value === null ? null : `${JSON.stringify({ [SECTION]: { [KEY]: value } }, null, 2)}\n`;
+  }
+  const settings = parseSettings(file, text);
+  const current = section(file, settings);
+  if (value === null) {
+    if (current === undefined || !Object.hasOwn(current, KEY)) return null;
+    delete current[KEY];
+    if (Object.keys(current).length === 0) delete settings[SECTION];
+  } else {
+    if (current?.[KEY] === value) return null;
+    if (current) current[KEY] = value;
+    else settings[SECTION] = { [KEY]: value };
+  }
+  const newline = text.endsWith('\n') ? '\n' : '';
+  return JSON.stringify(settings, null, indentOf(text)) + newline;
+}
+
+/** Writes beside the target and renames over it, so readers see the old file or the new one. */
+async function replaceFile(target: string, text: string, mode: number): Promise<void> {
+  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(temp, 'wx', mode);
+  try {
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.chmod(mode); // the umask narrowed the mode given to open
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, target);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/** Where writes really go: through a symlinked settings file (dotfile managers) to its target. */
+async function writeTarget(file: string): Promise<string> {
+  try {
+    return await realpath(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return resolve(file);
+    throw error;
+  }
+}
+
+async function setAutoconnect(file: string, value: boolean | null): Promise<void> {
+  const target = await writeTarget(file);
+  const text = await readText(target);
+  const next = editAutoconnect(file, text, value);
+  if (next === null) return;
+  let mode = NEW_FILE_MODE;
+  if (text === null) await mkdir(dirname(target), { recursive: true, mode: NEW_DIR_MODE });
+  else mode = (await stat(target)).mode & 0o7777;
+  await replaceFile(target, next, mode);
+}
+
+/** One queue per file: a write starts only after the previous one to that file has landed. */
+const queues = new Map<string, Promise<void>>();
+
+function serialized(key: string, task: () => Promise<void>): Promise<void> {
+  const run = (queues.get(key) ?? Promise.resolve()).then(task);
+  const settled = run.catch(() => undefined); // the caller of `run` gets the error; the queue moves on
+  queues.set(key, settled);
+  void settled.then(() => {
+    if (queues.get(key) === settled) queues.delete(key);
+  });
+  return run;
+}
+
+/**
+ * Sets pi's autoconnect in `file` (null removes the key, and `"pi-ide"` with it when empty).
+ * Refuses, leaving the file as it was, one that does not parse or is not a JSON object.
+ */
+export function writeAutoconnect(file: string, value: boolean | null): Promise<void> {
+  return serialized(resolve(file), () => setAutoconnect(file, value));
+}
