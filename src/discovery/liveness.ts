@@ -1,0 +1,102 @@
+// Is an editor really there: its process, its port, its WebSocket server and its token.
+import { connect } from 'node:net';
+import WebSocket from 'ws';
+import { AUTH_HEADER, type Dialect } from '../protocol/dialect.ts';
+
+/** Signal 0 tests for existence; EPERM means it exists under another user. */
+export function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether something accepts TCP connections on 127.0.0.1:port. */
+export function portAccepting(port: number, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    const finish = (accepting: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(accepting);
+    };
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    socket.once('connect', () => finish(true));
+    socket.once('error', () => finish(false));
+  });
+}
+
+export type ProbeResult = 'ok' | 'refused' | 'auth-rejected' | 'not-websocket' | 'timeout';
+
+export interface ProbeOptions {
+  port: number;
+  token: string;
+  dialect: Dialect;
+  timeoutMs: number;
+}
+
+/** How long a probe waits for the server's close frame before cutting the socket. */
+const CLOSE_GRACE_MS = 250;
+
+/**
+ * Opens a WebSocket with the dialect's auth header and closes it at once. pi-ide.nvim answers
+ * a bad token with 400 before the upgrade, other servers with 401/403: all mean "rejected".
+ */
+export function probeEditor({ port, token, dialect, timeoutMs }: ProbeOptions): Promise<ProbeResult> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const ws = new WebSocket(`ws://127.0.0.1:${port}`, {
+      headers: { [AUTH_HEADER[dialect]]: token },
+      perMessageDeflate: false,
+      followRedirects: false,
+    });
+    let graceTimer: NodeJS.Timeout | null = null;
+    const settle = (result: ProbeResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      resolve(result);
+    };
+    const deadline = setTimeout(() => {
+      settle('timeout');
+      ws.terminate();
+    }, timeoutMs);
+
+    ws.on('open', () => {
+      settle('ok');
+      ws.close(1000, 'probe');
+      graceTimer = setTimeout(() => ws.terminate(), CLOSE_GRACE_MS);
+    });
+    ws.on('close', () => {
+      if (graceTimer) clearTimeout(graceTimer);
+      settle('not-websocket'); // closed before it opened, without an HTTP answer or error
+    });
+    ws.on('unexpected-response', (request, response) => {
+      const status = response.statusCode ?? 0;
+      settle(status === 400 || status === 401 || status === 403 ? 'auth-rejected' : 'not-websocket');
+      response.resume();
+      request.destroy();
+      ws.terminate();
+    });
+    ws.on('error', (err: NodeJS.ErrnoException) => {
+      settle(err.code === 'ECONNREFUSED' ? 'refused' : 'not-websocket');
+    });
+  });
+}
+
+/** A person-readable reason for a failed probe. */
+export function describeProbe(result: Exclude<ProbeResult, 'ok'>, port: number, timeoutMs: number): string {
+  switch (result) {
+    case 'refused':
+      return `port ${port} is not accepting connections`;
+    case 'auth-rejected':
+      return `the server on port ${port} rejects this lockfile's token`;
+    case 'not-websocket':
+      return `port ${port} is owned by something that is not an editor's WebSocket server`;
+    case 'timeout':
+      return `port ${port} did not answer a WebSocket handshake within ${timeoutMs} ms`;
+  }
+}

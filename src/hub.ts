@@ -1,0 +1,330 @@
+// The composition root: wires discovery, the door, the relay, the inbox, the store and
+// pi's settings into the one HubApi every face uses. Nothing else builds long-lived objects.
+import { randomBytes } from 'node:crypto';
+import type {
+  HubApi,
+  HubEvent,
+  HubMethod,
+  IdleAgent,
+  ParamsOf,
+  PatchbaySettings,
+  ResultOf,
+  Snapshot,
+} from './api/types.ts';
+import { HubError, isHubMethod } from './api/types.ts';
+import { containingDepth } from './broker/choose-editor.ts';
+import { EditorDiscovery, type DiscoveredEditor, type DiscoveryState } from './discovery/editors.ts';
+import { findPeerPid, processInfo, type ProcessInfo } from './discovery/peer-process.ts';
+import { likelyReason, scanPiProcesses } from './discovery/pi-scan.ts';
+import type { HubOptions } from './options.ts';
+import { Relay } from './relay/relay.ts';
+import { readAutoconnect, writeAutoconnect, projectSettingsFile } from './settings/pi-settings.ts';
+import { PatchbayStore } from './settings/store.ts';
+import { suggestionModelPatch } from './suggestions/models.ts';
+import { Door } from './transport/door.ts';
+
+export interface Hub extends HubApi {
+  readonly options: HubOptions;
+  readonly doorPort: number;
+  /** Rejects pending diffs (agents hear DIFF_REJECTED first), then closes everything and restores lockfiles. */
+  close(reason?: string): Promise<void>;
+}
+
+const SNAPSHOT_THROTTLE_MS = 25;
+const PROCESS_SCAN_MS = 5000;
+
+/** Seams for tests and embedders; production uses the defaults. */
+export interface HubDeps {
+  log?: (message: string) => void;
+  /** Finds an agent's process from its TCP peer port (default: /proc or lsof). */
+  lookupPeer?: (remotePort: number, doorPort: number) => Promise<ProcessInfo | null>;
+  /** Folder and command of a pid an agent names itself (Claude's `ide_connected`). */
+  processInfo?: (pid: number) => Promise<ProcessInfo | null>;
+}
+
+async function lookupPeerProcess(remotePort: number, doorPort: number): Promise<ProcessInfo | null> {
+  const pid = await findPeerPid(doorPort, remotePort);
+  return pid === null ? null : processInfo(pid);
+}
+
+export async function createHub(options: HubOptions, deps: HubDeps = {}): Promise<Hub> {
+  const hub = new PatchbayHub(options, deps.log ?? (() => {}), deps.lookupPeer ?? lookupPeerProcess, deps.processInfo ?? processInfo);
+  try {
+    await hub.start();
+  } catch (err) {
+    await hub.close();
+    throw err;
+  }
+  return hub;
+}
+
+class PatchbayHub implements Hub {
+  private readonly store: PatchbayStore;
+  private readonly relay: Relay;
+  private readonly discovery: EditorDiscovery;
+  private readonly tokens = { pi: randomBytes(32).toString('hex'), claude: randomBytes(32).toString('hex') };
+  private door: Door | null = null;
+  private state: DiscoveryState = { editors: [], invalid: [] };
+  private paused = false;
+  private idle: IdleAgent[] = [];
+  private readonly warnings: string[] = [];
+  private readonly listeners = new Set<(event: HubEvent) => void>();
+  private snapshotTimer: NodeJS.Timeout | null = null;
+  private scanTimer: NodeJS.Timeout | null = null;
+  private closing: Promise<void> | null = null;
+
+  constructor(
+    readonly options: HubOptions,
+    private readonly log: (message: string) => void,
+    lookupPeer: (remotePort: number, doorPort: number) => Promise<ProcessInfo | null>,
+    pidInfo: (pid: number) => Promise<ProcessInfo | null>,
+  ) {
+    this.store = PatchbayStore.open(options.home);
+    this.warnings.push(...this.store.warnings);
+    const settings = this.store.settings();
+    this.relay = new Relay({
+      version: options.version,
+      settings: () => this.store.settings(),
+      paused: () => this.paused,
+      memory: { get: (key) => this.store.memory(key), set: (key, id) => this.store.remember(key, id) },
+      lookupPeer: async (remotePort) => (this.door ? lookupPeer(remotePort, this.door.port) : null),
+      processInfo: pidInfo,
+      maxReviewFileBytes: options.maxReviewFileBytes,
+      trafficEntries: options.trafficEntries,
+      historyEntries: options.historyEntries,
+      onChange: () => this.changed(),
+      onDiffAdded: (diff) => this.emit({ type: 'diffAdded', diff }),
+      onDiffDecided: (record) => this.emit({ type: 'diffDecided', record }),
+      editorSuspect: (editor) => void this.discovery.markSuspect(editor.port),
+      log,
+    });
+    this.discovery = new EditorDiscovery({
+      dirs: [
+        { dir: options.piLockDir, dialect: 'pi' },
+        ...(settings.claude ? [{ dir: options.claudeLockDir, dialect: 'claude' as const }] : []),
+      ],
+      takeover: settings.takeover,
+      pollMs: options.pollMs,
+      livenessMs: options.livenessMs,
+      maxLockfileBytes: options.maxLockfileBytes,
+      selfPid: process.pid,
+      onChange: (state) => this.onDiscovery(state),
+      log,
+    });
+  }
+
+  get doorPort(): number {
+    return this.door?.port ?? 0;
+  }
+
+  async start(): Promise<void> {
+    const settings = this.store.settings();
+    this.door = await Door.open({
+      host: this.options.host,
+      port: this.options.doorPort,
+      tokens: settings.claude ? this.tokens : { pi: this.tokens.pi },
+      maxPayload: settings.maxFrameBytes,
+      onConnection: (conn) => this.relay.addAgent(conn.ws, conn.dialect, conn.remotePort),
+      log: this.log,
+    });
+    await this.discovery.start();
+    await this.publishDoor();
+    if (this.options.scanProcesses) {
+      void this.scanIdle();
+      this.scanTimer = setInterval(() => void this.scanIdle(), PROCESS_SCAN_MS);
+      this.scanTimer.unref();
+    }
+  }
+
+  private onDiscovery(state: DiscoveryState): void {
+    this.state = state;
+    this.relay.setEditors(uniqueIds(state.editors));
+    void this.publishDoor();
+    this.changed();
+  }
+
+  /** The door advertises every live editor's folders plus the review folders. */
+  private async publishDoor(): Promise<void> {
+    if (!this.door || this.closing) return;
+    const settings = this.store.settings();
+    const folders = [...this.state.editors.flatMap((e) => e.workspaceFolders), ...settings.reviewFolders];
+    try {
+      await this.discovery.publishDoor({
+        port: this.door.port,
+        tokens: settings.claude ? this.tokens : { pi: this.tokens.pi },
+        folders,
+      });
+    } catch (err) {
+      this.log(`door: ${(err as Error).message}`);
+    }
+    this.changed();
+  }
+
+  /** Running pi processes that never reached the door, with the likely reason. */
+  private async scanIdle(): Promise<void> {
+    try {
+      const connected = this.relay.connectedPids();
+      const folders = [...this.state.editors.flatMap((e) => e.workspaceFolders), ...this.store.settings().reviewFolders];
+      const idle: IdleAgent[] = [];
+      for (const proc of await scanPiProcesses()) {
+        if (connected.has(proc.pid) || proc.pid === process.pid) continue;
+        const autoconnect = proc.cwd
+          ? await readAutoconnect({ globalFile: this.options.piSettingsFile, project: proc.cwd }).then(
+              (view) => view.effective,
+              () => null,
+            )
+          : null;
+        const folderMatched = proc.cwd ? containingDepth(folders, proc.cwd) >= 0 : null;
+        idle.push({ ...proc, reason: likelyReason(proc, { autoconnect, piIdeInstalled: null, folderMatched }) });
+      }
+      if (JSON.stringify(idle) !== JSON.stringify(this.idle)) {
+        this.idle = idle;
+        this.changed();
+      }
+    } catch (err) {
+      this.log(`process scan: ${(err as Error).message}`);
+    }
+  }
+
+  // ── HubApi ───────────────────────────────────────────────────────────────
+
+  async call<M extends HubMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
+    if (!isHubMethod(method)) throw new HubError(`unknown command ${String(method)}`, 'invalid');
+    if (this.closing) throw new HubError('Patchbay is shutting down', 'unavailable');
+    const handler = this.handlers[method] as (p: ParamsOf<M>) => Promise<ResultOf<M>> | ResultOf<M>;
+    return handler((params ?? {}) as ParamsOf<M>);
+  }
+
+  private readonly handlers: { [M in HubMethod]: (params: ParamsOf<M>) => Promise<ResultOf<M>> | ResultOf<M> } = {
+    snapshot: () => this.snapshot(),
+    bind: ({ sessionId, editorId }) => this.relay.bind(sessionId, editorId),
+    restore: async () => {
+      // By hand, restoring means "stop taking over": otherwise the next check would adopt again.
+      this.store.updateSettings({ takeover: false });
+      await this.discovery.setTakeover(false);
+      const report = await this.discovery.restoreAll();
+      this.changed();
+      return report;
+    },
+    setPaused: ({ paused }) => {
+      this.paused = paused;
+      this.relay.rebalance();
+      this.changed();
+    },
+    'diffs.get': ({ id }) => {
+      const diff = this.relay.inbox.get(id);
+      if (!diff) throw new HubError(`no pending diff ${id}`, 'not-found');
+      return diff;
+    },
+    'diffs.accept': ({ id, contents }) =>
+      this.relay.decide(id, contents === undefined ? { outcome: 'accept' } : { outcome: 'accept', contents }),
+    'diffs.reject': ({ id }) => this.relay.decide(id, { outcome: 'reject' }),
+    'diffs.acceptAll': ({ sessionId }) => this.relay.decideAll(sessionId, { outcome: 'accept' }),
+    'diffs.rejectAll': ({ sessionId }) => this.relay.decideAll(sessionId, { outcome: 'reject' }),
+    traffic: ({ sessionId, limit }) => this.relay.traffic(sessionId, limit),
+    'settings.get': () => this.store.settings(),
+    'settings.set': ({ patch }) => this.updateSettings(patch),
+    'autoconnect.get': ({ project }) =>
+      readAutoconnect({ globalFile: this.options.piSettingsFile, ...(project ? { project } : {}) }),
+    'autoconnect.set': async ({ project, value }) => {
+      await writeAutoconnect(project ? projectSettingsFile(project) : this.options.piSettingsFile, value);
+      return readAutoconnect({ globalFile: this.options.piSettingsFile, ...(project ? { project } : {}) });
+    },
+    'models.list': ({ sessionId }) => this.relay.models(sessionId),
+    'models.refresh': ({ sessionId }) => this.relay.refreshModels(sessionId),
+    'suggestionModel.set': ({ choice, editorId }) =>
+      this.updateSettings(suggestionModelPatch(this.store.settings(), choice, editorId)),
+  };
+
+  private updateSettings(patch: Partial<PatchbaySettings>): PatchbaySettings {
+    const before = this.store.settings();
+    const after = this.store.updateSettings(patch);
+    if (after.takeover !== before.takeover) void this.discovery.setTakeover(after.takeover);
+    if (JSON.stringify(after.reviewFolders) !== JSON.stringify(before.reviewFolders)) void this.publishDoor();
+    if (after.reviewRoute !== before.reviewRoute) this.relay.rebalance();
+    this.changed();
+    return after;
+  }
+
+  snapshot(): Snapshot {
+    const views = new Map(this.relay.editorViews().map((v) => [v.id, v]));
+    return {
+      version: this.options.version,
+      pid: process.pid,
+      paused: this.paused,
+      door: { port: this.door?.port ?? null, lockfiles: this.discovery.doorLockfiles() },
+      editors: uniqueIds(this.state.editors).map((e) => ({
+        id: e.id,
+        ideName: e.ideName,
+        workspaceFolders: e.workspaceFolders,
+        port: e.port,
+        pid: e.pid,
+        dialect: e.dialect,
+        alive: views.get(e.id)?.alive ?? false,
+        lockfile: e.lockfile,
+        focusedAt: views.get(e.id)?.focusedAt ?? null,
+      })),
+      invalidLockfiles: this.state.invalid,
+      sessions: this.relay.sessionViews(),
+      idleAgents: this.idle,
+      diffs: this.relay.inbox.pending(),
+      history: this.relay.inbox.recent(),
+      settings: this.store.settings(),
+      warnings: [...this.warnings],
+    };
+  }
+
+  subscribe(listener: (event: HubEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(event: HubEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (err) {
+        this.log(`event listener failed: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  /** Snapshot events are coalesced: a burst of changes costs one snapshot. */
+  private changed(): void {
+    if (this.snapshotTimer || this.listeners.size === 0) return;
+    this.snapshotTimer = setTimeout(() => {
+      this.snapshotTimer = null;
+      if (!this.closing) this.emit({ type: 'snapshot', snapshot: this.snapshot() });
+    }, SNAPSHOT_THROTTLE_MS);
+  }
+
+  close(reason = 'Patchbay stopped'): Promise<void> {
+    if (this.closing) return this.closing;
+    this.closing = (async () => {
+      this.log(`closing: ${reason}`);
+      if (this.scanTimer) clearInterval(this.scanTimer);
+      if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
+      await this.relay.rejectAllForShutdown();
+      this.relay.close();
+      await this.door?.close();
+      await this.discovery.close();
+      this.listeners.clear();
+    })();
+    return this.closing;
+  }
+}
+
+/**
+ * Two live instances with the same identity (same ideName and folder) would share an id;
+ * the later one is told apart by its port so both can be bound.
+ */
+function uniqueIds(editors: DiscoveredEditor[]): DiscoveredEditor[] {
+  const seen = new Set<string>();
+  return [...editors]
+    .sort((a, b) => a.port - b.port)
+    .map((e) => {
+      const id = seen.has(e.id) ? `${e.id}~${e.port}` : e.id;
+      seen.add(id);
+      return id === e.id ? e : { ...e, id };
+    });
+}

@@ -1,0 +1,143 @@
+// An editor's lockfile (DESIGN §1): `<lockdir>/<port>.lock`, parsed once here into a typed
+// value or a reason a person can read. The port comes from the file name, never the body.
+import { constants, type Stats } from 'node:fs';
+import { lstat, open } from 'node:fs/promises';
+import { basename, dirname, isAbsolute } from 'node:path';
+import { z } from 'zod';
+import type { Dialect } from '../api/types.ts';
+
+export type { Dialect };
+
+/** Field error text: `"pid" is missing` or `"pid" must be <what>`. */
+function field(name: string, what: string) {
+  return {
+    error: (issue: { input?: unknown }) => (issue.input === undefined ? `"${name}" is missing` : `"${name}" must be ${what}`),
+  };
+}
+
+// Extra keys are stripped (zod's default): editors add their own (`runningInWindows`, `port`…).
+const lockfileSchema = z.object({
+  pid: z.number(field('pid', 'a positive integer')).int(field('pid', 'a positive integer')).positive(field('pid', 'a positive integer')),
+  workspaceFolders: z.array(
+    z.string(field('workspaceFolders', 'a list of absolute paths')).refine(isAbsolute, field('workspaceFolders', 'a list of absolute paths')),
+    field('workspaceFolders', 'a list of absolute paths'),
+  ),
+  ideName: z.string(field('ideName', 'a string')),
+  transport: z.literal('ws', field('transport', '"ws"')),
+  authToken: z.string(field('authToken', 'a non-empty string')).min(1, field('authToken', 'a non-empty string')),
+});
+
+export type Lockfile = z.infer<typeof lockfileSchema>;
+
+export interface LockEntry {
+  /** Where the file is now (`<dir>/<port>.lock`, or under `<dir>/.patchbay/` once adopted). */
+  path: string;
+  /** The agent-facing lock dir the file belongs to. */
+  dir: string;
+  port: number;
+  lock: Lockfile;
+  dialect: Dialect;
+  /** Modification time of the file when it was read, for caching checks. */
+  mtimeMs: number;
+}
+
+export type ReadResult =
+  | { ok: true; entry: LockEntry }
+  /** `missing`: the file vanished before it could be read (a normal race, not an error). */
+  | { ok: false; path: string; reason: string; missing?: boolean };
+
+const LOCK_NAME = /^(\d{1,5})\.lock$/;
+
+/** The port a lockfile name advertises, or null for anything but `<1..65535>.lock`. */
+export function portFromName(name: string): number | null {
+  const match = LOCK_NAME.exec(name);
+  if (!match) return null;
+  const port = Number(match[1]);
+  return port >= 1 && port <= 65535 ? port : null;
+}
+
+/** Validates a parsed JSON value; the reason names the first bad field. */
+export function parseLockfile(value: unknown): { ok: true; lock: Lockfile } | { ok: false; reason: string } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, reason: 'not a JSON object' };
+  }
+  const parsed = lockfileSchema.safeParse(value);
+  if (parsed.success) return { ok: true, lock: parsed.data };
+  return { ok: false, reason: parsed.error.issues[0]?.message ?? 'invalid lockfile' };
+}
+
+function describeNonRegular(stats: Stats): string {
+  if (stats.isSymbolicLink()) return 'is a symlink';
+  if (stats.isDirectory()) return 'is a directory';
+  return 'is not a regular file';
+}
+
+/**
+ * Reads one lockfile with a size cap. Symlinks and anything but regular files are refused
+ * (O_NOFOLLOW closes the race between the lstat and the open; O_NONBLOCK keeps a FIFO from
+ * hanging the open). `ownerDir` is the agent-facing dir when the file sits in `.patchbay/`.
+ */
+export async function readLockfile(
+  path: string,
+  dialect: Dialect,
+  maxBytes: number,
+  ownerDir: string = dirname(path),
+): Promise<ReadResult> {
+  const fail = (reason: string, missing = false): ReadResult =>
+    missing ? { ok: false, path, reason, missing } : { ok: false, path, reason };
+  const port = portFromName(basename(path));
+  if (port === null) return fail('file name is not <port>.lock');
+
+  let handle;
+  try {
+    const link = await lstat(path);
+    if (!link.isFile()) return fail(describeNonRegular(link));
+    handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return fail('file vanished', true);
+    if (code === 'ELOOP') return fail('is a symlink');
+    return fail(`cannot open: ${(err as Error).message}`);
+  }
+
+  let text: string;
+  let mtimeMs: number;
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) return fail(describeNonRegular(stats));
+    if (stats.size > maxBytes) return fail(`larger than ${maxBytes} bytes`);
+    mtimeMs = stats.mtimeMs;
+    // Read one byte past the cap, in case the file grew after the fstat.
+    const buffer = Buffer.alloc(Math.min(maxBytes, stats.size) + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    if (length > maxBytes) return fail(`larger than ${maxBytes} bytes`);
+    text = buffer.subarray(0, length).toString('utf8');
+  } catch (err) {
+    return fail(`cannot read: ${(err as Error).message}`);
+  } finally {
+    await handle.close().catch(() => {
+      // A failed close of a read-only descriptor loses nothing; the read result stands.
+    });
+  }
+
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return fail(`not JSON: ${(err as Error).message}`);
+  }
+  const parsed = parseLockfile(value);
+  if (!parsed.ok) return fail(parsed.reason);
+  return { ok: true, entry: { path, dir: ownerDir, port, lock: parsed.lock, dialect, mtimeMs } };
+}
+
+/** The bytes Patchbay writes for its own door lockfile. */
+export function serializeLockfile(lock: Lockfile): string {
+  const { pid, workspaceFolders, ideName, transport, authToken } = lock;
+  return JSON.stringify({ pid, workspaceFolders, ideName, transport, authToken });
+}

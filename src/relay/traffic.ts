@@ -1,0 +1,37 @@
+// A bounded log of recent frames per session, for the traffic inspector.
+import type { TrafficEntry } from '../api/types.ts';
+import type { RpcMessage } from '../protocol/jsonrpc.ts';
+
+const PREVIEW_CHARS = 400;
+
+export class TrafficLog {
+  private readonly entries: TrafficEntry[] = [];
+  private start = 0;
+
+  constructor(private readonly capacity: number) {}
+
+  record(dir: TrafficEntry['dir'], editorId: string | null, text: string, message: RpcMessage | null, at = Date.now()): void {
+    if (this.capacity <= 0) return;
+    const msg = message?.msg as { id?: string | number | null; method?: string } | undefined;
+    const entry: TrafficEntry = {
+      at,
+      dir,
+      editorId,
+      method: typeof msg?.method === 'string' ? msg.method : null,
+      id: msg?.id ?? null,
+      bytes: Buffer.byteLength(text),
+      preview: text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text,
+    };
+    if (this.entries.length < this.capacity) this.entries.push(entry);
+    else {
+      this.entries[this.start] = entry;
+      this.start = (this.start + 1) % this.capacity;
+    }
+  }
+
+  /** Oldest first; at most `limit` of the newest. */
+  list(limit = this.capacity): TrafficEntry[] {
+    const ordered = [...this.entries.slice(this.start), ...this.entries.slice(0, this.start)];
+    return ordered.slice(Math.max(0, ordered.length - limit));
+  }
+}

@@ -1,0 +1,256 @@
+// The review inbox (DESIGN §7): every openDiff waits here until one decision is made.
+// A state machine: each transition returns the effects the relay must carry out, so the
+// rules are tested without sockets. The first decision wins; later answers are dropped.
+import type { DecidedBy, DecisionRecord, DiffDetail, DiffSummary, ReviewRoute } from '../api/types.ts';
+import { textResult, type ToolResult } from '../protocol/mcp.ts';
+
+export interface NewDiff {
+  sessionId: string;
+  path: string;
+  tabName: string;
+  newContents: string;
+  /** On-disk contents at arrival; null for a new file or one over the size cap. */
+  oldContents: string | null;
+  isNew: boolean;
+  tooLarge: boolean;
+  /** Opaque handle the relay uses to answer the agent. */
+  reply: unknown;
+}
+
+interface Diff extends NewDiff {
+  id: string;
+  tool: DiffSummary['tool'];
+  createdAt: number;
+  /** The editor the diff is (or was last) offered to; re-offered there when it returns. */
+  editorId: string | null;
+  /** The tab name it has in that editor (unique per editor). */
+  editorTab: string | null;
+  inEditor: boolean;
+}
+
+export type Decision = { outcome: 'accept'; contents?: string } | { outcome: 'reject' };
+
+export type InboxEffect =
+  | { type: 'reply'; diffId: string; sessionId: string; reply: unknown; result: ToolResult }
+  | { type: 'offer'; diffId: string; sessionId: string; editorId: string; tabName: string; args: OfferArgs }
+  | { type: 'closeTab'; diffId: string; sessionId: string; editorId: string; tabName: string };
+
+export interface OfferArgs {
+  old_file_path: string;
+  new_file_path: string;
+  new_file_contents: string;
+  tab_name: string;
+}
+
+/** What the inbox needs to know about the world; supplied by the relay. */
+export interface InboxContext {
+  /** The live editor a session is bound to now, or null. */
+  boundEditor(sessionId: string): string | null;
+  route(): ReviewRoute;
+  now(): number;
+}
+
+export function toolOf(tabName: string): DiffSummary['tool'] {
+  if (tabName.startsWith('pi-write:')) return 'write';
+  if (tabName.startsWith('pi-edit:')) return 'edit';
+  return 'other';
+}
+
+export function fileSaved(contents: string): ToolResult {
+  return textResult('FILE_SAVED', contents);
+}
+
+export function diffRejected(tabName: string): ToolResult {
+  return textResult('DIFF_REJECTED', tabName);
+}
+
+export class Inbox {
+  private readonly diffs = new Map<string, Diff>();
+  private readonly history: DecisionRecord[] = [];
+  private seq = 0;
+
+  constructor(
+    private readonly ctx: InboxContext,
+    private readonly historyLimit = 200,
+  ) {}
+
+  pending(): DiffSummary[] {
+    return [...this.diffs.values()].map(summary);
+  }
+
+  recent(): DecisionRecord[] {
+    return [...this.history];
+  }
+
+  get(id: string): DiffDetail | undefined {
+    const diff = this.diffs.get(id);
+    return diff && { ...summary(diff), oldContents: diff.oldContents, newContents: diff.newContents };
+  }
+
+  countFor(sessionId: string): number {
+    let n = 0;
+    for (const d of this.diffs.values()) if (d.sessionId === sessionId) n++;
+    return n;
+  }
+
+  idsFor(sessionId: string): string[] {
+    return [...this.diffs.values()].filter((d) => d.sessionId === sessionId).map((d) => d.id);
+  }
+
+  /** A pending diff of this session by its agent-side tab name. */
+  findByTab(sessionId: string, tabName: string): string | undefined {
+    for (const d of this.diffs.values()) if (d.sessionId === sessionId && d.tabName === tabName) return d.id;
+    return undefined;
+  }
+
+  /** Which pending diff an editor tab belongs to. */
+  findByEditorTab(editorId: string, editorTab: string): string | undefined {
+    for (const d of this.diffs.values()) if (d.inEditor && d.editorId === editorId && d.editorTab === editorTab) return d.id;
+    return undefined;
+  }
+
+  arrive(input: NewDiff): { id: string; effects: InboxEffect[] } {
+    const effects: InboxEffect[] = [];
+    // Like an editor: a second diff with the same tab name replaces the first.
+    const previous = this.findByTab(input.sessionId, input.tabName);
+    if (previous) effects.push(...this.finish(previous, { outcome: 'reject' }, 'agent'));
+    const id = `d${++this.seq}`;
+    const diff: Diff = {
+      ...input,
+      id,
+      tool: toolOf(input.tabName),
+      createdAt: this.ctx.now(),
+      editorId: null,
+      editorTab: null,
+      inEditor: false,
+    };
+    this.diffs.set(id, diff);
+    effects.push(...this.offer(diff));
+    return { id, effects };
+  }
+
+  /** The person decided in Patchbay. Returns null when the diff is no longer pending. */
+  decide(id: string, decision: Decision, by: DecidedBy = 'patchbay'): { record: DecisionRecord; effects: InboxEffect[] } | null {
+    if (!this.diffs.has(id)) return null;
+    const effects = this.finish(id, decision, by);
+    return { record: this.history[0]!, effects };
+  }
+
+  /** The editor answered its openDiff. Late answers (already decided) are dropped. */
+  editorAnswered(id: string, editorId: string, answer: { saved: true; contents: string | null } | { saved: false }): InboxEffect[] {
+    const diff = this.diffs.get(id);
+    if (!diff || diff.editorId !== editorId || !diff.inEditor) return [];
+    diff.inEditor = false; // its tab is closed by its own decision
+    const decision: Decision = answer.saved
+      ? { outcome: 'accept', contents: answer.contents ?? diff.newContents }
+      : { outcome: 'reject' };
+    return this.finish(id, decision, 'editor');
+  }
+
+  /**
+   * The editor did not decide the diff (its link failed, or it answered something else):
+   * the diff stays pending in Patchbay and is offered again when the editor is back.
+   * Returns whether anything changed.
+   */
+  offerFailed(id: string, editorId: string): boolean {
+    const diff = this.diffs.get(id);
+    if (!diff || diff.editorId !== editorId || !diff.inEditor) return false;
+    diff.inEditor = false;
+    return true;
+  }
+
+  /** A session's editor is reachable (bound, connected): offer what it has not seen. */
+  editorAvailable(sessionId: string): InboxEffect[] {
+    const effects: InboxEffect[] = [];
+    for (const diff of this.diffs.values()) if (diff.sessionId === sessionId && !diff.inEditor) effects.push(...this.offer(diff));
+    return effects;
+  }
+
+  /** The agent went away: its diffs are withdrawn and their editor tabs closed. */
+  agentGone(sessionId: string): InboxEffect[] {
+    return this.idsFor(sessionId).flatMap((id) => this.finish(id, { outcome: 'reject' }, 'agent', 'withdrawn'));
+  }
+
+  /** The agent closed its own diff (close_tab, closeAllDiffTabs): it is withdrawn. */
+  withdraw(id: string): InboxEffect[] {
+    return this.diffs.has(id) ? this.finish(id, { outcome: 'reject' }, 'agent', 'withdrawn') : [];
+  }
+
+  /** Stop: every pending diff is rejected before any connection closes. */
+  shutdown(): InboxEffect[] {
+    return [...this.diffs.keys()].flatMap((id) => this.finish(id, { outcome: 'reject' }, 'shutdown'));
+  }
+
+  private offer(diff: Diff): InboxEffect[] {
+    if (this.ctx.route() === 'patchbay-only') return [];
+    const editorId = this.ctx.boundEditor(diff.sessionId);
+    if (!editorId) return [];
+    const tabName = diff.editorId === editorId && diff.editorTab ? diff.editorTab : this.uniqueTab(editorId, diff.tabName);
+    diff.editorId = editorId;
+    diff.editorTab = tabName;
+    diff.inEditor = true;
+    return [
+      {
+        type: 'offer',
+        diffId: diff.id,
+        sessionId: diff.sessionId,
+        editorId,
+        tabName,
+        args: { old_file_path: diff.path, new_file_path: diff.path, new_file_contents: diff.newContents, tab_name: tabName },
+      },
+    ];
+  }
+
+  /** Two sessions may use the same tab name; in one editor that would reject the other's diff. */
+  private uniqueTab(editorId: string, tabName: string): string {
+    const taken = new Set([...this.diffs.values()].filter((d) => d.editorId === editorId && d.inEditor).map((d) => d.editorTab));
+    let name = tabName;
+    for (let n = 2; taken.has(name); n++) name = `${tabName} (${n})`;
+    return name;
+  }
+
+  private finish(id: string, decision: Decision, by: DecidedBy, outcome?: 'withdrawn'): InboxEffect[] {
+    const diff = this.diffs.get(id)!;
+    this.diffs.delete(id);
+    const effects: InboxEffect[] = [];
+    if (diff.inEditor && diff.editorId && diff.editorTab) {
+      effects.push({ type: 'closeTab', diffId: id, sessionId: diff.sessionId, editorId: diff.editorId, tabName: diff.editorTab });
+    }
+    const accepted = decision.outcome === 'accept';
+    const contents = accepted ? (decision.contents ?? diff.newContents) : '';
+    effects.push({
+      type: 'reply',
+      diffId: id,
+      sessionId: diff.sessionId,
+      reply: diff.reply,
+      result: accepted ? fileSaved(contents) : diffRejected(diff.tabName),
+    });
+    this.history.unshift({
+      id,
+      sessionId: diff.sessionId,
+      path: diff.path,
+      outcome: outcome ?? (accepted ? 'accepted' : 'rejected'),
+      by,
+      at: this.ctx.now(),
+      edited: accepted && contents !== diff.newContents,
+    });
+    if (this.history.length > this.historyLimit) this.history.length = this.historyLimit;
+    return effects;
+  }
+}
+
+function summary(diff: Diff): DiffSummary {
+  return {
+    id: diff.id,
+    sessionId: diff.sessionId,
+    editorId: diff.editorId,
+    tool: diff.tool,
+    path: diff.path,
+    tabName: diff.tabName,
+    status: 'pending',
+    createdAt: diff.createdAt,
+    isNew: diff.isNew,
+    tooLarge: diff.tooLarge,
+    inEditor: diff.inEditor,
+  };
+}

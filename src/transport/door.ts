@@ -1,0 +1,101 @@
+// The door: one loopback WebSocket server that agents connect to.
+// The token is checked before the upgrade; the header that carried it names the dialect.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Dialect } from '../api/types.ts';
+import { AUTH_HEADER } from '../protocol/dialect.ts';
+
+export interface DoorConnection {
+  ws: WebSocket;
+  dialect: Dialect;
+  /** The agent's ephemeral port, to find its process. */
+  remotePort: number;
+  /** Claude Code offers subprotocol `mcp`; it is echoed. */
+  protocol: string;
+}
+
+export interface DoorOptions {
+  host: string;
+  port: number;
+  tokens: Partial<Record<Dialect, string>>;
+  maxPayload: number;
+  onConnection: (conn: DoorConnection) => void;
+  log: (message: string) => void;
+}
+
+/** Constant-time compare of two tokens of any length (hash first so lengths match). */
+export function tokensEqual(given: string, expected: string): boolean {
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b) && given.length === expected.length;
+}
+
+/** Which dialect's token the request carries, if any matches. */
+export function authenticate(req: IncomingMessage, tokens: Partial<Record<Dialect, string>>): Dialect | null {
+  for (const dialect of ['pi', 'claude'] as const) {
+    const expected = tokens[dialect];
+    const given = req.headers[AUTH_HEADER[dialect]];
+    if (expected && typeof given === 'string' && tokensEqual(given, expected)) return dialect;
+  }
+  return null;
+}
+
+function refuse(socket: Socket, status: number, reason: string): void {
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+export class Door {
+  private constructor(
+    private readonly http: Server,
+    private readonly wss: WebSocketServer,
+    readonly port: number,
+  ) {}
+
+  static async open(options: DoorOptions): Promise<Door> {
+    const wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: options.maxPayload,
+      perMessageDeflate: false,
+      handleProtocols: (protocols) => (protocols.has('mcp') ? 'mcp' : false),
+    });
+    const http = createServer((_req, res) => {
+      res.writeHead(426, { 'content-type': 'text/plain' }).end('Patchbay door: WebSocket only\n');
+    });
+    http.on('upgrade', (req, socket: Socket, head) => {
+      // Browsers always send Origin; agents never do. A page must not reach the door.
+      if (req.headers.origin !== undefined) {
+        options.log(`door: refused a browser connection from ${req.headers.origin}`);
+        return refuse(socket, 403, 'Forbidden');
+      }
+      const dialect = authenticate(req, options.tokens);
+      if (!dialect) {
+        options.log('door: refused a connection with a missing or wrong token');
+        return refuse(socket, 401, 'Unauthorized');
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        options.onConnection({ ws, dialect, remotePort: socket.remotePort ?? 0, protocol: ws.protocol });
+      });
+    });
+    http.on('clientError', (_err, socket) => socket.destroy());
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(options.port, options.host, () => {
+        http.off('error', reject);
+        resolve();
+      });
+    });
+    return new Door(http, wss, (http.address() as AddressInfo).port);
+  }
+
+  private closed = false;
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const ws of this.wss.clients) ws.terminate();
+    this.wss.close();
+    await new Promise<void>((resolve) => this.http.close(() => resolve()));
+  }
+}

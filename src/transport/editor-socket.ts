@@ -1,0 +1,36 @@
+// A client connection to an editor's MCP server, authenticated in the editor's dialect.
+import WebSocket from 'ws';
+import type { Dialect } from '../api/types.ts';
+import { AUTH_HEADER } from '../protocol/dialect.ts';
+
+export interface EditorEndpoint {
+  port: number;
+  authToken: string;
+  dialect: Dialect;
+}
+
+export function connectEditor(endpoint: EditorEndpoint, maxPayload: number, timeoutMs = 5000): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${endpoint.port}`, endpoint.dialect === 'claude' ? ['mcp'] : [], {
+      headers: { [AUTH_HEADER[endpoint.dialect]]: endpoint.authToken },
+      maxPayload,
+      perMessageDeflate: false,
+      handshakeTimeout: timeoutMs,
+    });
+    const fail = (err: Error): void => {
+      ws.removeAllListeners();
+      ws.on('error', () => {});
+      ws.terminate();
+      reject(new Error(`editor on port ${endpoint.port}: ${err.message}`));
+    };
+    ws.once('open', () => {
+      ws.off('error', fail);
+      ws.off('unexpected-response', onResponse);
+      resolve(ws);
+    });
+    const onResponse = (_req: unknown, res: { statusCode?: number }): void =>
+      fail(new Error(`upgrade refused with HTTP ${res.statusCode ?? '?'}`));
+    ws.once('unexpected-response', onResponse);
+    ws.once('error', fail);
+  });
+}

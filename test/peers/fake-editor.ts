@@ -1,0 +1,726 @@
+/**
+ * FakeEditor: an editor's MCP server as the real ones behave (DESIGN §1), quirks included.
+ *
+ * Dialect 'pi' imitates pi-ide.nvim: accepts the token in `x-pi-ide-authorization` or
+ * `x-claude-code-ide-authorization` and answers a bad one with HTTP 400; four tools, with
+ * `getOpenEditorTabs`' empty `inputSchema.properties` serialized as `[]` (a Lua empty table);
+ * `getDiagnostics` answers a map `{uri:[…]}`, and `[]` when it is empty; it sends
+ * `getSuggestions` / `listSuggestionModels` (with `params: []`) requests to one client.
+ * Dialect 'claude' imitates claudecode.nvim / VS Code: Claude header only, HTTP 401; the
+ * full Claude tool set; `getDiagnostics` answers an array `[{uri,diagnostics}]`.
+ * Both echo the `mcp` subprotocol, answer `initialize` with 2024-11-05, ping every 30 s,
+ * block `openDiff` until `decide()`, and broadcast `selection_changed` to every client.
+ * Not imitated: the ~100 ms selection debounce (tests drive selections explicitly).
+ * When a client disconnects, its open diff tabs are closed (reason 'client gone').
+ *
+ * CLI (for kill -9 and multi-process tests):
+ *   node --import tsx test/peers/fake-editor.ts --lock-dir D --folder F [--folder F2…]
+ *     [--ide-name X] [--dialect pi|claude] [--port N] [--pid N] [--token T]
+ *     [--omit-saved-contents] [--diagnostics-delay-ms N] [--ping-ms N]
+ *     [--auto-decide save|reject] [--quiet]
+ * stdout, one JSON object per line:
+ *   {"ready":true,"port":N,"pid":N,"lockfile":"…"}      (pid = this process, for kill)
+ *   {"event":"connection","client":1,"authHeader":"x-…","protocol":"mcp","remotePort":N}
+ *   {"event":"refused","status":400}
+ *   {"event":"message","client":1,"msg":{…}}              (every frame received; not with --quiet)
+ *   {"event":"diff","client":1,"tabName":"…","path":"…"}  (an openDiff is waiting)
+ *   {"event":"diffClosed","tabName":"…","outcome":"saved|rejected","reason":"…"}
+ *   {"event":"disconnect","client":1,"code":1000}
+ *   {"event":"requestSent","tag":…,"id":…,"client":1}     (before the result of a request)
+ *   {"event":"result"|"error","cmd":"…","tag":…,…}        (one per stdin command)
+ * stdin, one JSON command per line (optional "tag" is echoed back):
+ *   {"cmd":"decide","tabName":"…","outcome":"save"|"reject","contents"?:"…"}
+ *   {"cmd":"selection","filePath":"…","text"?:"…","start"?:{"line":0,"character":0},"end"?:{…}}
+ *   {"cmd":"atMentioned","filePath":"…","lineStart":N,"lineEnd":N}
+ *   {"cmd":"request","method":"getSuggestions","params":{…},"client"?:N}  → result: the response
+ *   {"cmd":"cancel","id":…}
+ *   {"cmd":"diagnostics","map":{"file:///…":[…]}}
+ *   {"cmd":"tabs","tabs":[{"uri":"…","isActive":true,…}]}
+ *   {"cmd":"diffs"}  → result: the open tabs
+ *   {"cmd":"stop"}   → closes clients, deletes the lockfile, exits
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { rm } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { emit, field, isMain, serveCommands, startupFailed, type Command } from './cli.ts';
+import { writeLockfile } from './lockfiles.ts';
+import { RpcFailure, RpcPeer, textContent, type IdStyle, type RpcId, type RpcMessage, type RpcRequestMessage, type RpcResponse } from './rpc-peer.ts';
+import { waitFor, type WaitOptions } from './wait.ts';
+
+export type Dialect = 'pi' | 'claude';
+
+export const PI_AUTH_HEADER = 'x-pi-ide-authorization';
+export const CLAUDE_AUTH_HEADER = 'x-claude-code-ide-authorization';
+
+export interface Position {
+  line: number;
+  character: number;
+}
+
+export interface Diagnostic {
+  message: string;
+  severity?: number | string;
+  range?: { start: Position; end: Position };
+  source?: string;
+  [key: string]: unknown;
+}
+
+export type DiagnosticsMap = Record<string, Diagnostic[]>;
+
+export interface EditorTab {
+  uri: string;
+  isActive?: boolean;
+  isDirty?: boolean;
+  languageId?: string;
+  label?: string;
+}
+
+/** What a test gives `sendSelection`; missing fields get an empty selection at 0:0. */
+export interface SelectionInput {
+  filePath: string;
+  text?: string;
+  fileUrl?: string;
+  start?: Position;
+  end?: Position;
+}
+
+export interface SelectionChanged {
+  text: string;
+  filePath: string;
+  fileUrl: string;
+  selection: { start: Position; end: Position; isEmpty: boolean };
+}
+
+export interface OpenDiffArgs {
+  old_file_path: string;
+  new_file_path: string;
+  new_file_contents: string;
+  tab_name: string;
+}
+
+export interface EditorClient {
+  readonly id: number;
+  readonly headers: IncomingHttpHeaders;
+  /** The header that carried the valid token. */
+  readonly authHeader: string;
+  /** The negotiated subprotocol, '' when none was offered. */
+  readonly protocol: string;
+  readonly remotePort: number;
+  readonly connectedAt: number;
+  readonly rpc: RpcPeer;
+  /** The close code once the client is gone. */
+  closeCode: number | null;
+}
+
+export interface OpenDiff {
+  readonly tabName: string;
+  readonly args: OpenDiffArgs;
+  readonly client: EditorClient;
+  readonly requestId: RpcId;
+  readonly openedAt: number;
+}
+
+export type DiffOutcome = 'saved' | 'rejected';
+export type CloseReason = 'decided' | 'close_tab' | 'replaced' | 'closeAllDiffTabs' | 'client gone';
+
+export interface ClosedDiff {
+  tabName: string;
+  outcome: DiffOutcome;
+  reason: CloseReason;
+  client: EditorClient;
+}
+
+export type EditorEvent =
+  | { type: 'connection'; client: EditorClient }
+  | { type: 'refused'; status: number; headers: IncomingHttpHeaders }
+  | { type: 'message'; client: EditorClient; msg: RpcMessage }
+  | { type: 'diff'; diff: OpenDiff }
+  | { type: 'diffClosed'; closed: ClosedDiff }
+  | { type: 'disconnect'; client: EditorClient; code: number };
+
+export interface FakeEditorOptions {
+  lockDir: string;
+  workspaceFolders: string[];
+  dialect?: Dialect;
+  /** Default 'Neovim' (pi) or 'Visual Studio Code' (claude). */
+  ideName?: string;
+  /** 0 (default) = any free port; a fixed one simulates a restart on the same port. */
+  port?: number;
+  /** The pid written into the lockfile; default this process's. */
+  pid?: number;
+  /** Default: 32 random bytes, hex. */
+  authToken?: string;
+  /** false = listen without advertising (e.g. a port owned by something else). Default true. */
+  writeLockfile?: boolean;
+  /** Answer FILE_SAVED without the contents, as some editors do. */
+  omitSavedContents?: boolean;
+  /** A slow editor: getDiagnostics answers after this delay. */
+  diagnosticsDelayMs?: number;
+  diagnostics?: DiagnosticsMap;
+  tabs?: EditorTab[];
+  /** Default 30 000; 0 turns pings off. */
+  pingIntervalMs?: number;
+  /** Tools that fail: a call answers JSON-RPC error -32603 with this message. */
+  failTools?: Record<string, string>;
+  /** Decide every openDiff as soon as it arrives (benchmarks). */
+  autoDecide?: DiffOutcome;
+  /** Id style of the requests the editor sends; default number. */
+  ids?: IdStyle;
+  onEvent?: (event: EditorEvent) => void;
+}
+
+interface DiffTab extends OpenDiff {
+  resolve(result: unknown): void;
+}
+
+type ClientRef = EditorClient | number;
+
+const str = { type: 'string' } as const;
+
+function toolSpec(name: string, properties: Record<string, unknown> | [], required: string[] = []): Record<string, unknown> {
+  return { name, description: `${name} (fake editor)`, inputSchema: { type: 'object', properties, required } };
+}
+
+const OPEN_DIFF_SPEC = toolSpec(
+  'openDiff',
+  { old_file_path: str, new_file_path: str, new_file_contents: str, tab_name: str },
+  ['old_file_path', 'new_file_path', 'new_file_contents', 'tab_name'],
+);
+
+const PI_TOOLS = [
+  OPEN_DIFF_SPEC,
+  toolSpec('close_tab', { tab_name: str }, ['tab_name']),
+  toolSpec('getDiagnostics', { uri: str }),
+  // pi-ide.nvim's quirk: an empty Lua table is encoded as a JSON array.
+  toolSpec('getOpenEditorTabs', []),
+];
+
+const CLAUDE_TOOLS = [
+  OPEN_DIFF_SPEC,
+  toolSpec('close_tab', { tab_name: str }, ['tab_name']),
+  toolSpec('closeAllDiffTabs', {}),
+  toolSpec('getDiagnostics', { uri: str }),
+  toolSpec('getOpenEditors', {}),
+  toolSpec('openFile', { filePath: str, preview: { type: 'boolean' }, startText: str, endText: str, makeFrontmost: { type: 'boolean' } }, ['filePath']),
+  toolSpec('getCurrentSelection', {}),
+  toolSpec('getLatestSelection', {}),
+  toolSpec('getWorkspaceFolders', {}),
+  toolSpec('checkDocumentDirty', { filePath: str }, ['filePath']),
+  toolSpec('saveDocument', { filePath: str }, ['filePath']),
+  toolSpec('executeCode', { code: str }, ['code']),
+];
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized' };
+
+function parseOpenDiffArgs(value: unknown): OpenDiffArgs {
+  const args = (value ?? {}) as Record<string, unknown>;
+  for (const key of ['old_file_path', 'new_file_path', 'new_file_contents', 'tab_name']) {
+    if (typeof args[key] !== 'string') throw new RpcFailure(-32602, `openDiff: "${key}" must be a string`);
+  }
+  return args as unknown as OpenDiffArgs;
+}
+
+export class FakeEditor {
+  readonly dialect: Dialect;
+  readonly ideName: string;
+  readonly workspaceFolders: string[];
+  readonly authToken: string;
+  /** The pid in the lockfile (may be fake). */
+  readonly pid: number;
+  readonly clients: EditorClient[] = [];
+  readonly received: { client: EditorClient; msg: RpcMessage }[] = [];
+  readonly refused: { status: number; headers: IncomingHttpHeaders }[] = [];
+  /** Every tab that closed, in order, with why. */
+  readonly closedDiffs: ClosedDiff[] = [];
+  diagnostics: DiagnosticsMap;
+  tabs: EditorTab[];
+  latestSelection: SelectionChanged | null = null;
+  /** Tool name → error message; mutable so a test can make a tool fail midway. */
+  failTools: Record<string, string>;
+  private readonly openDiffs = new Map<string, DiffTab>();
+  private readonly sockets = new Set<Socket>();
+  private readonly requestsSent = new Map<RpcId, EditorClient>();
+  private readonly lifetime = new AbortController();
+  private pingTimer: NodeJS.Timeout | null = null;
+  private ending: Promise<void> | null = null;
+  private nextClientId = 1;
+
+  private constructor(
+    readonly options: FakeEditorOptions,
+    private readonly server: Server,
+    private readonly wss: WebSocketServer,
+    readonly port: number,
+    readonly lockfile: string | null,
+  ) {
+    this.dialect = options.dialect ?? 'pi';
+    this.ideName = options.ideName ?? (this.dialect === 'pi' ? 'Neovim' : 'Visual Studio Code');
+    this.workspaceFolders = options.workspaceFolders;
+    this.authToken = options.authToken ?? '';
+    this.pid = options.pid ?? process.pid;
+    this.diagnostics = options.diagnostics ?? {};
+    this.tabs = options.tabs ?? [];
+    this.failTools = { ...options.failTools };
+  }
+
+  /** Listens on 127.0.0.1, then writes `<lockDir>/<port>.lock` (0600). */
+  static async start(options: FakeEditorOptions): Promise<FakeEditor> {
+    const opts = { ...options, authToken: options.authToken ?? randomBytes(32).toString('hex') };
+    const server = createServer((_req, res) => {
+      res.writeHead(426, { 'content-type': 'text/plain' }).end('WebSocket upgrade required\n');
+    });
+    const wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: 256 * 1024 * 1024,
+      handleProtocols: (offered) => (offered.has('mcp') ? 'mcp' : false),
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port ?? 0, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const port = (server.address() as { port: number }).port;
+    let lockfile: string | null = null;
+    if (opts.writeLockfile !== false) {
+      lockfile = await writeLockfile(opts.lockDir, port, {
+        pid: opts.pid ?? process.pid,
+        workspaceFolders: opts.workspaceFolders,
+        ideName: opts.ideName ?? (opts.dialect === 'claude' ? 'Visual Studio Code' : 'Neovim'),
+        transport: 'ws',
+        authToken: opts.authToken,
+      });
+    }
+    const editor = new FakeEditor(opts, server, wss, port, lockfile);
+    editor.attach();
+    return editor;
+  }
+
+  /** Open diff tabs by tab name. */
+  get diffs(): ReadonlyMap<string, OpenDiff> {
+    return this.openDiffs;
+  }
+
+  get openClients(): EditorClient[] {
+    return this.clients.filter((c) => c.closeCode === null);
+  }
+
+  get tools(): Record<string, unknown>[] {
+    return this.dialect === 'pi' ? PI_TOOLS : CLAUDE_TOOLS;
+  }
+
+  // ── the person's side ────────────────────────────────────────────────────────────────
+
+  /** Answers the blocked openDiff of `tabName`: `[FILE_SAVED, contents]` or `[DIFF_REJECTED, tab_name]`. */
+  decide(tabName: string, outcome: DiffOutcome, contents?: string): void {
+    const tab = this.openDiffs.get(tabName);
+    if (!tab) throw new Error(`fake editor: no open diff "${tabName}" (open: ${[...this.openDiffs.keys()].join(', ') || 'none'})`);
+    this.closeDiff(tab, outcome, 'decided', contents);
+  }
+
+  setDiagnostics(map: DiagnosticsMap): void {
+    this.diagnostics = map;
+  }
+
+  setTabs(tabs: EditorTab[]): void {
+    this.tabs = tabs;
+  }
+
+  // ── editor → agent ───────────────────────────────────────────────────────────────────
+
+  /** Broadcasts `selection_changed` to every client (or one); returns how many got it. */
+  sendSelection(input: SelectionInput, to?: ClientRef): number {
+    const start = input.start ?? { line: 0, character: 0 };
+    const end = input.end ?? start;
+    const text = input.text ?? '';
+    const sel: SelectionChanged = {
+      text,
+      filePath: input.filePath,
+      fileUrl: input.fileUrl ?? `file://${input.filePath}`,
+      selection: { start, end, isEmpty: start.line === end.line && start.character === end.character },
+    };
+    this.latestSelection = sel;
+    return this.broadcast('selection_changed', sel, to);
+  }
+
+  /** Claude-dialect editors: `at_mentioned {filePath,lineStart,lineEnd}`. */
+  sendAtMentioned(mention: { filePath: string; lineStart?: number; lineEnd?: number }, to?: ClientRef): number {
+    return this.broadcast('at_mentioned', mention, to);
+  }
+
+  /** Any notification, to every client (or one). */
+  broadcast(method: string, params: unknown, to?: ClientRef): number {
+    const targets = to === undefined ? this.openClients : [this.client(to)];
+    return targets.filter((c) => c.rpc.notify(method, params)).length;
+  }
+
+  /** Sends a request to one client (default: the first connected, as pi-ide.nvim picks one). */
+  startRequest(method: string, params?: unknown, to?: ClientRef): { id: RpcId; client: EditorClient; response: Promise<RpcResponse> } {
+    const client = to === undefined ? this.openClients[0] : this.client(to);
+    if (!client) throw new Error(`fake editor: cannot send ${method}: no client is connected`);
+    const { id, response } = client.rpc.start(method, params);
+    this.requestsSent.set(id, client);
+    return { id, client, response };
+  }
+
+  request(method: string, params?: unknown, to?: ClientRef): Promise<RpcResponse> {
+    return this.startRequest(method, params, to).response;
+  }
+
+  getSuggestions(params: Record<string, unknown>, to?: ClientRef): Promise<RpcResponse> {
+    return this.request('getSuggestions', params, to);
+  }
+
+  /** pi-ide.nvim sends `params: []` here. */
+  listSuggestionModels(to?: ClientRef): Promise<RpcResponse> {
+    return this.request('listSuggestionModels', [], to);
+  }
+
+  /** `request_cancelled {id}` to the client the request went to. */
+  cancel(id: RpcId): void {
+    const client = this.requestsSent.get(id);
+    if (!client) throw new Error(`fake editor: no request with id ${JSON.stringify(id)} was sent`);
+    client.rpc.notify('request_cancelled', { id });
+  }
+
+  // ── waiting ──────────────────────────────────────────────────────────────────────────
+
+  /** The open diff named `tabName`, or the oldest open one. */
+  waitForDiff(tabName?: string, opts: WaitOptions = {}): Promise<OpenDiff> {
+    return waitFor(() => (tabName === undefined ? this.openDiffs.values().next().value : this.openDiffs.get(tabName)), {
+      message: () => `diff ${tabName ?? '(any)'} in ${this.ideName} (open: ${[...this.openDiffs.keys()].join(', ') || 'none'})`,
+      ...opts,
+    });
+  }
+
+  waitForClients(count = 1, opts: WaitOptions = {}): Promise<EditorClient[]> {
+    return waitFor(() => this.openClients.length >= count && this.openClients, {
+      message: () => `${count} client(s) on ${this.ideName} (have ${this.openClients.length})`,
+      ...opts,
+    });
+  }
+
+  /** The first received message (after `skip` of them) that matches. */
+  waitForMessage(pred: (msg: RpcMessage, client: EditorClient) => boolean, opts: WaitOptions & { skip?: number } = {}): Promise<{ client: EditorClient; msg: RpcMessage }> {
+    return waitFor(() => this.received.slice(opts.skip ?? 0).find((r) => pred(r.msg, r.client)), {
+      message: `a matching message on ${this.ideName}`,
+      ...opts,
+    });
+  }
+
+  /** The first `tools/call` of `tool` received (after `skip` messages). */
+  waitForCall(tool: string, opts: WaitOptions & { skip?: number } = {}): Promise<{ client: EditorClient; msg: RpcMessage }> {
+    return this.waitForMessage((m) => m.method === 'tools/call' && (m.params as { name?: unknown } | undefined)?.name === tool, {
+      message: `tools/call ${tool} on ${this.ideName}`,
+      ...opts,
+    });
+  }
+
+  /** Tool calls received, optionally only those of one tool. */
+  calls(tool?: string): { client: EditorClient; name: string; args: Record<string, unknown>; msg: RpcMessage }[] {
+    return this.received
+      .filter((r) => r.msg.method === 'tools/call')
+      .map((r) => {
+        const p = (r.msg.params ?? {}) as { name?: unknown; arguments?: unknown };
+        return { client: r.client, name: String(p.name), args: (p.arguments ?? {}) as Record<string, unknown>, msg: r.msg };
+      })
+      .filter((c) => tool === undefined || c.name === tool);
+  }
+
+  // ── lifetime ─────────────────────────────────────────────────────────────────────────
+
+  /** Closes every client with a close frame, the server, and deletes the lockfile. Safe twice. */
+  stop(): Promise<void> {
+    this.ending ??= this.shutdown(true);
+    return this.ending;
+  }
+
+  /** Like kill -9: sockets destroyed without a close frame; the lockfile stays behind. */
+  crash(): Promise<void> {
+    this.ending ??= this.shutdown(false);
+    return this.ending;
+  }
+
+  private async shutdown(graceful: boolean): Promise<void> {
+    if (this.pingTimer) clearInterval(this.pingTimer);
+    this.lifetime.abort();
+    if (graceful) {
+      const open = this.openClients;
+      for (const c of open) c.rpc.close(1001, 'editor closing');
+      await Promise.race([Promise.all(open.map((c) => c.rpc.closed)), sleep(500)]);
+    }
+    for (const c of this.clients) c.rpc.terminate();
+    for (const s of this.sockets) s.destroy();
+    this.wss.close();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    if (graceful && this.lockfile) await rm(this.lockfile, { force: true });
+  }
+
+  private attach(): void {
+    this.server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+    this.server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+      const authHeader = this.acceptedHeader(req.headers);
+      if (authHeader === null) {
+        const status = this.dialect === 'pi' ? 400 : 401;
+        this.refused.push({ status, headers: req.headers });
+        this.options.onEvent?.({ type: 'refused', status, headers: req.headers });
+        socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+        return;
+      }
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, req, authHeader));
+    });
+    const interval = this.options.pingIntervalMs ?? 30_000;
+    if (interval > 0) {
+      this.pingTimer = setInterval(() => {
+        for (const c of this.openClients) if (c.rpc.isOpen) c.rpc.ws.ping();
+      }, interval);
+    }
+  }
+
+  private acceptedHeader(headers: IncomingHttpHeaders): string | null {
+    const accepted = this.dialect === 'pi' ? [PI_AUTH_HEADER, CLAUDE_AUTH_HEADER] : [CLAUDE_AUTH_HEADER];
+    return accepted.find((h) => headers[h] === this.authToken) ?? null;
+  }
+
+  private onConnection(ws: WebSocket, req: IncomingMessage, authHeader: string): void {
+    const id = this.nextClientId++;
+    let client: EditorClient;
+    const rpc = new RpcPeer(
+      ws,
+      {
+        frame: (msg) => {
+          this.received.push({ client, msg });
+          this.options.onEvent?.({ type: 'message', client, msg });
+        },
+        request: (msg) => this.onRequest(client, msg),
+      },
+      this.options.ids ?? 'number',
+      `editor-${id}`,
+    );
+    client = {
+      id,
+      headers: req.headers,
+      authHeader,
+      protocol: ws.protocol,
+      remotePort: req.socket.remotePort ?? 0,
+      connectedAt: Date.now(),
+      rpc,
+      closeCode: null,
+    };
+    this.clients.push(client);
+    this.options.onEvent?.({ type: 'connection', client });
+    void rpc.closed.then(({ code }) => {
+      client.closeCode = code;
+      for (const tab of [...this.openDiffs.values()]) if (tab.client === client) this.closeDiff(tab, 'rejected', 'client gone');
+      this.options.onEvent?.({ type: 'disconnect', client, code });
+    });
+  }
+
+  private client(ref: ClientRef): EditorClient {
+    if (typeof ref !== 'number') return ref;
+    const client = this.clients.find((c) => c.id === ref);
+    if (!client) throw new Error(`fake editor: no client ${ref}`);
+    return client;
+  }
+
+  private async onRequest(client: EditorClient, msg: RpcRequestMessage): Promise<unknown> {
+    switch (msg.method) {
+      case 'initialize':
+        return { protocolVersion: '2024-11-05', capabilities: { tools: { listChanged: true } }, serverInfo: { name: this.ideName, version: '0.0.0-fake' } };
+      case 'ping':
+        return {};
+      case 'tools/list':
+        return { tools: this.tools };
+      case 'tools/call': {
+        const params = (msg.params ?? {}) as { name?: unknown; arguments?: unknown };
+        if (typeof params.name !== 'string') throw new RpcFailure(-32602, 'tools/call: "name" must be a string');
+        if (!this.tools.some((t) => t.name === params.name)) throw new RpcFailure(-32601, `Tool not found: ${params.name}`);
+        const failure = this.failTools[params.name];
+        if (failure !== undefined) throw new RpcFailure(-32603, failure);
+        return this.callTool(client, msg.id, params.name, (params.arguments ?? {}) as Record<string, unknown>);
+      }
+      default:
+        throw new RpcFailure(-32601, `Method not found: ${msg.method}`);
+    }
+  }
+
+  private async callTool(client: EditorClient, requestId: RpcId, name: string, args: Record<string, unknown>): Promise<unknown> {
+    switch (name) {
+      case 'openDiff':
+        return this.openDiff(client, requestId, parseOpenDiffArgs(args));
+      case 'close_tab': {
+        const tab = this.openDiffs.get(String(args.tab_name));
+        if (tab) this.closeDiff(tab, 'rejected', 'close_tab');
+        return textContent('TAB_CLOSED');
+      }
+      case 'closeAllDiffTabs': {
+        const tabs = [...this.openDiffs.values()];
+        for (const tab of tabs) this.closeDiff(tab, 'rejected', 'closeAllDiffTabs');
+        return textContent(`CLOSED_${tabs.length}_DIFF_TABS`);
+      }
+      case 'getDiagnostics':
+        return this.getDiagnostics(typeof args.uri === 'string' ? args.uri : undefined);
+      case 'getOpenEditorTabs':
+        return textContent(JSON.stringify(this.tabs.map((t) => ({ uri: t.uri, isActive: t.isActive ?? false, isDirty: t.isDirty ?? false, languageId: t.languageId ?? '' }))));
+      case 'getOpenEditors':
+        return textContent(
+          JSON.stringify({
+            tabs: this.tabs.map((t) => ({ uri: t.uri, isActive: t.isActive ?? false, label: t.label ?? basename(t.uri), languageId: t.languageId ?? '', isDirty: t.isDirty ?? false })),
+          }),
+        );
+      case 'openFile':
+        return textContent(`Opened file: ${String(args.filePath)}`);
+      case 'getCurrentSelection':
+      case 'getLatestSelection':
+        return textContent(JSON.stringify(this.latestSelection ? { success: true, ...this.latestSelection } : { success: false, message: 'No active editor found' }));
+      case 'getWorkspaceFolders':
+        return textContent(
+          JSON.stringify({
+            success: true,
+            folders: this.workspaceFolders.map((p) => ({ name: basename(p), uri: `file://${p}`, path: p })),
+            rootPath: this.workspaceFolders[0] ?? null,
+          }),
+        );
+      case 'checkDocumentDirty':
+      case 'saveDocument': {
+        const filePath = String(args.filePath);
+        const tab = this.tabs.find((t) => t.uri === filePath || t.uri === `file://${filePath}`);
+        if (!tab) return textContent(JSON.stringify({ success: false, message: `Document not open: ${filePath}` }));
+        if (name === 'checkDocumentDirty') return textContent(JSON.stringify({ success: true, filePath, isDirty: tab.isDirty ?? false, isUntitled: false }));
+        tab.isDirty = false;
+        return textContent(JSON.stringify({ success: true, filePath, saved: true, message: 'Document saved successfully' }));
+      }
+      case 'executeCode':
+        return textContent(JSON.stringify({ output: '', note: 'fake editor does not run code' }));
+      default:
+        throw new RpcFailure(-32601, `Tool not found: ${name}`);
+    }
+  }
+
+  private openDiff(client: EditorClient, requestId: RpcId, args: OpenDiffArgs): Promise<unknown> {
+    const previous = this.openDiffs.get(args.tab_name);
+    if (previous) this.closeDiff(previous, 'rejected', 'replaced');
+    return new Promise((resolve) => {
+      const tab: DiffTab = { tabName: args.tab_name, args, client, requestId, openedAt: Date.now(), resolve };
+      this.openDiffs.set(tab.tabName, tab);
+      this.options.onEvent?.({ type: 'diff', diff: tab });
+      const auto = this.options.autoDecide;
+      if (auto) queueMicrotask(() => this.openDiffs.get(tab.tabName) === tab && this.closeDiff(tab, auto, 'decided'));
+    });
+  }
+
+  private closeDiff(tab: DiffTab, outcome: DiffOutcome, reason: CloseReason, contents?: string): void {
+    if (this.openDiffs.get(tab.tabName) === tab) this.openDiffs.delete(tab.tabName);
+    if (outcome === 'saved') {
+      const final = contents ?? tab.args.new_file_contents;
+      tab.resolve(this.options.omitSavedContents ? textContent('FILE_SAVED') : textContent('FILE_SAVED', final));
+    } else {
+      tab.resolve(textContent('DIFF_REJECTED', tab.tabName));
+    }
+    const closed: ClosedDiff = { tabName: tab.tabName, outcome, reason, client: tab.client };
+    this.closedDiffs.push(closed);
+    this.options.onEvent?.({ type: 'diffClosed', closed });
+  }
+
+  private async getDiagnostics(uri: string | undefined): Promise<unknown> {
+    const delayMs = this.options.diagnosticsDelayMs ?? 0;
+    if (delayMs > 0) await sleep(delayMs, undefined, { signal: this.lifetime.signal });
+    const entries = Object.entries(this.diagnostics).filter(([u]) => uri === undefined || u === uri);
+    if (this.dialect === 'claude') return textContent(JSON.stringify(entries.map(([u, diagnostics]) => ({ uri: u, diagnostics }))));
+    // pi-ide.nvim: an empty Lua table is encoded as `[]`, not `{}`.
+    return textContent(entries.length === 0 ? '[]' : JSON.stringify(Object.fromEntries(entries)));
+  }
+}
+
+// ── CLI ─────────────────────────────────────────────────────────────────────────────────
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      'lock-dir': { type: 'string' },
+      folder: { type: 'string', multiple: true },
+      'ide-name': { type: 'string' },
+      dialect: { type: 'string' },
+      port: { type: 'string' },
+      pid: { type: 'string' },
+      token: { type: 'string' },
+      'omit-saved-contents': { type: 'boolean' },
+      'diagnostics-delay-ms': { type: 'string' },
+      'ping-ms': { type: 'string' },
+      'auto-decide': { type: 'string' },
+      quiet: { type: 'boolean' },
+    },
+  });
+  const lockDir = values['lock-dir'];
+  if (!lockDir || !values.folder?.length) throw new Error('fake-editor: --lock-dir and at least one --folder are required');
+  const dialect = values.dialect ?? 'pi';
+  if (dialect !== 'pi' && dialect !== 'claude') throw new Error(`fake-editor: --dialect must be pi or claude, not ${dialect}`);
+  const autoDecide = values['auto-decide'];
+  if (autoDecide !== undefined && autoDecide !== 'save' && autoDecide !== 'reject') throw new Error('fake-editor: --auto-decide must be save or reject');
+  const num = (v: string | undefined): number | undefined => (v === undefined ? undefined : Number(v));
+  const quiet = values.quiet ?? false;
+  const editor = await FakeEditor.start({
+    lockDir,
+    workspaceFolders: values.folder,
+    dialect,
+    ideName: values['ide-name'],
+    port: num(values.port),
+    pid: num(values.pid),
+    authToken: values.token,
+    omitSavedContents: values['omit-saved-contents'],
+    diagnosticsDelayMs: num(values['diagnostics-delay-ms']),
+    pingIntervalMs: num(values['ping-ms']),
+    autoDecide: autoDecide === 'save' ? 'saved' : autoDecide === 'reject' ? 'rejected' : undefined,
+    onEvent: (e) => {
+      if (e.type === 'connection') emit({ event: 'connection', client: e.client.id, authHeader: e.client.authHeader, protocol: e.client.protocol, remotePort: e.client.remotePort });
+      else if (e.type === 'refused') emit({ event: 'refused', status: e.status });
+      else if (e.type === 'message' && !quiet) emit({ event: 'message', client: e.client.id, msg: e.msg });
+      else if (e.type === 'diff') emit({ event: 'diff', client: e.diff.client.id, tabName: e.diff.tabName, path: e.diff.args.new_file_path });
+      else if (e.type === 'diffClosed') emit({ event: 'diffClosed', tabName: e.closed.tabName, outcome: e.closed.outcome, reason: e.closed.reason });
+      else if (e.type === 'disconnect') emit({ event: 'disconnect', client: e.client.id, code: e.code });
+    },
+  });
+  emit({ ready: true, port: editor.port, pid: process.pid, lockfile: editor.lockfile });
+  serveCommands(
+    {
+      decide: (c) => {
+        const outcome = field(c, 'outcome');
+        if (outcome !== 'save' && outcome !== 'reject') throw new Error('decide: "outcome" must be save or reject');
+        editor.decide(field(c, 'tabName'), outcome === 'save' ? 'saved' : 'rejected', typeof c.contents === 'string' ? c.contents : undefined);
+        return { tabName: c.tabName, outcome };
+      },
+      selection: (c) => ({ sent: editor.sendSelection(c as unknown as SelectionInput & Command) }),
+      atMentioned: (c) => ({ sent: editor.sendAtMentioned({ filePath: field(c, 'filePath'), lineStart: c.lineStart as number, lineEnd: c.lineEnd as number }) }),
+      request: (c: Command) => {
+        const { id, client, response } = editor.startRequest(field(c, 'method'), c.params, typeof c.client === 'number' ? c.client : undefined);
+        emit({ event: 'requestSent', tag: c.tag, id, client: client.id });
+        return response;
+      },
+      cancel: (c) => {
+        if (typeof c.id !== 'string' && typeof c.id !== 'number') throw new Error('cancel: "id" must be a string or number');
+        editor.cancel(c.id);
+        return { id: c.id };
+      },
+      diagnostics: (c) => {
+        editor.setDiagnostics((c.map ?? {}) as DiagnosticsMap);
+        return null;
+      },
+      tabs: (c) => {
+        editor.setTabs((c.tabs ?? []) as EditorTab[]);
+        return null;
+      },
+      diffs: () => [...editor.diffs.values()].map((d) => ({ tabName: d.tabName, client: d.client.id, path: d.args.new_file_path })),
+    },
+    () => editor.stop(),
+  );
+}
+
+if (isMain(import.meta.url)) main().catch(startupFailed);

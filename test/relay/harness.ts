@@ -1,0 +1,108 @@
+// An in-process hub with temp dirs, plus fake agents whose folders the test chooses
+// (in one process every agent's real cwd would be the test runner's).
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createHub, type Hub } from '../../src/hub.ts';
+import { resolveOptions, type HubOptions } from '../../src/options.ts';
+import type { ProcessInfo } from '../../src/discovery/peer-process.ts';
+import { FakeClaudeClient } from '../peers/fake-claude.ts';
+import { FakeEditor, type FakeEditorOptions } from '../peers/fake-editor.ts';
+import { FakePiClient, type FakePiOptions } from '../peers/fake-pi.ts';
+import { tempDir, waitFor, type TempDir } from '../peers/wait.ts';
+
+export interface Harness {
+  hub: Hub;
+  root: TempDir;
+  options: HubOptions;
+  /** A project folder under the temp root (created). */
+  folder(name: string): Promise<string>;
+  editor(options: Omit<FakeEditorOptions, 'lockDir'> & { lockDir?: string }): Promise<FakeEditor>;
+  pi(cwd: string, options?: Partial<FakePiOptions>): Promise<FakePiClient>;
+  claude(cwd: string): Promise<FakeClaudeClient>;
+  /** Waits until the hub lists `count` editors. */
+  editors(count: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(overrides: Partial<HubOptions> = {}, settings: Record<string, unknown> = {}): Promise<Harness> {
+  const root = await tempDir('patchbay-relay-');
+  const options = resolveOptions(
+    {},
+    {
+      home: join(root.path, 'home'),
+      piLockDir: join(root.path, 'pi-ide'),
+      claudeLockDir: join(root.path, 'claude-ide'),
+      piSettingsFile: join(root.path, 'pi-agent', 'settings.json'),
+      pollMs: 50,
+      livenessMs: 200,
+      scanProcesses: false,
+      ...overrides,
+    },
+  );
+  const cwdByPort = new Map<number, string>();
+  const cwdByPid = new Map<number, string>();
+  let nextPid = 4_000_000;
+  const hub = await createHub(options, {
+    lookupPeer: async (remotePort) => {
+      const cwd = await waitFor(() => cwdByPort.get(remotePort), { timeoutMs: 1500, message: `cwd for port ${remotePort}` });
+      return { pid: process.pid, cwd, command: 'fake agent', startedAt: null } satisfies ProcessInfo;
+    },
+    processInfo: async (pid) => {
+      const cwd = cwdByPid.get(pid);
+      return cwd ? { pid, cwd, command: 'fake claude', startedAt: null } : null;
+    },
+  });
+  if (Object.keys(settings).length > 0) await hub.call('settings.set', { patch: settings });
+  const editors: FakeEditor[] = [];
+  const agents: { close(): Promise<void> }[] = [];
+  const localPort = (ws: unknown): number => (ws as { _socket: { localPort: number } })._socket.localPort;
+  const door = (dialect: 'pi' | 'claude'): { port: number; authToken: string } => ({
+    port: hub.doorPort,
+    authToken: (hub as unknown as { tokens: Record<'pi' | 'claude', string> }).tokens[dialect],
+  });
+  return {
+    hub,
+    root,
+    options,
+    folder: async (name) => {
+      const path = join(root.path, 'projects', name);
+      await mkdir(path, { recursive: true });
+      return path;
+    },
+    editor: async (opts) => {
+      const editor = await FakeEditor.start({
+        lockDir: opts.dialect === 'claude' ? options.claudeLockDir : options.piLockDir,
+        pingIntervalMs: 0,
+        ...opts,
+      });
+      editors.push(editor);
+      return editor;
+    },
+    pi: async (cwd, opts = {}) => {
+      const pi = await FakePiClient.connect({ cwd, ...door('pi'), ...opts });
+      cwdByPort.set(localPort(pi.rpc.ws), cwd);
+      agents.push(pi);
+      return pi;
+    },
+    claude: async (cwd) => {
+      const pid = nextPid++;
+      cwdByPid.set(pid, cwd);
+      const claude = await FakeClaudeClient.connect({ cwd, ...door('claude'), pid });
+      cwdByPort.set(localPort(claude.rpc.ws), cwd);
+      agents.push(claude);
+      return claude;
+    },
+    editors: async (count) => {
+      await waitFor(async () => (await hub.call('snapshot', undefined)).editors.filter((e) => e.alive).length === count, {
+        timeoutMs: 3000,
+        message: `${count} live editors`,
+      });
+    },
+    close: async () => {
+      await Promise.all(agents.map((a) => a.close().catch(() => {})));
+      await hub.close();
+      await Promise.all(editors.map((e) => e.stop().catch(() => {})));
+      await root.cleanup();
+    },
+  };
+}

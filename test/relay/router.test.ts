@@ -1,0 +1,252 @@
+import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import WebSocket from 'ws';
+import { waitFor } from '../peers/wait.ts';
+import { startHarness, type Harness } from './harness.ts';
+
+async function sessionOf(h: Harness, cwd: string) {
+  return waitFor(
+    async () => (await h.hub.call('snapshot', undefined)).sessions.find((s) => s.cwd === cwd && s.reason !== 'none' ? s : s.cwd === cwd && s),
+    { message: `a session in ${cwd}` },
+  );
+}
+
+async function boundTo(h: Harness, cwd: string, editorId: string | null) {
+  return waitFor(
+    async () => (await h.hub.call('snapshot', undefined)).sessions.find((s) => s.cwd === cwd && s.editorId === editorId),
+    { message: `session in ${cwd} bound to ${editorId}` },
+  );
+}
+
+describe('a pi session and one pi-ide.nvim editor through Patchbay', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+
+  test('the session is bound by folder, its diff is decided in the editor and the file written', async () => {
+    const project = await h.folder('alpha');
+    const editor = await h.editor({ workspaceFolders: [project] });
+    await h.editors(1);
+    const pi = await h.pi(project);
+    const editorId = (await h.hub.call('snapshot', undefined)).editors[0]!.id;
+    const session = await boundTo(h, project, editorId);
+    assert.equal(session.reason, 'cwd');
+    assert.equal(session.kind, 'pi');
+
+    const file = join(project, 'a.txt');
+    await writeFile(file, 'old\n');
+    const writing = pi.write(file, 'new\n');
+    const diff = await editor.waitForDiff();
+    const pending = (await h.hub.call('snapshot', undefined)).diffs;
+    assert.equal(pending.length, 1);
+    assert.equal(pending[0]!.path, file);
+    assert.equal(pending[0]!.tool, 'write');
+    assert.equal((await h.hub.call('diffs.get', { id: pending[0]!.id })).oldContents, 'old\n');
+
+    editor.decide(diff.tabName, 'saved', 'new, edited in the editor\n');
+    const outcome = await writing;
+    assert.equal(outcome.outcome, 'saved');
+    assert.equal(await readFile(file, 'utf8'), 'new, edited in the editor\n');
+    const snap = await h.hub.call('snapshot', undefined);
+    assert.equal(snap.diffs.length, 0);
+    assert.equal(snap.history[0]!.by, 'editor');
+    assert.equal(snap.history[0]!.edited, true);
+    await waitFor(() => pi.errors.length === 0 && pi.received.some((m) => JSON.stringify(m).includes('TAB_CLOSED')));
+  });
+
+  test('diagnostics come back in pi’s map shape, and the empty `[]` quirk reads as an empty map', async () => {
+    const project = await h.folder('alpha');
+    const pi = await h.pi(project);
+    await sessionOf(h, project);
+    const editor = (await h.hub.call('snapshot', undefined)).editors[0]!;
+    await boundTo(h, project, editor.id);
+    const empty = (await pi.turn()) as { content: { text: string }[] };
+    assert.deepEqual(JSON.parse(empty.content[0]!.text), {});
+  });
+
+  test('malformed JSON gets -32700 and the connection stays usable', async () => {
+    const project = await h.folder('alpha');
+    const pi = await h.pi(project);
+    const got = new Promise<{ error?: { code: number } }>((resolve) => {
+      pi.rpc.ws.once('message', (data) => resolve(JSON.parse(String(data))));
+    });
+    pi.rpc.ws.send('{not json');
+    assert.equal((await got).error?.code, -32700);
+    const result = (await pi.turn()) as { content: unknown[] };
+    assert.ok(Array.isArray(result.content));
+  });
+});
+
+describe('routing between several editors', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+
+  test('with editors on nested folders the deepest folder wins', async () => {
+    const outer = await h.folder('mono');
+    const inner = await h.folder('mono/packages/web');
+    const outerEditor = await h.editor({ workspaceFolders: [outer], ideName: 'outer' });
+    const innerEditor = await h.editor({ workspaceFolders: [inner], ideName: 'inner' });
+    await h.editors(2);
+    const snap = await h.hub.call('snapshot', undefined);
+    const id = (name: string) => snap.editors.find((e) => e.ideName === name)!.id;
+    await h.pi(join(inner, 'src') === inner ? inner : inner);
+    await h.pi(await h.folder('mono/docs'));
+    await boundTo(h, inner, id('inner'));
+    await boundTo(h, join(outer, 'docs'), id('outer'));
+    assert.ok(outerEditor.openClients.length >= 1 && innerEditor.openClients.length >= 1);
+  });
+
+  test('a session moved with bind while a diagnostics call is in flight gets its answer, then talks to the new editor', async () => {
+    const folder = await h.folder('shared');
+    const slow = await h.editor({ workspaceFolders: [folder], ideName: 'slow', diagnosticsDelayMs: 300 });
+    const fast = await h.editor({ workspaceFolders: [folder], ideName: 'fast' });
+    fast.setDiagnostics({ 'file:///x.ts': [{ message: 'from fast', severity: 'Error', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } }] as never });
+    slow.setDiagnostics({ 'file:///x.ts': [{ message: 'from slow', severity: 'Error', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } }] as never });
+    await h.editors(4);
+    const snap = await h.hub.call('snapshot', undefined);
+    const slowId = snap.editors.find((e) => e.ideName === 'slow')!.id;
+    const fastId = snap.editors.find((e) => e.ideName === 'fast')!.id;
+    const pi = await h.pi(folder);
+    const session = await sessionOf(h, folder);
+    await h.hub.call('bind', { sessionId: session.id, editorId: slowId });
+    await boundTo(h, folder, slowId);
+
+    const inFlight = pi.turn();
+    await slow.waitForCall('getDiagnostics');
+    const moved = await h.hub.call('bind', { sessionId: session.id, editorId: fastId });
+    assert.equal(moved.editorId, fastId);
+    assert.equal(moved.reason, 'manual');
+    const first = (await inFlight) as { content: { text: string }[] };
+    assert.match(first.content[0]!.text, /from slow/);
+    const second = (await pi.turn()) as { content: { text: string }[] };
+    assert.match(second.content[0]!.text, /from fast/);
+    assert.equal(pi.closeCode, null, 'the agent was never disconnected');
+  });
+});
+
+describe('an editor restart', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+
+  test('the session rebinds by itself, and a diff open in the crashed editor is re-offered and decided there', async () => {
+    const project = await h.folder('restart');
+    const first = await h.editor({ workspaceFolders: [project], ideName: 'nvim' });
+    await h.editors(1);
+    const pi = await h.pi(project);
+    const editorId = (await h.hub.call('snapshot', undefined)).editors[0]!.id;
+    await boundTo(h, project, editorId);
+
+    const file = join(project, 'b.txt');
+    const writing = pi.write(file, 'hello\n');
+    await first.waitForDiff();
+    await first.crash();
+    // Still pending in Patchbay, not in any editor, and the agent is still waiting.
+    await waitFor(async () => (await h.hub.call('snapshot', undefined)).diffs.some((d) => !d.inEditor), { timeoutMs: 3000 });
+
+    const second = await h.editor({ workspaceFolders: [project], ideName: 'nvim' });
+    assert.notEqual(second.port, first.port);
+    const reoffered = await second.waitForDiff(undefined, { timeoutMs: 5000 });
+    assert.equal(reoffered.args.new_file_contents, 'hello\n');
+    const snap = await h.hub.call('snapshot', undefined);
+    assert.equal(snap.editors.length, 1);
+    assert.equal(snap.editors[0]!.id, editorId, 'same identity after the restart');
+    assert.equal(snap.editors[0]!.port, second.port);
+    second.decide(reoffered.tabName, 'saved');
+    const outcome = await writing;
+    assert.equal(outcome.outcome, 'saved');
+    assert.equal(await readFile(file, 'utf8'), 'hello\n');
+  });
+});
+
+describe('no editor for the session', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+
+  test('the diff waits in Patchbay, diagnostics answer empty at once, and accept with edits writes them', async () => {
+    const project = await h.folder('lonely');
+    const pi = await h.pi(project);
+    const session = await boundTo(h, project, null);
+    assert.equal(session.reason, 'none');
+    const diagnostics = (await pi.turn()) as { content: { text: string }[] };
+    assert.deepEqual(JSON.parse(diagnostics.content[0]!.text), {});
+
+    const file = join(project, 'new.txt');
+    const writing = pi.write(file, 'draft\n');
+    const diff = await waitFor(async () => (await h.hub.call('snapshot', undefined)).diffs[0]);
+    assert.equal(diff.isNew, true);
+    await h.hub.call('diffs.accept', { id: diff.id, contents: 'final\n' });
+    const outcome = await writing;
+    assert.equal(outcome.outcome, 'saved');
+    assert.equal(await readFile(file, 'utf8'), 'final\n');
+    await assert.rejects(h.hub.call('diffs.accept', { id: diff.id }), /no pending diff/);
+  });
+
+  test('a rejected diff is DIFF_REJECTED and nothing is written', async () => {
+    const project = await h.folder('lonely');
+    const pi = await h.pi(project);
+    await boundTo(h, project, null);
+    const file = join(project, 'never.txt');
+    const writing = pi.write(file, 'nope\n');
+    const diff = await waitFor(async () => (await h.hub.call('snapshot', undefined)).diffs[0]);
+    await h.hub.call('diffs.reject', { id: diff.id });
+    assert.equal((await writing).outcome, 'rejected');
+    await assert.rejects(readFile(file, 'utf8'), /ENOENT/);
+  });
+});
+
+describe('the door', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+
+  const status = (headers: Record<string, string>) =>
+    new Promise<number>((resolve) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${h.hub.doorPort}`, { headers });
+      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      ws.on('open', () => {
+        ws.close();
+        resolve(101);
+      });
+      ws.on('error', () => {});
+    });
+
+  test('refuses a wrong token with 401 and a browser origin with 403, before the upgrade', async () => {
+    assert.equal(await status({ 'x-pi-ide-authorization': 'wrong' }), 401);
+    assert.equal(await status({}), 401);
+    const token = (h.hub as unknown as { tokens: { pi: string } }).tokens.pi;
+    assert.equal(await status({ 'x-pi-ide-authorization': token, origin: 'http://evil.example' }), 403);
+    assert.equal(await status({ 'x-pi-ide-authorization': token }), 101);
+  });
+
+  test('the door lockfile is 0600 and advertises the live editors’ folders', async () => {
+    const project = await h.folder('advertised');
+    await h.editor({ workspaceFolders: [project] });
+    await h.editors(1);
+    const snap = await waitFor(async () => {
+      const s = await h.hub.call('snapshot', undefined);
+      const lock = JSON.parse(await readFile(s.door.lockfiles[0]!, 'utf8')) as { workspaceFolders: string[] };
+      return lock.workspaceFolders.includes(project) && s;
+    });
+    const { stat } = await import('node:fs/promises');
+    const lockfile = snap.door.lockfiles.find((p) => p.startsWith(h.options.piLockDir))!;
+    assert.equal((await stat(lockfile)).mode & 0o777, 0o600);
+    const lock = JSON.parse(await readFile(lockfile, 'utf8')) as { ideName: string; pid: number };
+    assert.equal(lock.ideName, 'Patchbay');
+    assert.equal(lock.pid, process.pid);
+  });
+});
