@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { waitFor } from '../peers/wait.ts';
+import { startHarness, type Harness } from './harness.ts';
+
+const diag = (message: string) => ({
+  message,
+  severity: 'Error',
+  range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } },
+});
+
+async function bound(h: Harness, cwd: string) {
+  return waitFor(async () => (await h.hub.call('snapshot', undefined)).sessions.find((s) => s.cwd === cwd && s.editorId !== null), {
+    message: `a bound session in ${cwd}`,
+  });
+}
+
+describe('Claude Code against pi-ide.nvim through Patchbay', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+
+  test('the tool list is clean for Claude and speaks its names; diagnostics and open editors are translated', async () => {
+    const project = await h.folder('claude-on-nvim');
+    const editor = await h.editor({ workspaceFolders: [project] });
+    editor.setDiagnostics({ [`file://${project}/a.ts`]: [diag('boom')] } as never);
+    editor.setTabs([{ uri: `file://${project}/a.ts`, isActive: true, isDirty: false, languageId: 'typescript' }]);
+    await h.editors(1);
+    const claude = await h.claude(project);
+    const session = await bound(h, project);
+    assert.equal(session.kind, 'claude');
+    // tools/list was asked before binding settled; ask again as Claude does after list_changed.
+    const list = await claude.rpc.call('tools/list', {});
+    const tools = (list.result as { tools: { name: string; inputSchema: { properties: unknown } }[] }).tools;
+    assert.ok(tools.some((t) => t.name === 'getOpenEditors'));
+    assert.ok(!tools.some((t) => t.name === 'getOpenEditorTabs'));
+    for (const tool of tools) assert.ok(!Array.isArray(tool.inputSchema.properties), `${tool.name} has object properties`);
+
+    assert.deepEqual(await claude.getDiagnostics(), [{ uri: `file://${project}/a.ts`, diagnostics: [diag('boom')] }]);
+    const tabs = (await claude.getOpenEditors()) as { tabs: { uri: string; label: string }[] };
+    assert.equal(tabs.tabs[0]!.label, 'a.ts');
+    assert.ok(editor.calls('getOpenEditorTabs').length >= 1, 'the editor was asked by its own name');
+  });
+
+  test('closeAllDiffTabs at a prompt withdraws only this session’s diffs; a rejection is DIFF_REJECTED, never TAB_CLOSED', async () => {
+    const project = await h.folder('claude-on-nvim');
+    const editor = (await h.hub.call('snapshot', undefined)).editors[0]!;
+    const claude = await h.claude(project);
+    const other = await h.claude(project);
+    await bound(h, project);
+    await waitFor(async () => (await h.hub.call('snapshot', undefined)).sessions.filter((s) => s.editorId === editor.id).length >= 2);
+
+    const mine = claude.openDiff(join(project, 'mine.txt'), 'mine\n');
+    const theirs = other.openDiff(join(project, 'theirs.txt'), 'theirs\n');
+    await waitFor(async () => (await h.hub.call('snapshot', undefined)).diffs.length === 2);
+    const closed = (await claude.prompt()) as { content: { text: string }[] };
+    assert.equal(closed.content[0]!.text, 'CLOSED_1_DIFF_TABS');
+    assert.equal((await mine).outcome, 'rejected');
+    const left = (await h.hub.call('snapshot', undefined)).diffs;
+    assert.equal(left.length, 1);
+    assert.match(left[0]!.path, /theirs\.txt$/);
+    await h.hub.call('diffs.accept', { id: left[0]!.id });
+    assert.equal((await theirs).outcome, 'accepted');
+    assert.equal(await readFile(join(project, 'theirs.txt'), 'utf8'), 'theirs\n');
+  });
+});
+
+describe('editor → agent traffic', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({}, { suggestionModel: 'fake/smart' });
+  });
+  after(() => h.close());
+
+  test('selection_changed reaches the sessions bound to that editor only', async () => {
+    const a = await h.folder('sel-a');
+    const b = await h.folder('sel-b');
+    const editorA = await h.editor({ workspaceFolders: [a], ideName: 'A' });
+    await h.editor({ workspaceFolders: [b], ideName: 'B' });
+    await h.editors(2);
+    const piA = await h.pi(a);
+    const piB = await h.pi(b);
+    await bound(h, a);
+    await bound(h, b);
+    await waitFor(() => editorA.openClients.length >= 2, { message: 'monitor + session upstream at A' });
+    editorA.sendSelection({ filePath: join(a, 'x.ts'), text: 'hi' });
+    const got = await piA.waitForSelection();
+    assert.equal(got.text, 'hi');
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(piB.selections.length, 0);
+    const snap = await h.hub.call('snapshot', undefined);
+    assert.ok(snap.editors.find((e) => e.ideName === 'A')!.focusedAt !== null, 'focus recorded');
+  });
+
+  test('getSuggestions from the editor reaches the bound pi session with the chosen model; cancel follows the id', async () => {
+    const folder = await h.folder('suggest');
+    const editor = await h.editor({ workspaceFolders: [folder], ideName: 'S' });
+    await h.editors(3);
+    const pi = await h.pi(folder, { suggestionDelayMs: 5000 });
+    const session = await bound(h, folder);
+    await waitFor(async () => (await h.hub.call('models.list', { sessionId: session.id }))[0]!.models.length === 2, {
+      message: 'Patchbay asked the session for its models',
+    });
+
+    // The editor may pick any of its clients (Patchbay's monitor included): it still reaches pi.
+    const started = editor.startRequest('getSuggestions', { cursorBefore: 'let x = ', cursorAfter: '', suggestionCount: 1 });
+    await waitFor(() => pi.suggestionRequests.length === 1, { message: 'getSuggestions at pi' });
+    assert.equal((pi.suggestionRequests[0]!.params as { model?: string }).model, 'fake/smart');
+    editor.cancel(started.id);
+    await waitFor(() => pi.cancelled.length === 1, { message: 'request_cancelled at pi' });
+    assert.equal(pi.cancelled[0], pi.suggestionRequests[0]!.id);
+
+    const models = await editor.listSuggestionModels();
+    assert.equal((models.result as { models: unknown[] }).models.length, 2);
+  });
+
+  test('getSuggestions with no pi session bound gets an error, not silence', async () => {
+    const folder = await h.folder('nobody');
+    const editor = await h.editor({ workspaceFolders: [folder], ideName: 'N' });
+    await h.editors(4);
+    await waitFor(() => editor.openClients.length >= 1);
+    const response = await editor.getSuggestions({ cursorBefore: '', cursorAfter: '' });
+    assert.ok(response.error, 'an error answer');
+  });
+});
+
+describe('a slow editor and a vanishing agent', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({}, { diagnosticsDeadlineMs: 150 });
+  });
+  after(() => h.close());
+
+  test('getDiagnostics past the deadline is answered empty in time; the late answer is dropped', async () => {
+    const folder = await h.folder('slow');
+    await h.editor({ workspaceFolders: [folder], diagnosticsDelayMs: 600 });
+    await h.editors(1);
+    const pi = await h.pi(folder);
+    await bound(h, folder);
+    const started = Date.now();
+    const result = (await pi.turn()) as { content: { text: string }[] };
+    const elapsed = Date.now() - started;
+    assert.deepEqual(JSON.parse(result.content[0]!.text), {});
+    assert.ok(elapsed < 550, `answered after ${elapsed} ms, before the editor's 600 ms`);
+    await new Promise((r) => setTimeout(r, 600));
+    assert.equal(pi.errors.length, 0);
+  });
+
+  test('an agent that disconnects mid-diff has its diff withdrawn and the editor tab closed', async () => {
+    const folder = await h.folder('slow');
+    const editor = (await h.hub.call('snapshot', undefined)).editors[0]!;
+    const pi = await h.pi(folder);
+    await waitFor(async () => (await h.hub.call('snapshot', undefined)).sessions.find((s) => s.editorId === editor.id && s.cwd === folder));
+    void pi.write(join(folder, 'gone.txt'), 'x').catch(() => {});
+    const diff = await waitFor(async () => (await h.hub.call('snapshot', undefined)).diffs.find((d) => d.inEditor));
+    pi.kill();
+    await waitFor(async () => (await h.hub.call('snapshot', undefined)).diffs.length === 0, { message: 'diff withdrawn' });
+    const record = (await h.hub.call('snapshot', undefined)).history.find((r) => r.id === diff.id)!;
+    assert.equal(record.outcome, 'withdrawn');
+  });
+
+  test('stopping Patchbay with a diff pending answers the agent DIFF_REJECTED first', async () => {
+    const folder = await h.folder('stop');
+    const pi = await h.pi(folder);
+    const writing = pi.write(join(folder, 'stop.txt'), 'x');
+    await waitFor(async () => (await h.hub.call('snapshot', undefined)).diffs.length === 1);
+    await h.hub.close('test stop');
+    assert.equal((await writing).outcome, 'rejected');
+  });
+});
