@@ -152,6 +152,7 @@ export class Relay {
       connectedAt: now,
       lastActiveAt: now,
       manual: undefined,
+      sticky: undefined,
       editorId: null,
       reason: 'none',
       upstreams: new Map(),
@@ -177,7 +178,11 @@ export class Relay {
   private async identify(session: Session, lookup: () => Promise<ProcessInfo | null>): Promise<void> {
     try {
       const info = await withTimeout(lookup(), IDENTIFY_TIMEOUT_MS, `looking up ${session.id}'s process`);
-      if (info && !session.closed) session.process = info;
+      if (info && !session.closed) {
+        session.process = info;
+        const key = sessionKey(session);
+        session.sticky = key ? this.deps.memory.get(key) : undefined;
+      }
     } catch (err) {
       this.deps.log(`${session.id}: ${(err as Error).message}`);
     }
@@ -470,11 +475,7 @@ export class Relay {
       : [...this.editors.values()].map((e) => ({ id: e.editor.id, workspaceFolders: e.editor.workspaceFolders, focusedAt: e.focusedAt }));
     let changed = false;
     for (const session of this.sessions.values()) {
-      const key = sessionKey(session);
-      const choice = chooseEditor(
-        { cwd: session.process?.cwd ?? null, manual: session.manual, memory: key ? this.deps.memory.get(key) : undefined },
-        live,
-      );
+      const choice = chooseEditor({ cwd: session.process?.cwd ?? null, manual: session.manual, memory: session.sticky }, live);
       if (choice.editorId !== session.editorId || choice.reason !== session.reason) {
         const moved = choice.editorId !== session.editorId;
         session.editorId = choice.editorId;

@@ -30,6 +30,11 @@ export interface Session {
   lastActiveAt: number;
   /** The person's explicit choice (`null` = Patchbay reviews); undefined = none made. */
   manual: string | null | undefined;
+  /**
+   * What memory said for this session's key when it was identified. Read once, so moving
+   * one session by hand does not drag along another that shares its folder.
+   */
+  sticky: string | null | undefined;
   editorId: string | null;
   reason: BindReason;
   /** By editor id. */

@@ -250,3 +250,40 @@ describe('the door', () => {
     assert.equal(lock.pid, process.pid);
   });
 });
+
+describe('sticky memory', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+
+  test('a session bound by hand comes back to that editor after the agent restarts, without dragging its neighbour', async () => {
+    const folder = await h.folder('sticky');
+    await h.editor({ workspaceFolders: [folder], ideName: 'one' });
+    await h.editor({ workspaceFolders: [folder], ideName: 'two' });
+    await h.editors(2);
+    const snap = await h.hub.call('snapshot', undefined);
+    const two = snap.editors.find((e) => e.ideName === 'two')!.id;
+    const first = await h.pi(folder);
+    const neighbour = await h.pi(folder);
+    const [s1, s2] = await waitFor(async () => {
+      const sessions = (await h.hub.call('snapshot', undefined)).sessions.filter((s) => s.cwd === folder && s.editorId);
+      return sessions.length === 2 && sessions;
+    });
+    const target = s1!.editorId === two ? s2! : s1!;
+    const other = target === s1 ? s2! : s1!;
+    const otherBefore = other.editorId;
+    await h.hub.call('bind', { sessionId: target.id, editorId: two === target.editorId ? snap.editors.find((e) => e.id !== two)!.id : two });
+    const chosen = (await h.hub.call('snapshot', undefined)).sessions.find((s) => s.id === target.id)!;
+    assert.equal(chosen.reason, 'manual');
+    assert.equal((await h.hub.call('snapshot', undefined)).sessions.find((s) => s.id === other.id)!.editorId, otherBefore);
+
+    await (target === s1 ? first : neighbour).close();
+    await h.pi(folder);
+    const again = await waitFor(async () =>
+      (await h.hub.call('snapshot', undefined)).sessions.find((s) => s.cwd === folder && s.reason === 'sticky'),
+    );
+    assert.equal(again.editorId, chosen.editorId);
+  });
+});
