@@ -580,8 +580,13 @@ export class Relay {
   private onEditorCancel(from: RpcLink, msg: RpcNotification): void {
     const id = (msg.params as { id?: unknown } | undefined)?.id;
     if (typeof id !== 'string' && typeof id !== 'number') return;
-    const target = this.forwarded.get(from)?.get(id);
-    if (target && !target.session.closed) void target.session.link.notify('request_cancelled', { id: target.id });
+    const pending = this.forwarded.get(from);
+    const target = pending?.get(id);
+    if (!target) return;
+    pending!.delete(id);
+    // The editor no longer waits; pi may never answer a cancelled request, so stop waiting too.
+    target.session.link.forget(target.id);
+    if (!target.session.closed) void target.session.link.notify('request_cancelled', { id: target.id });
   }
 
   async refreshModels(sessionId: string): Promise<SessionModels> {

@@ -36,6 +36,7 @@
  *   {"cmd":"cancel","id":…}
  *   {"cmd":"diagnostics","map":{"file:///…":[…]}}
  *   {"cmd":"tabs","tabs":[{"uri":"…","isActive":true,…}]}
+ *   {"cmd":"fail","tool":"openDiff","message":"…"|null}  (null = stop failing)
  *   {"cmd":"diffs"}  → result: the open tabs
  *   {"cmd":"stop"}   → closes clients, deletes the lockfile, exits
  */
@@ -434,7 +435,7 @@ export class FakeEditor {
 
   // ── lifetime ─────────────────────────────────────────────────────────────────────────
 
-  /** Closes every client with a close frame, the server, and deletes the lockfile. Safe twice. */
+  /** Closes every client with a close frame, the server, and deletes the lockfile. Safe twice; after crash() it does nothing more. */
   stop(): Promise<void> {
     this.ending ??= this.shutdown(true);
     return this.ending;
@@ -452,7 +453,10 @@ export class FakeEditor {
     if (graceful) {
       const open = this.openClients;
       for (const c of open) c.rpc.close(1001, 'editor closing');
-      await Promise.race([Promise.all(open.map((c) => c.rpc.closed)), sleep(500)]);
+      // Clients get half a second to answer the close frame; the rest are dropped below.
+      const patience = new AbortController();
+      await Promise.race([Promise.all(open.map((c) => c.rpc.closed)), sleep(500, undefined, { signal: patience.signal }).catch(() => {})]);
+      patience.abort();
     }
     for (const c of this.clients) c.rpc.terminate();
     for (const s of this.sockets) s.destroy();
@@ -715,6 +719,12 @@ async function main(): Promise<void> {
       },
       tabs: (c) => {
         editor.setTabs((c.tabs ?? []) as EditorTab[]);
+        return null;
+      },
+      fail: (c) => {
+        const tool = field(c, 'tool');
+        if (typeof c.message === 'string') editor.failTools[tool] = c.message;
+        else delete editor.failTools[tool];
         return null;
       },
       diffs: () => [...editor.diffs.values()].map((d) => ({ tabName: d.tabName, client: d.client.id, path: d.args.new_file_path })),

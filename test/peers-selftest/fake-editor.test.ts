@@ -1,0 +1,219 @@
+// The fake editor on its own, driven by raw sockets: what an agent meets on the wire.
+import assert from 'node:assert/strict';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import WebSocket from 'ws';
+import { FakeEditor, type FakeEditorOptions } from '../peers/fake-editor.ts';
+import { openSocket, RpcPeer, toolTexts, UpgradeRefused, type RpcResponse } from '../peers/rpc-peer.ts';
+import { tempDir, waitFor } from '../peers/wait.ts';
+
+async function editorIn(t: TestContext, opts: Partial<FakeEditorOptions> = {}): Promise<{ editor: FakeEditor; dir: string }> {
+  const dir = await tempDir('editor');
+  t.after(() => dir.cleanup());
+  const editor = await FakeEditor.start({ lockDir: join(dir.path, 'ide'), workspaceFolders: [join(dir.path, 'proj')], pingIntervalMs: 0, ...opts });
+  t.after(() => editor.stop());
+  return { editor, dir: dir.path };
+}
+
+async function rawClient(t: TestContext, editor: FakeEditor, header = 'x-pi-ide-authorization', protocols: string[] = []): Promise<RpcPeer> {
+  const ws = await openSocket(`ws://127.0.0.1:${editor.port}`, { [header]: editor.authToken }, protocols);
+  const rpc = new RpcPeer(ws, {});
+  t.after(() => rpc.close());
+  return rpc;
+}
+
+async function refusal(port: number, headers: Record<string, string>): Promise<number> {
+  const err = await openSocket(`ws://127.0.0.1:${port}`, headers).then(
+    (ws) => {
+      ws.terminate();
+      return null;
+    },
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof UpgradeRefused, `expected the upgrade to be refused, got ${String(err)}`);
+  return err.status;
+}
+
+function tool(r: RpcResponse): string[] {
+  assert.equal(r.error, undefined, `unexpected error ${JSON.stringify(r.error)}`);
+  return toolTexts(r.result);
+}
+
+test('a pi-ide.nvim editor answers a bad or missing token with HTTP 400 and accepts either header', async (t) => {
+  const { editor } = await editorIn(t, { dialect: 'pi' });
+  assert.equal(await refusal(editor.port, {}), 400);
+  assert.equal(await refusal(editor.port, { 'x-pi-ide-authorization': 'wrong' }), 400);
+  assert.equal(await refusal(editor.port, { 'x-claude-code-ide-authorization': 'wrong' }), 400);
+  await rawClient(t, editor, 'x-pi-ide-authorization');
+  await rawClient(t, editor, 'x-claude-code-ide-authorization');
+  await editor.waitForClients(2);
+  assert.deepEqual(
+    editor.clients.map((c) => c.authHeader),
+    ['x-pi-ide-authorization', 'x-claude-code-ide-authorization'],
+  );
+  assert.equal(editor.refused.length, 3);
+});
+
+test('a Claude-dialect editor answers 401 and accepts only the Claude header', async (t) => {
+  const { editor } = await editorIn(t, { dialect: 'claude' });
+  assert.equal(await refusal(editor.port, { 'x-claude-code-ide-authorization': 'wrong' }), 401);
+  assert.equal(await refusal(editor.port, { 'x-pi-ide-authorization': editor.authToken }), 401);
+  const rpc = await rawClient(t, editor, 'x-claude-code-ide-authorization', ['mcp']);
+  assert.equal(rpc.ws.protocol, 'mcp');
+});
+
+test('the lockfile is 0600 and names the pid, folders, ide and token; stop deletes it', async (t) => {
+  const { editor, dir } = await editorIn(t, { pid: 4242, ideName: 'Neovim test', dialect: 'pi' });
+  assert.equal(editor.lockfile, join(dir, 'ide', `${editor.port}.lock`));
+  const lock = JSON.parse(await readFile(editor.lockfile!, 'utf8')) as Record<string, unknown>;
+  assert.deepEqual(lock, { pid: 4242, workspaceFolders: [join(dir, 'proj')], ideName: 'Neovim test', transport: 'ws', authToken: editor.authToken });
+  assert.match(editor.authToken, /^[0-9a-f]{64}$/);
+  assert.equal((await stat(editor.lockfile!)).mode & 0o777, 0o600);
+  await editor.stop();
+  await assert.rejects(stat(editor.lockfile!), { code: 'ENOENT' });
+  await editor.stop(); // twice is fine
+});
+
+test('a crashed editor drops its clients without a close frame and leaves its lockfile behind', async (t) => {
+  const { editor } = await editorIn(t);
+  const rpc = await rawClient(t, editor);
+  await editor.crash();
+  assert.equal((await rpc.closed).code, 1006);
+  await stat(editor.lockfile!);
+  await assert.rejects(openSocket(`ws://127.0.0.1:${editor.port}`, {}), /ECONNREFUSED/);
+});
+
+test('an editor can restart on the same port with a new token', async (t) => {
+  const { editor, dir } = await editorIn(t);
+  await editor.stop();
+  const again = await FakeEditor.start({ ...editor.options, authToken: undefined, port: editor.port });
+  t.after(() => again.stop());
+  assert.equal(again.port, editor.port);
+  assert.notEqual(again.authToken, editor.authToken);
+  assert.equal(JSON.parse(await readFile(join(dir, 'ide', `${editor.port}.lock`), 'utf8')).authToken, again.authToken);
+});
+
+test('initialize answers 2024-11-05 and tools/list shows pi-ide.nvim\'s empty properties as []', async (t) => {
+  const { editor } = await editorIn(t, { dialect: 'pi' });
+  const rpc = await rawClient(t, editor);
+  const init = await rpc.call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x' } });
+  assert.equal((init.result as { protocolVersion: string }).protocolVersion, '2024-11-05');
+  const list = (await rpc.call('tools/list', {})).result as { tools: { name: string; inputSchema: { properties: unknown } }[] };
+  assert.deepEqual(
+    list.tools.map((x) => x.name),
+    ['openDiff', 'close_tab', 'getDiagnostics', 'getOpenEditorTabs'],
+  );
+  assert.deepEqual(list.tools.find((x) => x.name === 'getOpenEditorTabs')!.inputSchema.properties, []);
+  const unknown = await rpc.call('tools/call', { name: 'getOpenEditors', arguments: {} });
+  assert.deepEqual(unknown.error, { code: -32601, message: 'Tool not found: getOpenEditors' });
+});
+
+test('a Claude-dialect editor lists the full Claude tool set with object schemas', async (t) => {
+  const { editor } = await editorIn(t, { dialect: 'claude' });
+  const rpc = await rawClient(t, editor, 'x-claude-code-ide-authorization');
+  const list = (await rpc.call('tools/list', {})).result as { tools: { name: string; inputSchema: { properties: unknown } }[] };
+  assert.equal(list.tools.length, 12);
+  for (const x of list.tools) assert.ok(!Array.isArray(x.inputSchema.properties), x.name);
+  assert.ok(list.tools.some((x) => x.name === 'closeAllDiffTabs'));
+});
+
+test('diagnostics come as a map from pi-ide.nvim (empty: []) and as an array from Claude editors', async (t) => {
+  const { editor: pi } = await editorIn(t, { dialect: 'pi' });
+  const { editor: claude } = await editorIn(t, { dialect: 'claude' });
+  const piRpc = await rawClient(t, pi);
+  const claudeRpc = await rawClient(t, claude, 'x-claude-code-ide-authorization');
+  const call = (rpc: RpcPeer, args: object) => rpc.call('tools/call', { name: 'getDiagnostics', arguments: args });
+  assert.deepEqual(tool(await call(piRpc, {})), ['[]']);
+  assert.deepEqual(tool(await call(claudeRpc, {})), ['[]']);
+  const diag = { message: 'boom', severity: 1 };
+  pi.setDiagnostics({ 'file:///a.ts': [diag], 'file:///b.ts': [] });
+  claude.setDiagnostics({ 'file:///a.ts': [diag] });
+  assert.deepEqual(JSON.parse(tool(await call(piRpc, {}))[0]!), { 'file:///a.ts': [diag], 'file:///b.ts': [] });
+  assert.deepEqual(JSON.parse(tool(await call(piRpc, { uri: 'file:///b.ts' }))[0]!), { 'file:///b.ts': [] });
+  assert.deepEqual(tool(await call(piRpc, { uri: 'file:///c.ts' })), ['[]']);
+  assert.deepEqual(JSON.parse(tool(await call(claudeRpc, {}))[0]!), [{ uri: 'file:///a.ts', diagnostics: [diag] }]);
+});
+
+test('a slow editor answers getDiagnostics only after its delay', async (t) => {
+  const { editor } = await editorIn(t, { diagnosticsDelayMs: 150 });
+  const rpc = await rawClient(t, editor);
+  const started = Date.now();
+  await rpc.call('tools/call', { name: 'getDiagnostics', arguments: {} });
+  assert.ok(Date.now() - started >= 140, `answered after ${Date.now() - started} ms`);
+});
+
+test('open tabs: a JSON array from pi-ide.nvim, {tabs} with labels from Claude editors', async (t) => {
+  const tabs = [{ uri: 'file:///p/a.ts', isActive: true, isDirty: true, languageId: 'typescript' }];
+  const { editor: pi } = await editorIn(t, { dialect: 'pi', tabs });
+  const { editor: claude } = await editorIn(t, { dialect: 'claude', tabs });
+  const piTabs = tool(await (await rawClient(t, pi)).call('tools/call', { name: 'getOpenEditorTabs', arguments: {} }));
+  assert.deepEqual(JSON.parse(piTabs[0]!), tabs);
+  const claudeRpc = await rawClient(t, claude, 'x-claude-code-ide-authorization');
+  const claudeTabs = tool(await claudeRpc.call('tools/call', { name: 'getOpenEditors', arguments: {} }));
+  assert.deepEqual(JSON.parse(claudeTabs[0]!), { tabs: [{ ...tabs[0], label: 'a.ts' }] });
+});
+
+test('openDiff blocks until decided; a second diff with the same tab name rejects the first', async (t) => {
+  const { editor } = await editorIn(t);
+  const rpc = await rawClient(t, editor);
+  const args = (contents: string) => ({ old_file_path: '/p/a', new_file_path: '/p/a', new_file_contents: contents, tab_name: 'T' });
+  const first = rpc.call('tools/call', { name: 'openDiff', arguments: args('one') });
+  const d1 = await editor.waitForDiff('T');
+  assert.equal(d1.args.new_file_contents, 'one');
+  const second = rpc.call('tools/call', { name: 'openDiff', arguments: args('two') });
+  assert.deepEqual(tool(await first), ['DIFF_REJECTED', 'T']);
+  await waitFor(() => editor.diffs.get('T')?.args.new_file_contents === 'two');
+  editor.decide('T', 'saved', 'two, edited');
+  assert.deepEqual(tool(await second), ['FILE_SAVED', 'two, edited']);
+  assert.deepEqual(
+    editor.closedDiffs.map((c) => [c.tabName, c.outcome, c.reason]),
+    [
+      ['T', 'rejected', 'replaced'],
+      ['T', 'saved', 'decided'],
+    ],
+  );
+  assert.throws(() => editor.decide('T', 'saved'), /no open diff "T"/);
+});
+
+test('close_tab rejects the pending diff of that tab and answers TAB_CLOSED even for unknown tabs', async (t) => {
+  const { editor } = await editorIn(t);
+  const rpc = await rawClient(t, editor);
+  const pending = rpc.call('tools/call', { name: 'openDiff', arguments: { old_file_path: '/a', new_file_path: '/a', new_file_contents: 'x', tab_name: 'T' } });
+  await editor.waitForDiff('T');
+  assert.deepEqual(tool(await rpc.call('tools/call', { name: 'close_tab', arguments: { tab_name: 'T' } })), ['TAB_CLOSED']);
+  assert.deepEqual(tool(await pending), ['DIFF_REJECTED', 'T']);
+  assert.deepEqual(tool(await rpc.call('tools/call', { name: 'close_tab', arguments: { tab_name: 'nope' } })), ['TAB_CLOSED']);
+});
+
+test('an editor that omits saved contents answers a bare FILE_SAVED', async (t) => {
+  const { editor } = await editorIn(t, { omitSavedContents: true });
+  const rpc = await rawClient(t, editor);
+  const pending = rpc.call('tools/call', { name: 'openDiff', arguments: { old_file_path: '/a', new_file_path: '/a', new_file_contents: 'x', tab_name: 'T' } });
+  editor.decide((await editor.waitForDiff()).tabName, 'saved');
+  assert.deepEqual(tool(await pending), ['FILE_SAVED']);
+});
+
+test('openDiff with a missing argument is an invalid-params error naming the field', async (t) => {
+  const { editor } = await editorIn(t);
+  const rpc = await rawClient(t, editor);
+  const r = await rpc.call('tools/call', { name: 'openDiff', arguments: { old_file_path: '/a', new_file_path: '/a', tab_name: 'T' } });
+  assert.deepEqual(r.error, { code: -32602, message: 'openDiff: "new_file_contents" must be a string' });
+});
+
+test('malformed JSON gets -32700 and the connection stays', async (t) => {
+  const { editor } = await editorIn(t);
+  const rpc = await rawClient(t, editor);
+  rpc.ws.send('{not json');
+  await waitFor(() => rpc.received.find((m) => m.error?.code === -32700));
+  assert.ok((await rpc.call('ping')).result);
+});
+
+test('the editor pings its clients at the configured interval', async (t) => {
+  const { editor } = await editorIn(t, { pingIntervalMs: 20 });
+  const rpc = await rawClient(t, editor);
+  let pings = 0;
+  rpc.ws.on('ping', () => pings++);
+  await waitFor(() => pings >= 2, { message: 'two pings' });
+  assert.equal(rpc.ws.readyState, WebSocket.OPEN);
+});
