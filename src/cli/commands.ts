@@ -1,0 +1,252 @@
+// The commands that are one or two HubApi calls through the running daemon.
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { FILE_HEADERS_ONLY, createTwoFilesPatch } from 'diff';
+import type { DiffDetail, HubApi, PatchbaySettings } from '../api/types.ts';
+import { requestOpenUrl } from '../web/control-client.ts';
+import { UsageError, parse, positionals, printJson, type Command, type CommandContext } from './command.ts';
+import {
+  formatAutoconnect,
+  formatBinding,
+  formatDecision,
+  formatDiffList,
+  formatModels,
+  formatSettings,
+  formatStatus,
+  formatSuggestionChoices,
+  overrideWarnings,
+} from './format.ts';
+import { openInBrowser } from './open-browser.ts';
+
+export const status: Command = {
+  summary: 'Show the door, editors, sessions and pending diffs',
+  usage: 'Usage: patchbay status [--json]',
+  async run(args, ctx) {
+    const { values, positionals: rest } = parse(args, { json: { type: 'boolean' } });
+    positionals(rest, []);
+    const snapshot = await (await ctx.connect()).call('snapshot', undefined);
+    if (values.json) printJson(ctx.io, snapshot);
+    else ctx.io.stdout.write(formatStatus(snapshot, ctx.options.host));
+    return 0;
+  },
+};
+
+export const bind: Command = {
+  summary: 'Bind a session to an editor, or to Patchbay’s own review (none)',
+  usage: 'Usage: patchbay bind <sessionId> <editorId|none>',
+  async run(args, ctx) {
+    const [sessionId, editor] = positionals(parse(args, {}).positionals, ['sessionId', 'editorId|none']) as [string, string];
+    const session = await (await ctx.connect()).call('bind', { sessionId, editorId: editor === 'none' ? null : editor });
+    ctx.io.stdout.write(formatBinding(session));
+    return 0;
+  },
+};
+
+/** A unified diff from the on-disk contents ('' for a new file) to the proposed ones. */
+export function unifiedDiff(detail: DiffDetail): string {
+  const oldHeader = detail.isNew ? 'new file' : detail.tooLarge ? 'on disk (too large to show)' : 'on disk';
+  return createTwoFilesPatch(detail.path, detail.path, detail.oldContents ?? '', detail.newContents, oldHeader, 'proposed', {
+    headerOptions: FILE_HEADERS_ONLY,
+  });
+}
+
+const DIFFS_USAGE = `Usage:
+  patchbay diffs [--json]                         pending diffs and recent decisions
+  patchbay diffs show <id>                        the proposed change as a unified diff
+  patchbay diffs accept <id> [--contents-file F]  accept, with F's contents instead if given
+  patchbay diffs reject <id>
+  patchbay diffs accept-all --session <id>
+  patchbay diffs reject-all --session <id>`;
+
+async function decideAll(args: string[], ctx: CommandContext, method: 'diffs.acceptAll' | 'diffs.rejectAll'): Promise<number> {
+  const { values, positionals: rest } = parse(args, { session: { type: 'string' } });
+  positionals(rest, []);
+  if (values.session === undefined) throw new UsageError('--session <id> is required');
+  const records = await (await ctx.connect()).call(method, { sessionId: values.session });
+  if (records.length === 0) ctx.io.stdout.write(`No pending diffs in session ${values.session}.\n`);
+  for (const record of records) ctx.io.stdout.write(formatDecision(record));
+  return 0;
+}
+
+export const diffs: Command = {
+  summary: 'List, show, accept and reject proposed edits',
+  usage: DIFFS_USAGE,
+  async run(args, ctx) {
+    const [sub, ...rest] = args;
+    switch (sub) {
+      case 'show': {
+        const [id] = positionals(parse(rest, {}).positionals, ['id']) as [string];
+        const detail = await (await ctx.connect()).call('diffs.get', { id });
+        if (detail.tooLarge && detail.oldContents === null) {
+          ctx.io.stderr.write(`patchbay: ${detail.path} was too large to keep; the diff shows the proposed contents as new\n`);
+        }
+        ctx.io.stdout.write(unifiedDiff(detail));
+        return 0;
+      }
+      case 'accept': {
+        const { values, positionals: given } = parse(rest, { 'contents-file': { type: 'string' } });
+        const [id] = positionals(given, ['id']) as [string];
+        const file = values['contents-file'];
+        const contents = file === undefined ? undefined : await readFile(resolve(ctx.io.cwd, file), 'utf8');
+        const record = await (await ctx.connect()).call('diffs.accept', contents === undefined ? { id } : { id, contents });
+        ctx.io.stdout.write(formatDecision(record));
+        return 0;
+      }
+      case 'reject': {
+        const [id] = positionals(parse(rest, {}).positionals, ['id']) as [string];
+        ctx.io.stdout.write(formatDecision(await (await ctx.connect()).call('diffs.reject', { id })));
+        return 0;
+      }
+      case 'accept-all':
+        return decideAll(rest, ctx, 'diffs.acceptAll');
+      case 'reject-all':
+        return decideAll(rest, ctx, 'diffs.rejectAll');
+      default: {
+        if (sub !== undefined && !sub.startsWith('-')) throw new UsageError(`unknown diffs command "${sub}"`);
+        const { values, positionals: given } = parse(args, { json: { type: 'boolean' } });
+        positionals(given, []);
+        const snapshot = await (await ctx.connect()).call('snapshot', undefined);
+        if (values.json) printJson(ctx.io, { diffs: snapshot.diffs, history: snapshot.history });
+        else ctx.io.stdout.write(formatDiffList(snapshot.diffs, snapshot.history, ctx.now()));
+        return 0;
+      }
+    }
+  },
+};
+
+export const models: Command = {
+  summary: 'List the suggestion models each pi session offers',
+  usage: `Usage: patchbay models [--session <id>] [--refresh] [--json]
+  --refresh  ask the session again (needs --session)`,
+  async run(args, ctx) {
+    const { values, positionals: rest } = parse(args, {
+      session: { type: 'string' },
+      refresh: { type: 'boolean' },
+      json: { type: 'boolean' },
+    });
+    positionals(rest, []);
+    if (values.refresh && values.session === undefined) throw new UsageError('--refresh needs --session <id>');
+    const hub = await ctx.connect();
+    const list = values.refresh
+      ? [await hub.call('models.refresh', { sessionId: values.session! })]
+      : await hub.call('models.list', values.session === undefined ? {} : { sessionId: values.session });
+    if (values.json) printJson(ctx.io, list);
+    else ctx.io.stdout.write(formatModels(list));
+    return 0;
+  },
+};
+
+async function warnAboutOverrides(hub: HubApi, ctx: CommandContext): Promise<void> {
+  for (const warning of overrideWarnings(await hub.call('models.list', {}))) {
+    ctx.io.stderr.write(`patchbay: warning: ${warning}\n`);
+  }
+}
+
+export const suggestionModel: Command = {
+  summary: 'Show or choose the model for editors’ inline suggestions',
+  usage: `Usage: patchbay suggestion-model [<provider/id>|editor|session] [--editor <id>]
+  editor    pass the editor's own choice through
+  session   use the session's current model
+  --editor  choose for this editor only (default: the global choice)
+Without a value, prints the current choices.`,
+  async run(args, ctx) {
+    const { values, positionals: given } = parse(args, { editor: { type: 'string' } });
+    const [choice] = positionals(given, ['choice'], 1);
+    const hub = await ctx.connect();
+    const editorId = values.editor;
+    let settings: PatchbaySettings;
+    if (choice === undefined) settings = await hub.call('settings.get', undefined);
+    else settings = await hub.call('suggestionModel.set', editorId === undefined ? { choice } : { choice, editorId });
+    ctx.io.stdout.write(formatSuggestionChoices(settings, editorId));
+    await warnAboutOverrides(hub, ctx);
+    return 0;
+  },
+};
+
+const AUTOCONNECT_VALUES: Record<string, boolean | null> = { on: true, off: false, unset: null };
+
+export const autoconnect: Command = {
+  summary: 'Show or set pi-ide’s autoconnect, globally or for a project',
+  usage: `Usage: patchbay autoconnect [--project <dir>] [on|off|unset] [--json]
+  --project  the project folder (its .pi/settings.json); default: pi's global settings
+Without a value, prints the global and project values and the effective one.`,
+  async run(args, ctx) {
+    const { values, positionals: given } = parse(args, { project: { type: 'string' }, json: { type: 'boolean' } });
+    const [word] = positionals(given, ['on|off|unset'], 1);
+    if (word !== undefined && !(word in AUTOCONNECT_VALUES)) throw new UsageError(`expected on, off or unset, not "${word}"`);
+    const project = values.project === undefined ? {} : { project: resolve(ctx.io.cwd, values.project) };
+    const hub = await ctx.connect();
+    const view =
+      word === undefined
+        ? await hub.call('autoconnect.get', project)
+        : await hub.call('autoconnect.set', { ...project, value: AUTOCONNECT_VALUES[word] ?? null });
+    if (values.json) printJson(ctx.io, view);
+    else ctx.io.stdout.write(formatAutoconnect(view));
+    return 0;
+  },
+};
+
+export const settings: Command = {
+  summary: 'Show or change Patchbay’s own settings',
+  usage: `Usage:
+  patchbay settings [--json]
+  patchbay settings set <key> <json-value>   e.g. settings set diagnosticsDeadlineMs 2000`,
+  async run(args, ctx) {
+    const [sub, ...rest] = args;
+    if (sub === 'set') {
+      const [key, text] = positionals(parse(rest, {}).positionals, ['key', 'json-value']) as [string, string];
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        throw new UsageError(`the value of ${key} must be JSON (quote strings: '"${text}"')`);
+      }
+      const hub = await ctx.connect();
+      const current = await hub.call('settings.get', undefined);
+      if (!Object.hasOwn(current, key)) {
+        throw new UsageError(`unknown setting "${key}" (known: ${Object.keys(current).sort().join(', ')})`);
+      }
+      const updated = await hub.call('settings.set', { patch: { [key]: value } as Partial<PatchbaySettings> });
+      ctx.io.stdout.write(`${key} ${JSON.stringify(updated[key as keyof PatchbaySettings])}\n`);
+      return 0;
+    }
+    if (sub !== undefined && !sub.startsWith('-')) throw new UsageError(`unknown settings command "${sub}"`);
+    const { values, positionals: given } = parse(args, { json: { type: 'boolean' } });
+    positionals(given, []);
+    const current = await (await ctx.connect()).call('settings.get', undefined);
+    if (values.json) printJson(ctx.io, current);
+    else ctx.io.stdout.write(formatSettings(current));
+    return 0;
+  },
+};
+
+function pauseCommand(paused: boolean): Command {
+  return {
+    summary: paused ? 'Pause routing' : 'Resume routing',
+    usage: `Usage: patchbay ${paused ? 'pause' : 'resume'}`,
+    async run(args, ctx) {
+      positionals(parse(args, {}).positionals, []);
+      await (await ctx.connect()).call('setPaused', { paused });
+      ctx.io.stdout.write(paused ? 'Routing paused.\n' : 'Routing resumed.\n');
+      return 0;
+    },
+  };
+}
+
+export const pause = pauseCommand(true);
+export const resume = pauseCommand(false);
+
+export const open: Command = {
+  summary: 'Open Patchbay’s UI in the browser',
+  usage: `Usage: patchbay open [--print]
+  --print  print the one-time link instead of opening it (it works once, within 2 minutes)
+The browser is $BROWSER when set, else the system's opener.`,
+  async run(args, ctx) {
+    const { values, positionals: given } = parse(args, { print: { type: 'boolean' } });
+    positionals(given, []);
+    const url = await requestOpenUrl(ctx.options.home);
+    if (values.print) ctx.io.stdout.write(`${url}\n`);
+    else await openInBrowser(url, ctx.io.env);
+    return 0;
+  },
+};

@@ -1,0 +1,152 @@
+// What the CLI prints for people (the `--json` forms print HubApi values as they are).
+// Pure functions of HubApi values, so the wording is tested without a daemon.
+import type {
+  AutoconnectView,
+  DecisionRecord,
+  DiffSummary,
+  PatchbaySettings,
+  RestoreReport,
+  SessionModels,
+  SessionView,
+  Snapshot,
+} from '../api/types.ts';
+import { age, onOff, table } from './table.ts';
+
+const dash = (value: string | number | null | undefined): string =>
+  value === null || value === undefined || value === '' ? '-' : String(value);
+
+/** A session served by no editor is reviewed in Patchbay. */
+export function editorLabel(editorId: string | null): string {
+  return editorId ?? 'patchbay';
+}
+
+function section(title: string, rows: string[][], header: string[], emptyText?: string): string {
+  if (rows.length === 0) return emptyText === undefined ? '' : `${title}: ${emptyText}\n`;
+  return `${title}:\n${table([header, ...rows])}`;
+}
+
+export function formatStatus(snapshot: Snapshot, host: string): string {
+  const { door } = snapshot;
+  const pending = snapshot.diffs.filter((d) => d.status === 'pending').length;
+  let out = `Patchbay ${snapshot.version}, pid ${snapshot.pid}${snapshot.paused ? ', routing PAUSED' : ''}\n`;
+  out += door.port === null ? 'Door: not open\n' : `Door: ${host}:${door.port}\n`;
+  for (const lockfile of door.lockfiles) out += `  ${lockfile}\n`;
+  out += section(
+    'Editors',
+    snapshot.editors.map((e) => [
+      e.id,
+      e.ideName,
+      e.workspaceFolders.join(', ') || '-',
+      String(e.port),
+      String(e.pid),
+      e.dialect,
+      e.alive ? 'yes' : 'no',
+    ]),
+    ['ID', 'IDE', 'FOLDERS', 'PORT', 'PID', 'DIALECT', 'ALIVE'],
+    'none',
+  );
+  out += section(
+    'Sessions',
+    snapshot.sessions.map((s) => [s.id, s.kind, dash(s.pid), dash(s.cwd), editorLabel(s.editorId), s.reason]),
+    ['ID', 'KIND', 'PID', 'CWD', 'EDITOR', 'REASON'],
+    'none',
+  );
+  out += section(
+    'pi processes not connected',
+    snapshot.idleAgents.map((a) => [String(a.pid), dash(a.cwd), a.reason]),
+    ['PID', 'CWD', 'REASON'],
+  );
+  out += section(
+    'Invalid lockfiles',
+    snapshot.invalidLockfiles.map((l) => [l.path, l.reason]),
+    ['PATH', 'REASON'],
+  );
+  out += `Pending diffs: ${pending}\n`;
+  for (const warning of snapshot.warnings) out += `Warning: ${warning}\n`;
+  return out;
+}
+
+function diffPath(d: DiffSummary): string {
+  const flags = [d.isNew && 'new file', d.tooLarge && 'too large to show', d.inEditor && 'open in editor'].filter(Boolean);
+  return flags.length > 0 ? `${d.path} (${flags.join(', ')})` : d.path;
+}
+
+export function formatDiffList(diffs: DiffSummary[], history: DecisionRecord[], now: number): string {
+  const pending = diffs.filter((d) => d.status === 'pending');
+  let out = section(
+    'Pending',
+    pending.map((d) => [d.id, d.sessionId, editorLabel(d.editorId), d.tool, age(d.createdAt, now), diffPath(d)]),
+    ['ID', 'SESSION', 'EDITOR', 'TOOL', 'AGE', 'PATH'],
+    'none',
+  );
+  out += section(
+    'Recent decisions',
+    history.map((r) => [r.id, r.edited ? `${r.outcome} (edited)` : r.outcome, r.by, `${age(r.at, now)} ago`, r.path]),
+    ['ID', 'OUTCOME', 'BY', 'WHEN', 'PATH'],
+  );
+  return out;
+}
+
+export function formatDecision(record: DecisionRecord): string {
+  return `${record.outcome} ${record.id} ${record.path}${record.edited ? ' (edited)' : ''}\n`;
+}
+
+export function formatBinding(session: SessionView): string {
+  const target = session.editorId === null ? 'Patchbay review' : `editor ${session.editorId}`;
+  return `session ${session.id} → ${target} (${session.reason})\n`;
+}
+
+export function formatRestore(report: RestoreReport): string {
+  if (report.restored.length === 0 && report.removed.length === 0) return 'Nothing to restore.\n';
+  return [...report.restored.map((p) => `restored ${p}\n`), ...report.removed.map((p) => `removed ${p}\n`)].join('');
+}
+
+/** Where a session's own CLI flag wins over Patchbay's choice, say so. */
+export function overrideWarnings(models: SessionModels[]): string[] {
+  return models
+    .filter((m) => m.cliOverride !== null)
+    .map((m) => `session ${m.sessionId} was started with a suggestion model override (${m.cliOverride}); it ignores the choice made here`);
+}
+
+export function formatModels(list: SessionModels[]): string {
+  if (list.length === 0) return 'No sessions report suggestion models.\n';
+  return list
+    .map((m) => {
+      const facts = [`current ${dash(m.currentModel)}`];
+      if (m.cliOverride !== null) facts.push(`CLI override ${m.cliOverride}`);
+      let out = `Session ${m.sessionId}: ${facts.join(', ')}\n`;
+      if (m.error !== null) out += `  error: ${m.error}\n`;
+      else if (m.models.length === 0) out += '  no models\n';
+      else out += table([['MODEL', 'NAME'], ...m.models.map((x) => [`${x.provider}/${x.id}`, x.name])]);
+      return out;
+    })
+    .join('');
+}
+
+export function formatSuggestionChoices(settings: PatchbaySettings, editorId?: string): string {
+  if (editorId !== undefined) {
+    const own = settings.suggestionModelPerEditor[editorId];
+    return own === undefined
+      ? `editor ${editorId}: ${settings.suggestionModel} (the global choice)\n`
+      : `editor ${editorId}: ${own}\n`;
+  }
+  const rows = [['global', settings.suggestionModel]];
+  for (const [id, choice] of Object.entries(settings.suggestionModelPerEditor).sort(([a], [b]) => a.localeCompare(b))) {
+    rows.push([`editor ${id}`, choice]);
+  }
+  return table(rows, '');
+}
+
+export function formatAutoconnect(view: AutoconnectView): string {
+  const rows = [['global', onOff(view.global), view.globalFile]];
+  if (view.projectFile !== null) rows.push(['project', onOff(view.project), view.projectFile]);
+  rows.push(['effective', onOff(view.effective)]);
+  return table(rows, '');
+}
+
+export function formatSettings(settings: PatchbaySettings): string {
+  const rows = Object.entries(settings)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([key, value]) => [key, JSON.stringify(value)]);
+  return table(rows, '');
+}

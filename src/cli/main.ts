@@ -1,0 +1,126 @@
+// `patchbay <command>`: dispatch, exit codes and error reporting. Besides src/options.ts this is
+// the only module that reads process.env; everything below gets it through `io.env`.
+//   0 done · 1 failed (Patchbay said no, or is not running) · 2 the command line is wrong
+import type { RemoteHub } from '../api/remote.ts';
+import { resolveOptions } from '../options.ts';
+import { connectControl } from '../web/control-client.ts';
+import { startControlServer } from '../web/control-server.ts';
+import { UsageError, type CliIo, type Command, type CommandContext } from './command.ts';
+import { autoconnect, bind, diffs, models, open, pause, resume, settings, status, suggestionModel } from './commands.ts';
+import { daemonUsage, runDaemon, type DaemonDeps } from './daemon.ts';
+import { restore } from './restore.ts';
+
+/** conf's atomic writer (when-exit) re-raises a signal it caught, at once: that is no second request. */
+const SIGNAL_ECHO_MS = 1000;
+
+/** Ctrl-C once stops cleanly; a second time gives up waiting. */
+function processStopRequested(): Promise<string> {
+  return new Promise((resolve) => {
+    let firstAt: number | null = null;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (firstAt === null) {
+        firstAt = Date.now();
+        resolve(signal);
+      } else if (Date.now() - firstAt > SIGNAL_ECHO_MS) {
+        process.stderr.write('patchbay: stopping without cleaning up\n');
+        process.exit(130);
+      }
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+const defaultDaemonDeps: DaemonDeps = {
+  createHub: async (options, log) => (await import('../hub.ts')).createHub(options, { log }),
+  startControlServer,
+  stopRequested: processStopRequested,
+};
+
+function commands(daemonDeps: DaemonDeps): Record<string, Command> {
+  return {
+    daemon: {
+      summary: 'Run Patchbay headless: the door for agents and the control server',
+      usage: daemonUsage,
+      run: (args, ctx) => runDaemon(args, ctx, daemonDeps),
+    },
+    start: {
+      summary: 'Start the desktop app, or the daemon where Electron is missing',
+      usage: 'Usage: patchbay start',
+      ownHelp: true,
+      run: async (args, ctx) => (await import('./start.ts')).runStart(args, ctx.io.env),
+    },
+    status,
+    bind,
+    restore,
+    diffs,
+    models,
+    'suggestion-model': suggestionModel,
+    autoconnect,
+    settings,
+    pause,
+    resume,
+    open,
+  };
+}
+
+function usage(table: Record<string, Command>): string {
+  const width = Math.max(...Object.keys(table).map((name) => name.length));
+  const lines = Object.entries(table).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`);
+  return `Usage: patchbay <command> [options]
+
+Commands:
+${lines.join('\n')}
+
+Run \`patchbay <command> --help\` for a command's options.
+`;
+}
+
+function processIo(): CliIo {
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
+}
+
+export async function main(argv: string[], io: CliIo = processIo(), daemonDeps: Partial<DaemonDeps> = {}): Promise<number> {
+  const table = commands({ ...defaultDaemonDeps, ...daemonDeps });
+  const [name, ...args] = argv;
+  if (name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(usage(table));
+    return 0;
+  }
+  const options = resolveOptions(io.env);
+  if (name === '--version' || name === 'version') {
+    io.stdout.write(`${options.version}\n`);
+    return 0;
+  }
+  const command = name === undefined ? undefined : Object.hasOwn(table, name) ? table[name] : undefined;
+  if (command === undefined) {
+    io.stderr.write(`${name === undefined ? '' : `patchbay: unknown command "${name}"\n\n`}${usage(table)}`);
+    return 2;
+  }
+  if (!command.ownHelp && (args.includes('--help') || args.includes('-h'))) {
+    io.stdout.write(`${command.usage}\n`);
+    return 0;
+  }
+
+  let connection = null as Promise<RemoteHub> | null;
+  const ctx: CommandContext = {
+    io,
+    options,
+    now: Date.now,
+    connect: () => (connection ??= connectControl(options.home)),
+  };
+  try {
+    return await command.run(args, ctx);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr.write(`patchbay ${name}: ${err.message}\n${command.usage}\n`);
+      return 2;
+    }
+    io.stderr.write(`patchbay: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  } finally {
+    // A failed connect has nothing to close; its error was reported above.
+    const hub = await connection?.catch(() => null);
+    hub?.close();
+  }
+}

@@ -1,0 +1,43 @@
+// `patchbay restore`: give editors their lockfiles back, through the daemon when it runs and
+// straight on disk when it does not (after a crash, say).
+import type { Dialect, RestoreReport } from '../api/types.ts';
+import { pidAlive } from '../discovery/liveness.ts';
+import { restoreAdopted } from '../discovery/takeover.ts';
+import type { HubOptions } from '../options.ts';
+import { NotRunningError } from '../web/control-client.ts';
+import { parse, positionals, printJson, type Command } from './command.ts';
+import { formatRestore } from './format.ts';
+
+export async function restoreOnDisk(options: HubOptions): Promise<RestoreReport> {
+  const report: RestoreReport = { restored: [], removed: [] };
+  const dirs: [string, Dialect][] = [
+    [options.piLockDir, 'pi'],
+    [options.claudeLockDir, 'claude'],
+  ];
+  for (const [dir, dialect] of dirs) {
+    const moved = await restoreAdopted(dir, dialect, (lock) => pidAlive(lock.pid));
+    report.restored.push(...moved.restored);
+    report.removed.push(...moved.removed);
+  }
+  return report;
+}
+
+export const restore: Command = {
+  summary: 'Put the editors’ adopted lockfiles back where agents find them',
+  usage: `Usage: patchbay restore [--json]
+Through the running daemon if there is one; otherwise directly in the lock dirs.`,
+  async run(args, ctx) {
+    const { values, positionals: given } = parse(args, { json: { type: 'boolean' } });
+    positionals(given, []);
+    let report: RestoreReport;
+    try {
+      report = await (await ctx.connect()).call('restore', undefined);
+    } catch (err) {
+      if (!(err instanceof NotRunningError)) throw err;
+      report = await restoreOnDisk(ctx.options);
+    }
+    if (values.json) printJson(ctx.io, report);
+    else ctx.io.stdout.write(formatRestore(report));
+    return 0;
+  },
+};

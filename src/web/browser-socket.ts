@@ -1,0 +1,56 @@
+// The renderer's HubApi in a browser: the page's WebSocket to `/api` as a MessageSocket.
+// No node imports. The session cookie and Origin travel with the handshake by themselves.
+import { createRemoteHub, type MessageSocket, type RemoteHub } from '../api/remote.ts';
+
+/** The part of the DOM WebSocket used here, so this compiles without the DOM lib. */
+export interface BrowserWebSocket {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: 'open' | 'error', listener: () => void): void;
+  addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
+  addEventListener(type: 'close', listener: (event: { code: number; reason: string }) => void): void;
+}
+
+const OPEN = 1;
+
+/** Frames sent before the handshake completes wait for it. */
+export function browserMessageSocket(ws: BrowserWebSocket): MessageSocket {
+  const queued: string[] = [];
+  let opened = ws.readyState === OPEN;
+  ws.addEventListener('open', () => {
+    opened = true;
+    for (const text of queued.splice(0)) ws.send(text);
+  });
+  return {
+    send(text) {
+      if (opened) ws.send(text);
+      else queued.push(text);
+    },
+    onMessage(cb) {
+      ws.addEventListener('message', (event) => {
+        if (typeof event.data === 'string') cb(event.data);
+        else ws.close(1003, 'text frames only');
+      });
+    },
+    onClose(cb) {
+      ws.addEventListener('close', ({ code, reason }) => {
+        if (!opened) {
+          // Browsers hide the HTTP status of a refused handshake.
+          cb(new Error('could not connect; open this page again with `patchbay open`'));
+        } else if (code === 1000) cb();
+        else cb(new Error(reason || `closed with code ${code}`));
+      });
+    },
+    close: () => ws.close(1000),
+  };
+}
+
+/** `ws://<this page's host>/api`. */
+export function controlSocketUrl(location: { protocol: string; host: string }): string {
+  return `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}/api`;
+}
+
+export function connectBrowserHub(ws: BrowserWebSocket): RemoteHub {
+  return createRemoteHub(browserMessageSocket(ws));
+}

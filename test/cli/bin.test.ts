@@ -1,0 +1,50 @@
+// The real `patchbay` executable, as a separate process, against a control server in this one.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { startControlServer } from '../../src/web/control-server.ts';
+import { createFakeHub } from '../web/fake-hub.ts';
+import { tempDir } from '../web/helpers.ts';
+
+const BIN = fileURLToPath(new URL('../../src/cli/bin.mjs', import.meta.url));
+
+function patchbay(args: string[], home: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const env = { ...process.env, PATCHBAY_HOME: home };
+    execFile(process.execPath, [BIN, ...args], { env, timeout: 20_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+test('the patchbay binary prints the status of a running daemon', async (t) => {
+  const dir = await tempDir('patchbay-bin-');
+  t.after(() => dir.remove());
+  const home = join(dir.path, 'home');
+  const hub = createFakeHub();
+  const server = await startControlServer({ hub, host: '127.0.0.1', port: 0, home, version: 'test' });
+  t.after(() => server.close());
+
+  const human = await patchbay(['status'], home);
+  assert.equal(human.stderr, '');
+  assert.equal(human.code, 0);
+  assert.match(human.stdout, /^Door: 127\.0\.0\.1:40123$/m);
+  assert.match(human.stdout, /^Pending diffs: 2$/m);
+
+  const json = await patchbay(['status', '--json'], home);
+  assert.equal(json.code, 0);
+  assert.deepEqual(JSON.parse(json.stdout), hub.state);
+});
+
+test('the patchbay binary exits 1 with a clear message when no daemon runs', async (t) => {
+  const dir = await tempDir('patchbay-bin-');
+  t.after(() => dir.remove());
+  const home = join(dir.path, 'home');
+  const { code, stdout, stderr } = await patchbay(['status'], home);
+  assert.equal(code, 1);
+  assert.equal(stdout, '');
+  assert.equal(stderr, `patchbay: Patchbay is not running (no ${join(home, 'control.json')}). Start it with: patchbay daemon\n`);
+});

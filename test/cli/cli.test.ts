@@ -1,0 +1,369 @@
+import assert from 'node:assert/strict';
+import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { main } from '../../src/cli/main.ts';
+import { writeControlFile } from '../../src/web/control-file.ts';
+import { startControlServer } from '../../src/web/control-server.ts';
+import { createFakeHub } from '../web/fake-hub.ts';
+import { httpRequest, tempDir } from '../web/helpers.ts';
+
+/** A pid no process has (above Linux's pid_max). */
+const DEAD_PID = 2_147_483_646;
+
+function captureIo(env: NodeJS.ProcessEnv, cwd: string) {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    io: { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, env, cwd },
+    stdout: () => out.join(''),
+    stderr: () => err.join(''),
+  };
+}
+
+/** A home with no daemon: what `patchbay` sees before `patchbay daemon`. */
+async function emptyHome(t: TestContext) {
+  const dir = await tempDir('patchbay-cli-');
+  t.after(() => dir.remove());
+  const home = join(dir.path, 'home');
+  const env = {
+    PATCHBAY_HOME: home,
+    PI_IDE_LOCK_DIR: join(dir.path, 'pi-ide'),
+    CLAUDE_CONFIG_DIR: join(dir.path, 'claude'),
+  };
+  const run = async (...argv: string[]) => {
+    const io = captureIo(env, dir.path);
+    const code = await main(argv, io.io);
+    return { code, stdout: io.stdout(), stderr: io.stderr() };
+  };
+  return { dir, home, env, run };
+}
+
+/** A control server over the fake hub, where the daemon would be. */
+async function withDaemon(t: TestContext) {
+  const base = await emptyHome(t);
+  const hub = createFakeHub();
+  const server = await startControlServer({ hub, host: '127.0.0.1', port: 0, home: base.home, staticDir: base.dir.path, version: 'test' });
+  t.after(() => server.close());
+  return { ...base, hub, server };
+}
+
+test('status prints the door, editors, sessions, idle pi processes and problems', async (t) => {
+  const { run } = await withDaemon(t);
+  const { code, stdout, stderr } = await run('status');
+  assert.equal(code, 0);
+  assert.equal(stderr, '');
+  assert.match(stdout, /^Patchbay 0\.1\.0, pid 4242\n/);
+  assert.match(stdout, /Door: 127\.0\.0\.1:40123\n {2}\/home\/u\/\.pi\/ide\/40123\.lock\n/);
+  assert.match(stdout, /ID +IDE +FOLDERS +PORT +PID +DIALECT +ALIVE\n {2}nvim-proj +Neovim +\/work\/proj +41000 +5000 +pi +yes\n/);
+  assert.match(stdout, /s1 +pi +6000 +\/work\/proj +nvim-proj +cwd\n/);
+  assert.match(stdout, /7000 +\/work\/other +pi-ide is not installed/);
+  assert.match(stdout, /\/home\/u\/\.pi\/ide\/999\.lock +"pid" must be a number/);
+  assert.match(stdout, /Pending diffs: 2\n/);
+  assert.match(stdout, /Warning: the store was unreadable and moved aside\n$/);
+});
+
+test('status --json prints exactly the snapshot', async (t) => {
+  const { run, hub } = await withDaemon(t);
+  const { code, stdout } = await run('status', '--json');
+  assert.equal(code, 0);
+  const printed = JSON.parse(stdout);
+  assert.deepEqual(printed, hub.state);
+  for (const key of ['door', 'editors', 'sessions', 'diffs']) assert.ok(key in printed, key);
+});
+
+test('bind moves a session and says where; an unknown id fails with exit 1', async (t) => {
+  const { run, hub } = await withDaemon(t);
+  const none = await run('bind', 's1', 'none');
+  assert.equal(none.code, 0);
+  assert.equal(none.stdout, 'session s1 → Patchbay review (none)\n');
+  assert.equal(hub.state.sessions[0]!.editorId, null);
+  const back = await run('bind', 's1', 'nvim-proj');
+  assert.equal(back.stdout, 'session s1 → editor nvim-proj (manual)\n');
+
+  const unknown = await run('bind', 'zz', 'none');
+  assert.equal(unknown.code, 1);
+  assert.equal(unknown.stderr, 'patchbay: no session with id "zz"\n');
+  assert.equal(unknown.stdout, '');
+});
+
+test('a wrong command line prints the usage on stderr and exits 2', async (t) => {
+  const { run } = await emptyHome(t);
+  const missing = await run('bind', 's1');
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /^patchbay bind: missing <editorId\|none>\nUsage: patchbay bind/);
+  const unknownOption = await run('status', '--color');
+  assert.equal(unknownOption.code, 2);
+  assert.match(unknownOption.stderr, /Unknown option '--color'/);
+  const unknownCommand = await run('frobnicate');
+  assert.equal(unknownCommand.code, 2);
+  assert.match(unknownCommand.stderr, /^patchbay: unknown command "frobnicate"\n\nUsage: patchbay <command>/);
+  const nothing = await run();
+  assert.equal(nothing.code, 2);
+  assert.match(nothing.stderr, /^Usage: patchbay <command>/);
+});
+
+test('--help prints usage on stdout for patchbay and for each command', async (t) => {
+  const { run } = await emptyHome(t);
+  const top = await run('--help');
+  assert.equal(top.code, 0);
+  for (const name of ['daemon', 'status', 'bind', 'restore', 'diffs', 'models', 'suggestion-model', 'autoconnect', 'settings', 'pause', 'resume', 'open', 'start']) {
+    assert.match(top.stdout, new RegExp(`\\n  ${name} `), name);
+    if (name === 'start') continue; // start parses its own arguments
+    const one = await run(name, '--help');
+    assert.equal(one.code, 0, name);
+    assert.match(one.stdout, /^Usage:/, name);
+    assert.equal(one.stderr, '', name);
+  }
+});
+
+test('without a daemon, commands say Patchbay is not running and exit 1', async (t) => {
+  const { run, home } = await emptyHome(t);
+  const { code, stdout, stderr } = await run('status');
+  assert.equal(code, 1);
+  assert.equal(stdout, '');
+  assert.equal(stderr, `patchbay: Patchbay is not running (no ${join(home, 'control.json')}). Start it with: patchbay daemon\n`);
+});
+
+test('a control.json left by a dead daemon is reported as not running', async (t) => {
+  const { run, home } = await emptyHome(t);
+  await writeControlFile(home, { host: '127.0.0.1', port: 9, pid: DEAD_PID, token: 'a'.repeat(64), version: 'x' });
+  const { code, stderr } = await run('diffs');
+  assert.equal(code, 1);
+  assert.match(stderr, new RegExp(`^patchbay: Patchbay is not running \\(pid ${DEAD_PID} in .*control\\.json has exited\\)\\. Start it with: patchbay daemon\\n$`));
+});
+
+test('a live pid whose port refuses is reported with the port', async (t) => {
+  const { run, home } = await emptyHome(t);
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise((r) => probe.close(r));
+  await writeControlFile(home, { host: '127.0.0.1', port, pid: process.pid, token: 'a'.repeat(64), version: 'x' });
+  const { code, stderr } = await run('status');
+  assert.equal(code, 1);
+  assert.match(stderr, new RegExp(`^patchbay: Patchbay \\(pid ${process.pid}\\) is not answering on 127\\.0\\.0\\.1:${port} .*: connection refused\\n$`));
+});
+
+test('diffs lists pending edits and recent decisions; --json prints both lists', async (t) => {
+  const { run, hub } = await withDaemon(t);
+  const now = Date.now();
+  hub.state.diffs[0]!.createdAt = now - 12_000;
+  hub.state.diffs[1]!.createdAt = now - 5_000;
+  hub.state.history.push({ id: 'd0', sessionId: 's1', path: '/work/proj/old.txt', outcome: 'rejected', by: 'editor', at: now - 120_000, edited: false });
+  const human = await run('diffs');
+  assert.equal(human.code, 0);
+  assert.match(human.stdout, /^Pending:\n {2}ID +SESSION +EDITOR +TOOL +AGE +PATH\n/);
+  assert.match(human.stdout, /d1 +s1 +nvim-proj +edit +12s +\/work\/proj\/a\.txt \(open in editor\)\n/);
+  assert.match(human.stdout, /d2 +s1 +patchbay +write +5s +\/work\/proj\/new\.txt \(new file\)\n/);
+  assert.match(human.stdout, /Recent decisions:\n.*\n {2}d0 +rejected +editor +2m ago +\/work\/proj\/old\.txt\n$/);
+  const json = JSON.parse((await run('diffs', '--json')).stdout);
+  assert.deepEqual(json, { diffs: hub.state.diffs, history: hub.state.history });
+});
+
+test('diffs show prints a unified diff of the proposed change', async (t) => {
+  const { run } = await withDaemon(t);
+  const edit = await run('diffs', 'show', 'd1');
+  assert.equal(edit.code, 0);
+  assert.equal(edit.stdout, '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\tproposed\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n');
+  const created = await run('diffs', 'show', 'd2');
+  assert.match(created.stdout, /^--- \/work\/proj\/new\.txt\tnew file\n\+\+\+ \/work\/proj\/new\.txt\tproposed\n@@ -0,0 \+1,1 @@\n\+brand new\n$/);
+  const missing = await run('diffs', 'show', 'nope');
+  assert.equal(missing.code, 1);
+  assert.equal(missing.stderr, 'patchbay: no diff with id "nope"\n');
+});
+
+test('diffs accept sends the contents of --contents-file; reject and the -all forms decide', async (t) => {
+  const { run, hub, dir } = await withDaemon(t);
+  await writeFile(join(dir.path, 'final.txt'), 'one\nTWO, edited\n');
+  const accepted = await run('diffs', 'accept', 'd1', '--contents-file', 'final.txt');
+  assert.equal(accepted.code, 0);
+  assert.equal(accepted.stdout, 'accepted d1 /work/proj/a.txt (edited)\n');
+  assert.deepEqual(hub.calls.at(-1), { method: 'diffs.accept', params: { id: 'd1', contents: 'one\nTWO, edited\n' } });
+
+  const again = await run('diffs', 'reject', 'd1');
+  assert.equal(again.code, 1);
+  assert.equal(again.stderr, 'patchbay: diff d1 is already accepted\n');
+
+  const noSession = await run('diffs', 'reject-all');
+  assert.equal(noSession.code, 2);
+  assert.match(noSession.stderr, /--session <id> is required/);
+
+  const all = await run('diffs', 'reject-all', '--session', 's1');
+  assert.equal(all.stdout, 'rejected d2 /work/proj/new.txt\n');
+  const none = await run('diffs', 'accept-all', '--session', 's1');
+  assert.equal(none.stdout, 'No pending diffs in session s1.\n');
+
+  const badFile = await run('diffs', 'accept', 'd2', '--contents-file', 'nope.txt');
+  assert.equal(badFile.code, 1);
+  assert.match(badFile.stderr, /^patchbay: ENOENT.*nope\.txt/);
+});
+
+test('models lists each session’s models; --json prints them as they are', async (t) => {
+  const { run, hub } = await withDaemon(t);
+  const human = await run('models');
+  assert.equal(human.stdout, 'Session s1: current openai/gpt-4o\n  MODEL          NAME\n  openai/gpt-4o  GPT-4o\n');
+  const json = await run('models', '--session', 's1', '--json');
+  assert.deepEqual(JSON.parse(json.stdout), hub.models);
+  assert.deepEqual(hub.calls.at(-1), { method: 'models.list', params: { sessionId: 's1' } });
+  const refresh = await run('models', '--refresh');
+  assert.equal(refresh.code, 2);
+  await run('models', '--refresh', '--session', 's1');
+  assert.deepEqual(hub.calls.at(-1), { method: 'models.refresh', params: { sessionId: 's1' } });
+});
+
+test('suggestion-model shows and sets the choice, warning about CLI overrides', async (t) => {
+  const { run, hub } = await withDaemon(t);
+  hub.models[0]!.cliOverride = 'anthropic/haiku';
+  const shown = await run('suggestion-model');
+  assert.equal(shown.code, 0);
+  assert.equal(shown.stdout, 'global  editor\n');
+  assert.match(shown.stderr, /^patchbay: warning: session s1 was started with a suggestion model override \(anthropic\/haiku\)/);
+
+  const set = await run('suggestion-model', 'openai/gpt-4o', '--editor', 'nvim-proj');
+  assert.equal(set.code, 0);
+  assert.equal(set.stdout, 'editor nvim-proj: openai/gpt-4o\n');
+  assert.equal(hub.state.settings.suggestionModelPerEditor['nvim-proj'], 'openai/gpt-4o');
+  const all = await run('suggestion-model');
+  assert.equal(all.stdout, 'global            editor\neditor nvim-proj  openai/gpt-4o\n');
+
+  const bad = await run('suggestion-model', 'gpt 4');
+  assert.equal(bad.code, 1);
+  assert.equal(bad.stderr, 'patchbay: "gpt 4" is not a model\n');
+});
+
+test('autoconnect shows the global, project and effective values and sets a project’s', async (t) => {
+  const { run, hub, dir } = await withDaemon(t);
+  const set = await run('autoconnect', '--project', 'proj', 'off');
+  assert.equal(set.code, 0);
+  const projectDir = join(dir.path, 'proj');
+  assert.deepEqual(hub.calls.at(-1), { method: 'autoconnect.set', params: { project: projectDir, value: false } });
+  assert.equal(
+    set.stdout,
+    `global     unset  /home/u/.pi/agent/settings.json\nproject    off    ${projectDir}/.pi/settings.json\neffective  off\n`,
+  );
+  const global = await run('autoconnect', '--json');
+  assert.deepEqual(JSON.parse(global.stdout), {
+    globalFile: '/home/u/.pi/agent/settings.json',
+    global: null,
+    projectFile: null,
+    project: null,
+    effective: true,
+  });
+  const bad = await run('autoconnect', 'maybe');
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /expected on, off or unset, not "maybe"/);
+});
+
+test('settings prints every setting and sets one from a JSON value', async (t) => {
+  const { run, hub } = await withDaemon(t);
+  const shown = await run('settings');
+  assert.match(shown.stdout, /^claude +true\ndiagnosticsDeadlineMs +1500\n/);
+  assert.match(shown.stdout, /reviewRoute +"editor-and-patchbay"\n/);
+  assert.deepEqual(JSON.parse((await run('settings', '--json')).stdout), hub.state.settings);
+
+  const set = await run('settings', 'set', 'diagnosticsDeadlineMs', '2000');
+  assert.equal(set.code, 0);
+  assert.equal(set.stdout, 'diagnosticsDeadlineMs 2000\n');
+  assert.equal(hub.state.settings.diagnosticsDeadlineMs, 2000);
+
+  const notJson = await run('settings', 'set', 'reviewRoute', 'patchbay-only');
+  assert.equal(notJson.code, 2);
+  assert.match(notJson.stderr, /must be JSON \(quote strings: '"patchbay-only"'\)/);
+  const unknown = await run('settings', 'set', 'colour', '"red"');
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /unknown setting "colour" \(known: claude, diagnosticsDeadlineMs/);
+  const refused = await run('settings', 'set', 'diagnosticsDeadlineMs', '"soon"');
+  assert.equal(refused.code, 1);
+  assert.equal(refused.stderr, 'patchbay: diagnosticsDeadlineMs must be a number\n');
+});
+
+test('pause and resume switch routing', async (t) => {
+  const { run, hub } = await withDaemon(t);
+  assert.equal((await run('pause')).stdout, 'Routing paused.\n');
+  assert.equal(hub.state.paused, true);
+  assert.equal((await run('resume')).stdout, 'Routing resumed.\n');
+  assert.equal(hub.state.paused, false);
+});
+
+test('open --print prints a one-time link that signs a browser in once', async (t) => {
+  const { run, server } = await withDaemon(t);
+  const { code, stdout } = await run('open', '--print');
+  assert.equal(code, 0);
+  const url = new URL(stdout.trim());
+  assert.equal(url.origin, `http://127.0.0.1:${server.port}`);
+  assert.equal((await httpRequest(server.port, url.pathname + url.search)).status, 303);
+  assert.equal((await httpRequest(server.port, url.pathname + url.search)).status, 403);
+});
+
+test('open hands the link to $BROWSER', async (t) => {
+  const { env, home, dir, server } = await withDaemon(t);
+  const opened = join(dir.path, 'opened.txt');
+  const browser = join(dir.path, 'browser.sh');
+  await writeFile(browser, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`);
+  await chmod(browser, 0o755);
+  const io = captureIo({ ...env, BROWSER: browser, PATCHBAY_HOME: home }, dir.path);
+  assert.equal(await main(['open'], io.io), 0);
+  assert.equal(io.stdout(), '');
+  let link = '';
+  const deadline = Date.now() + 3000;
+  while (!link && Date.now() < deadline) {
+    link = await readFile(opened, 'utf8').catch(() => '');
+    if (!link) await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.match(link, new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/\\?t=[0-9a-f]{64}$`));
+});
+
+test('restore goes through the daemon when it runs', async (t) => {
+  const { run, hub } = await withDaemon(t);
+  const { code, stdout } = await run('restore');
+  assert.equal(code, 0);
+  assert.equal(stdout, 'restored /home/u/.pi/ide/41000.lock\n');
+  assert.equal(hub.calls.at(-1)?.method, 'restore');
+});
+
+test('restore without a daemon puts live editors’ lockfiles back and deletes dead ones’', async (t) => {
+  const { run, env } = await emptyHome(t);
+  const adopted = join(env.PI_IDE_LOCK_DIR, '.patchbay');
+  await mkdir(adopted, { recursive: true, mode: 0o700 });
+  const lock = (pid: number) => JSON.stringify({ pid, workspaceFolders: ['/work/proj'], ideName: 'Neovim', transport: 'ws', authToken: 't' });
+  await writeFile(join(adopted, '41000.lock'), lock(process.pid), { mode: 0o600 });
+  await writeFile(join(adopted, '41001.lock'), lock(DEAD_PID), { mode: 0o600 });
+  const { code, stdout, stderr } = await run('restore');
+  assert.equal(stderr, '');
+  assert.equal(code, 0);
+  assert.equal(stdout, `restored ${join(env.PI_IDE_LOCK_DIR, '41000.lock')}\nremoved ${join(adopted, '41001.lock')}\n`);
+  assert.deepEqual((await readdir(env.PI_IDE_LOCK_DIR)).sort(), ['.patchbay', '41000.lock']);
+  assert.deepEqual(await readdir(adopted), []);
+});
+
+test('daemon serves the hub until asked to stop, then closes it and removes control.json', async (t) => {
+  const { env, dir, home, run } = await emptyHome(t);
+  const fake = createFakeHub();
+  let closedWith: string | undefined;
+  let stop!: (signal: string) => void;
+  const stopRequested = new Promise<string>((r) => (stop = r));
+  const io = captureIo(env, dir.path);
+  const running = main(['daemon'], io.io, {
+    createHub: async () => ({ ...fake, close: async (reason?: string) => void (closedWith = reason) }),
+    stopRequested: () => stopRequested,
+  });
+  const deadline = Date.now() + 3000;
+  while (!io.stdout() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  assert.match(io.stdout(), /^Patchbay 0\.1\.0 running \(pid \d+\): door 127\.0\.0\.1:40123, control http:\/\/127\.0\.0\.1:\d+\n$/);
+  assert.match(io.stderr(), /warning: the store was unreadable and moved aside/);
+
+  const status = await run('status', '--json');
+  assert.equal(status.code, 0);
+  assert.equal(JSON.parse(status.stdout).door.port, 40123);
+  const second = await run('daemon');
+  assert.equal(second.code, 1);
+  assert.match(second.stderr, /^patchbay: Patchbay is already running \(pid \d+, control port \d+\)\n$/);
+
+  stop('SIGTERM');
+  assert.equal(await running, 0);
+  assert.equal(closedWith, 'Patchbay is stopping');
+  assert.match(io.stderr(), /patchbay: stopping \(SIGTERM\)\n$/);
+  assert.deepEqual(await readdir(home), []);
+});

@@ -1,0 +1,76 @@
+// The real `patchbay daemon` (real hub) as its own process, driven through the real CLI.
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { tempDir, waitFor } from '../web/helpers.ts';
+
+const BIN = fileURLToPath(new URL('../../src/cli/bin.mjs', import.meta.url));
+
+function isolatedEnv(root: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    PATCHBAY_HOME: join(root, 'home'),
+    PI_IDE_LOCK_DIR: join(root, 'pi-ide'),
+    CLAUDE_CONFIG_DIR: join(root, 'claude'),
+    PI_CODING_AGENT_DIR: join(root, 'pi-agent'),
+    PATCHBAY_SCAN_PROCESSES: '0',
+    BROWSER: '',
+  };
+}
+
+function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env, timeout: 20_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  test(`patchbay daemon serves the CLI and stops cleanly on ${signal}, removing its files`, async (t) => {
+    const dir = await tempDir('patchbay-daemon-');
+    t.after(() => dir.remove());
+    const env = isolatedEnv(dir.path);
+    const daemon = spawn(process.execPath, [BIN, 'daemon'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    t.after(() => {
+      if (daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGKILL');
+    });
+    let stdout = '';
+    let stderr = '';
+    daemon.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    daemon.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((r) => daemon.once('exit', (code) => r(code)));
+
+    await waitFor(() => stdout.includes('\n'), 'the daemon to report its ports', 15_000);
+    const match = /^Patchbay \S+ running \(pid (\d+)\): door 127\.0\.0\.1:(\d+), control http:\/\/127\.0\.0\.1:\d+\n$/.exec(stdout);
+    assert.ok(match, `unexpected first line: ${stdout}`);
+    assert.equal(Number(match[1]), daemon.pid);
+    const doorPort = Number(match[2]);
+
+    const status = await cli(['status', '--json'], env);
+    assert.equal(status.code, 0, status.stderr);
+    const snapshot = JSON.parse(status.stdout);
+    assert.equal(snapshot.door.port, doorPort);
+    assert.ok(snapshot.door.lockfiles.includes(join(dir.path, 'pi-ide', `${doorPort}.lock`)));
+    assert.ok(existsSync(join(dir.path, 'home', 'control.json')));
+
+    const unknown = await cli(['diffs', 'reject', 'no-such-diff'], env);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /^patchbay: .*no-such-diff/);
+
+    daemon.kill(signal);
+    assert.equal(await exited, 0, stderr);
+    assert.match(stderr, new RegExp(`stopping \\(${signal}\\)`));
+    assert.doesNotMatch(stderr, /without cleaning up/);
+    assert.ok(!existsSync(join(dir.path, 'home', 'control.json')), 'control.json is removed');
+    assert.deepEqual(await readdir(join(dir.path, 'pi-ide')).then((names) => names.filter((n) => n.endsWith('.lock'))), []);
+
+    const after = await cli(['status'], env);
+    assert.equal(after.code, 1);
+    assert.match(after.stderr, /Patchbay is not running/);
+  });
+}

@@ -1,0 +1,242 @@
+// An in-memory HubApi for testing the faces (control server, CLI) without the real hub.
+// It keeps just enough state for commands to have visible effects.
+import {
+  HubError,
+  type DecisionRecord,
+  type DiffDetail,
+  type HubApi,
+  type HubEvent,
+  type HubMethod,
+  type ParamsOf,
+  type PatchbaySettings,
+  type ResultOf,
+  type SessionModels,
+  type Snapshot,
+} from '../../src/api/types.ts';
+
+export type Handlers = { [M in HubMethod]: (params: ParamsOf<M>) => ResultOf<M> | Promise<ResultOf<M>> };
+
+export const NOW = 1_700_000_000_000;
+
+export function sampleSettings(): PatchbaySettings {
+  return {
+    takeover: true,
+    claude: true,
+    reviewFolders: [],
+    diagnosticsDeadlineMs: 1500,
+    maxFrameBytes: 64 * 1024 * 1024,
+    maxPendingPerSession: 32,
+    reviewRoute: 'editor-and-patchbay',
+    suggestionModel: 'editor',
+    suggestionModelPerEditor: {},
+    suggestionSessionPerEditor: {},
+    launchAtLogin: false,
+  };
+}
+
+export function sampleSnapshot(): Snapshot {
+  return {
+    version: '0.1.0',
+    pid: 4242,
+    paused: false,
+    door: { port: 40123, lockfiles: ['/home/u/.pi/ide/40123.lock'] },
+    editors: [
+      {
+        id: 'nvim-proj',
+        ideName: 'Neovim',
+        workspaceFolders: ['/work/proj'],
+        port: 41000,
+        pid: 5000,
+        dialect: 'pi',
+        alive: true,
+        lockfile: '/home/u/.pi/ide/.patchbay/41000.lock',
+        focusedAt: null,
+      },
+    ],
+    invalidLockfiles: [{ path: '/home/u/.pi/ide/999.lock', reason: '"pid" must be a number' }],
+    sessions: [
+      {
+        id: 's1',
+        kind: 'pi',
+        dialect: 'pi',
+        clientName: 'pi-ide',
+        pid: 6000,
+        cwd: '/work/proj',
+        command: 'pi',
+        connectedAt: NOW - 60_000,
+        lastActiveAt: NOW - 1000,
+        editorId: 'nvim-proj',
+        reason: 'cwd',
+        pendingDiffs: 1,
+      },
+    ],
+    idleAgents: [{ pid: 7000, cwd: '/work/other', command: 'pi', reason: 'pi-ide is not installed' }],
+    diffs: [
+      {
+        id: 'd1',
+        sessionId: 's1',
+        editorId: 'nvim-proj',
+        tool: 'edit',
+        path: '/work/proj/a.txt',
+        tabName: 'pi-edit:1',
+        status: 'pending',
+        createdAt: NOW - 12_000,
+        isNew: false,
+        tooLarge: false,
+        inEditor: true,
+      },
+      {
+        id: 'd2',
+        sessionId: 's1',
+        editorId: null,
+        tool: 'write',
+        path: '/work/proj/new.txt',
+        tabName: 'pi-write:2',
+        status: 'pending',
+        createdAt: NOW - 5_000,
+        isNew: true,
+        tooLarge: false,
+        inEditor: false,
+      },
+    ],
+    history: [],
+    settings: sampleSettings(),
+    warnings: ['the store was unreadable and moved aside'],
+  };
+}
+
+export interface FakeHub extends HubApi {
+  state: Snapshot;
+  details: Map<string, DiffDetail>;
+  models: SessionModels[];
+  calls: { method: HubMethod; params: unknown }[];
+  listenerCount(): number;
+  emit(event: HubEvent): void;
+  /** Replace one command's behaviour (to block, fail, or record). */
+  handlers: Handlers;
+}
+
+export function createFakeHub(): FakeHub {
+  const state = sampleSnapshot();
+  const details = new Map<string, DiffDetail>([
+    ['d1', { ...state.diffs[0]!, oldContents: 'one\ntwo\n', newContents: 'one\n2\n' }],
+    ['d2', { ...state.diffs[1]!, oldContents: null, newContents: 'brand new\n' }],
+  ]);
+  const models: SessionModels[] = [
+    {
+      sessionId: 's1',
+      cliOverride: null,
+      currentModel: 'openai/gpt-4o',
+      models: [{ provider: 'openai', id: 'gpt-4o', name: 'GPT-4o', model: 'gpt-4o' }],
+      fetchedAt: NOW,
+      error: null,
+    },
+  ];
+  const autoconnect = { global: null as boolean | null, projects: new Map<string, boolean | null>() };
+  const listeners = new Set<(event: HubEvent) => void>();
+  const calls: { method: HubMethod; params: unknown }[] = [];
+
+  const decide = (id: string, outcome: 'accepted' | 'rejected', contents?: string): DecisionRecord => {
+    const diff = state.diffs.find((d) => d.id === id);
+    if (!diff) throw new HubError(`no diff with id "${id}"`, 'not-found');
+    if (diff.status !== 'pending') throw new HubError(`diff ${id} is already ${diff.status}`, 'conflict');
+    diff.status = outcome;
+    const record: DecisionRecord = {
+      id,
+      sessionId: diff.sessionId,
+      path: diff.path,
+      outcome,
+      by: 'patchbay',
+      at: NOW,
+      edited: contents !== undefined && contents !== details.get(id)?.newContents,
+    };
+    state.history.unshift(record);
+    return record;
+  };
+  const autoconnectView = (project?: string) => {
+    const projectValue = project === undefined ? null : (autoconnect.projects.get(project) ?? null);
+    return {
+      globalFile: '/home/u/.pi/agent/settings.json',
+      global: autoconnect.global,
+      projectFile: project === undefined ? null : `${project}/.pi/settings.json`,
+      project: projectValue,
+      effective: projectValue ?? autoconnect.global ?? true,
+    };
+  };
+
+  const handlers: Handlers = {
+    snapshot: () => structuredClone(state),
+    bind: ({ sessionId, editorId }) => {
+      const session = state.sessions.find((s) => s.id === sessionId);
+      if (!session) throw new HubError(`no session with id "${sessionId}"`, 'not-found');
+      if (editorId !== null && !state.editors.some((e) => e.id === editorId)) {
+        throw new HubError(`no editor with id "${editorId}"`, 'not-found');
+      }
+      session.editorId = editorId;
+      session.reason = editorId === null ? 'none' : 'manual';
+      return structuredClone(session);
+    },
+    restore: () => ({ restored: ['/home/u/.pi/ide/41000.lock'], removed: [] }),
+    setPaused: ({ paused }) => {
+      state.paused = paused;
+    },
+    'diffs.get': ({ id }) => {
+      const detail = details.get(id);
+      if (!detail) throw new HubError(`no diff with id "${id}"`, 'not-found');
+      return structuredClone(detail);
+    },
+    'diffs.accept': ({ id, contents }) => decide(id, 'accepted', contents),
+    'diffs.reject': ({ id }) => decide(id, 'rejected'),
+    'diffs.acceptAll': ({ sessionId }) =>
+      state.diffs.filter((d) => d.sessionId === sessionId && d.status === 'pending').map((d) => decide(d.id, 'accepted')),
+    'diffs.rejectAll': ({ sessionId }) =>
+      state.diffs.filter((d) => d.sessionId === sessionId && d.status === 'pending').map((d) => decide(d.id, 'rejected')),
+    traffic: () => [],
+    'settings.get': () => structuredClone(state.settings),
+    'settings.set': ({ patch }) => {
+      if ('diagnosticsDeadlineMs' in patch && typeof patch.diagnosticsDeadlineMs !== 'number') {
+        throw new HubError('diagnosticsDeadlineMs must be a number', 'invalid');
+      }
+      Object.assign(state.settings, patch);
+      return structuredClone(state.settings);
+    },
+    'autoconnect.get': ({ project }) => autoconnectView(project),
+    'autoconnect.set': ({ project, value }) => {
+      if (project === undefined) autoconnect.global = value;
+      else autoconnect.projects.set(project, value);
+      return autoconnectView(project);
+    },
+    'models.list': ({ sessionId }) => structuredClone(models.filter((m) => sessionId === undefined || m.sessionId === sessionId)),
+    'models.refresh': ({ sessionId }) => {
+      const found = models.find((m) => m.sessionId === sessionId);
+      if (!found) throw new HubError(`no session with id "${sessionId}"`, 'not-found');
+      return structuredClone(found);
+    },
+    'suggestionModel.set': ({ choice, editorId }) => {
+      if (!/^(editor|session|[^/\s]+\/\S+)$/.test(choice)) throw new HubError(`"${choice}" is not a model`, 'invalid');
+      if (editorId === undefined) state.settings.suggestionModel = choice;
+      else state.settings.suggestionModelPerEditor[editorId] = choice;
+      return structuredClone(state.settings);
+    },
+  };
+
+  return {
+    state,
+    details,
+    models,
+    calls,
+    handlers,
+    async call<M extends HubMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
+      calls.push({ method, params });
+      return (handlers[method] as (p: ParamsOf<M>) => ResultOf<M> | Promise<ResultOf<M>>)(params);
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    listenerCount: () => listeners.size,
+    emit(event) {
+      for (const listener of listeners) listener(event);
+    },
+  };
+}
