@@ -99,6 +99,8 @@ export class EditorDiscovery {
   private livenessTimer: NodeJS.Timeout | null = null;
   /** Probe results per original lockfile path; failures expire after `livenessMs`. */
   private probes = new Map<string, CachedProbe>();
+  /** Failed probes being retried in the background, by original path. */
+  private retrying = new Map<string, Promise<void>>();
   private doors = new Map<string, Door>();
   private state: DiscoveryState = { editors: [], invalid: [] };
   private emitted: string | null = null;
@@ -256,6 +258,7 @@ export class EditorDiscovery {
     if (this.livenessTimer) clearInterval(this.livenessTimer);
     this.livenessTimer = null;
     this.closing = (async () => {
+      await Promise.all(this.retrying.values());
       if (!this.owned) return { restored: [], removed: [] };
       await this.serial(async () => {
         for (const [dir, door] of this.doors) await this.removeDoor(dir, door);
@@ -291,6 +294,7 @@ export class EditorDiscovery {
       const { entries } = await scanLockDir(dir, dialect, { maxBytes: this.opts.maxLockfileBytes });
       for (const entry of entries) {
         if (entry.lock.ideName !== DOOR_IDE_NAME) continue;
+        if (this.doors.get(dir)?.path === entry.path && entry.lock.pid === this.opts.selfPid) continue;
         if (isOtherPatchbay(entry.lock, this.opts.selfPid, pidAlive)) {
           const probe = await probeEditor({
             port: entry.port,
@@ -316,17 +320,26 @@ export class EditorDiscovery {
     this.owned = true;
   }
 
+  /**
+   * A lockfile is probed when it is new or changed. A good answer holds until the file
+   * changes or the relay reports the editor as suspect; a failure is retried in the
+   * background once it is older than `livenessMs`, so a hung port never stalls a check.
+   */
   private async probe(entry: LockEntry, original: string): Promise<ProbeResult> {
     const cached = this.probes.get(original);
-    const now = Date.now();
-    if (
-      cached &&
-      cached.mtimeMs === entry.mtimeMs &&
-      cached.token === entry.lock.authToken &&
-      (cached.result === 'ok' || now - cached.at < this.opts.livenessMs)
-    ) {
-      return cached.result;
+    const same = cached && cached.mtimeMs === entry.mtimeMs && cached.token === entry.lock.authToken;
+    if (!same) return this.probeNow(entry, original);
+    if (cached.result !== 'ok' && Date.now() - cached.at >= this.opts.livenessMs && !this.retrying.has(original)) {
+      const retry = this.probeNow(entry, original).then((result) => {
+        this.retrying.delete(original);
+        if (result !== cached.result) void this.check();
+      });
+      this.retrying.set(original, retry);
     }
+    return cached.result;
+  }
+
+  private async probeNow(entry: LockEntry, original: string): Promise<ProbeResult> {
     const result = await probeEditor({
       port: entry.port,
       token: entry.lock.authToken,
@@ -340,17 +353,16 @@ export class EditorDiscovery {
   private async runCheck(): Promise<void> {
     const byPort = new Map<number, DiscoveredEditor>();
     const invalid: InvalidLockfile[] = [];
-    const seen = new Set<string>();
+    const probed = new Set<string>();
     for (const { dir, dialect } of this.opts.dirs) {
       if (this.closed) return;
-      const found = await this.checkDir(dir, dialect, invalid);
+      const found = await this.checkDir(dir, dialect, invalid, probed);
       for (const editor of found) {
-        seen.add(editor.originalPath);
         const other = byPort.get(editor.port);
         if (!other || (other.dialect !== 'pi' && editor.dialect === 'pi')) byPort.set(editor.port, editor);
       }
     }
-    for (const path of this.probes.keys()) if (!seen.has(path)) this.probes.delete(path);
+    for (const path of this.probes.keys()) if (!probed.has(path)) this.probes.delete(path);
     if (this.closed) return;
     await this.keepDoorsInPlace();
     const editors = [...byPort.values()].sort((a, b) => a.port - b.port);
@@ -359,7 +371,12 @@ export class EditorDiscovery {
   }
 
   /** One dir: scan both levels, validate, adopt or return files, report what is live. */
-  private async checkDir(dir: string, dialect: Dialect, invalid: InvalidLockfile[]): Promise<DiscoveredEditor[]> {
+  private async checkDir(
+    dir: string,
+    dialect: Dialect,
+    invalid: InvalidLockfile[],
+    probed: Set<string>,
+  ): Promise<DiscoveredEditor[]> {
     const caps = { maxBytes: this.opts.maxLockfileBytes };
     const [top, adopted] = await Promise.all([scanLockDir(dir, dialect, caps), listAdopted(dir, dialect, caps)]);
     invalid.push(...top.invalid);
@@ -397,7 +414,13 @@ export class EditorDiscovery {
       else if (isAdopted) await this.remove(entry.path, `editor pid ${entry.lock.pid} is gone`);
       else invalid.push({ path: entry.path, reason: `pid ${entry.lock.pid} is not running` });
     }
-    const probes = await Promise.all(alive.map(({ entry }) => this.probe(entry, originalPath(dir, entry.port))));
+    const probes = await Promise.all(
+      alive.map(({ entry }) => {
+        const original = originalPath(dir, entry.port);
+        probed.add(original);
+        return this.probe(entry, original);
+      }),
+    );
 
     const editors: DiscoveredEditor[] = [];
     for (const [index, { entry, adopted: isAdopted }] of alive.entries()) {
@@ -406,8 +429,17 @@ export class EditorDiscovery {
       const original = originalPath(dir, entry.port);
       if (result !== 'ok') {
         const reason = describeProbe(result, entry.port, this.probeTimeoutMs);
-        if (isAdopted) await this.giveBack(entry.path, dir, reason);
-        invalid.push({ path: original, reason });
+        // Agents count any lockfile whose pid lives and whose port accepts TCP; leaving such a
+        // one in place would make two matches and stop their autoconnect. So under takeover it
+        // is held aside too, though it is no editor; one on a closed port is harmless where it is.
+        const agentsWouldSeeIt = result !== 'refused';
+        if (this.takeover && agentsWouldSeeIt) {
+          const held = isAdopted ? entry.path : await this.hold(entry, reason);
+          invalid.push({ path: held, reason });
+        } else {
+          if (isAdopted) await this.giveBack(entry.path, dir, reason);
+          invalid.push({ path: original, reason });
+        }
         continue;
       }
       let path = entry.path;
@@ -437,6 +469,18 @@ export class EditorDiscovery {
       });
     }
     return editors;
+  }
+
+  /** Moves a lockfile that is no editor aside; returns where it is now. */
+  private async hold(entry: LockEntry, why: string): Promise<string> {
+    try {
+      const path = await adoptLockfile(entry);
+      this.log(`lockfile ${entry.path}: moved aside so agents see only the door (${why})`);
+      return path;
+    } catch (err) {
+      this.log(`lockfile ${entry.path}: cannot move aside: ${errorText(err)}`);
+      return entry.path;
+    }
   }
 
   /** Moves an adopted file back; returns its new path, or null if it was dropped or stuck. */

@@ -83,25 +83,33 @@ async function numericDirs(path: string): Promise<number[]> {
   return names.filter((name) => /^\d+$/.test(name)).map(Number);
 }
 
+async function holdsSocket(pid: number, inodes: Set<number>): Promise<boolean> {
+  let fds: string[];
+  try {
+    fds = await readdir(`/proc/${pid}/fd`);
+  } catch {
+    return false; // another user's process, or gone: not ours to see
+  }
+  // An fd closed between readdir and readlink is simply not a match.
+  const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
+  return links.some((target) => inodes.has(socketInode(target)));
+}
+
+/** Processes looked at concurrently: enough to hide latency, few enough to stop early. */
+const PID_BATCH = 16;
+
 /** The pids holding any of these socket inodes (other processes first, ours last). */
 async function pidsHoldingSockets(inodes: Set<number>): Promise<number[]> {
   const found: number[] = [];
-  const pids = await numericDirs('/proc');
-  // Our own pid last: the door's side lives here, the agent elsewhere (except in tests).
+  // Newest first (agents usually started recently); our own pid last: the door's side
+  // lives here, the agent elsewhere (except in tests).
+  const pids = (await numericDirs('/proc')).sort((a, b) => b - a);
   pids.sort((a, b) => Number(a === process.pid) - Number(b === process.pid));
-  for (const pid of pids) {
-    let fds: string[];
-    try {
-      fds = await readdir(`/proc/${pid}/fd`);
-    } catch {
-      continue; // another user's process, or gone: not ours to see
-    }
-    // An fd closed between readdir and readlink is simply not a match.
-    const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
-    if (links.some((target) => inodes.has(socketInode(target)))) {
-      found.push(pid);
-      if (pid !== process.pid) break;
-    }
+  for (let start = 0; start < pids.length; start += PID_BATCH) {
+    const batch = pids.slice(start, start + PID_BATCH);
+    const holds = await Promise.all(batch.map((pid) => holdsSocket(pid, inodes)));
+    for (const [i, pid] of batch.entries()) if (holds[i]) found.push(pid);
+    if (found.some((pid) => pid !== process.pid)) break;
   }
   return found;
 }

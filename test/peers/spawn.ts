@@ -45,9 +45,16 @@ export interface PeerProcess {
 
 let nextTag = 1;
 
-export async function spawnPeer(kind: PeerKind, args: string[], opts: { readyTimeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<PeerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPTS[kind], ...args], {
-    cwd: ROOT,
+/** tsx by absolute URL, so a peer can run in any working directory (an agent's cwd is its project). */
+export const TSX_LOADER = import.meta.resolve('tsx');
+
+export async function spawnPeer(
+  kind: PeerKind,
+  args: string[],
+  opts: { readyTimeoutMs?: number; env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<PeerProcess> {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, SCRIPTS[kind], ...args], {
+    cwd: opts.cwd ?? ROOT,
     env: opts.env ?? process.env,
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -13,7 +13,7 @@ export interface WaitOptions {
   message?: string | (() => string);
 }
 
-type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
+export type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
 
 /** Polls `cond` until it returns a truthy value (which is returned) or the timeout passes. */
 export async function waitFor<T>(cond: () => T | Promise<T>, opts: WaitOptions = {}): Promise<Truthy<T>> {

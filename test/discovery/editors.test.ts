@@ -1,0 +1,444 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { lstat, mkdir, readFile, readdir, stat, unlink } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { after, before, test, type TestContext } from 'node:test';
+import {
+  EditorDiscovery,
+  editorId,
+  type DiscoveryState,
+  type EditorDiscoveryOptions,
+} from '../../src/discovery/editors.ts';
+import {
+  deadPid,
+  lockBody,
+  spawnLive,
+  startEditor,
+  startHttpServer,
+  tempDir,
+  waitFor,
+  writeLock,
+  type FakeEditor,
+  type LiveProcess,
+} from './helpers.ts';
+
+let root: string;
+let cleanup: () => Promise<void>;
+let live: LiveProcess;
+let dead: number;
+let counter = 0;
+before(async () => {
+  ({ path: root, cleanup } = await tempDir('patchbay-editors-'));
+  live = await spawnLive();
+  dead = await deadPid();
+});
+after(async () => {
+  await live.kill();
+  await cleanup();
+});
+
+interface Dirs {
+  pi: string;
+  claude: string;
+}
+
+async function freshDirs(): Promise<Dirs> {
+  const base = join(root, `case-${++counter}`);
+  const dirs = { pi: join(base, 'pi', 'ide'), claude: join(base, 'claude', 'ide') };
+  await mkdir(dirs.pi, { recursive: true });
+  await mkdir(dirs.claude, { recursive: true });
+  return dirs;
+}
+
+async function editor(t: TestContext, token = `tok-${counter}`): Promise<FakeEditor> {
+  const e = await startEditor(token);
+  t.after(() => e.close());
+  return e;
+}
+
+async function discover(t: TestContext, dirs: Dirs, options: Partial<EditorDiscoveryOptions> = {}) {
+  const states: DiscoveryState[] = [];
+  const logs: string[] = [];
+  const discovery = new EditorDiscovery({
+    dirs: [
+      { dir: dirs.pi, dialect: 'pi' },
+      { dir: dirs.claude, dialect: 'claude' },
+    ],
+    takeover: true,
+    pollMs: 200,
+    livenessMs: 100,
+    maxLockfileBytes: 65536,
+    selfPid: process.pid,
+    probeTimeoutMs: 500,
+    onChange: (state) => states.push(state),
+    log: (msg) => logs.push(msg),
+    ...options,
+  });
+  t.after(() => discovery.close());
+  return { discovery, states, logs };
+}
+
+const ls = async (dir: string) => (await readdir(dir)).sort();
+
+test('a live editor is listed and its lockfile adopted, so agents see only the door', async (t) => {
+  const dirs = await freshDirs();
+  const ed = await editor(t);
+  const original = await writeLock(dirs.pi, ed.port, lockBody(live.pid, ed.token, ['/home/me/proj']));
+  const { discovery, states } = await discover(t, dirs);
+  await discovery.start();
+
+  const adopted = join(dirs.pi, '.patchbay', `${ed.port}.lock`);
+  assert.deepEqual(discovery.current().editors, [
+    {
+      key: String(ed.port),
+      id: editorId('Neovim', ['/home/me/proj']),
+      port: ed.port,
+      pid: live.pid,
+      ideName: 'Neovim',
+      workspaceFolders: ['/home/me/proj'],
+      authToken: ed.token,
+      dialect: 'pi',
+      lockfile: adopted,
+      originalPath: original,
+    },
+  ]);
+  assert.match(discovery.current().editors[0]!.id, /^ed-[0-9a-f]{8}$/);
+  assert.equal(states.length, 1, 'start reports the first state');
+
+  const doors = await discovery.publishDoor({ port: 7000, tokens: { pi: 'door-token' }, folders: ['/home/me/proj'] });
+  assert.deepEqual(doors, [join(dirs.pi, '7000.lock')]);
+  assert.deepEqual(await ls(dirs.pi), ['.patchbay', '7000.lock']);
+  assert.deepEqual(await ls(dirs.claude), []);
+  const door = JSON.parse(await readFile(doors[0]!, 'utf8'));
+  assert.deepEqual(door, {
+    pid: process.pid,
+    workspaceFolders: ['/home/me/proj'],
+    ideName: 'Patchbay',
+    transport: 'ws',
+    authToken: 'door-token',
+  });
+
+  // Further checks list the door as nothing, and do not probe the editor again.
+  await discovery.check();
+  await discovery.check();
+  assert.equal(discovery.current().editors.length, 1);
+  assert.deepEqual(discovery.current().invalid, []);
+  assert.equal(ed.upgrades, 1, 'a known-good lockfile is not probed again');
+
+  const report = await discovery.close();
+  assert.deepEqual(report, { restored: [original], removed: [] });
+  assert.deepEqual(await ls(dirs.pi), ['.patchbay', `${ed.port}.lock`]);
+  assert.equal(await discovery.close(), report, 'closing twice is the same close');
+});
+
+async function writeBadLockfiles(t: TestContext, dirs: Dirs) {
+  const other = await editor(t, 'other-editors-token');
+  const http = await startHttpServer();
+  t.after(() => http.close());
+  const gone = await startHttpServer();
+  await gone.close();
+  return {
+    http,
+    other,
+    gone,
+    garbage: await writeLock(dirs.pi, 1111, '{"pid": 12, oops'),
+    deadEditor: await writeLock(dirs.pi, 2222, lockBody(dead, 'x')),
+    httpOwned: await writeLock(dirs.pi, http.port, lockBody(live.pid, 'x')),
+    refused: await writeLock(dirs.claude, gone.port, lockBody(live.pid, 'x')),
+    wrongToken: await writeLock(dirs.claude, other.port, lockBody(live.pid, 'not-the-token')),
+    badName: await writeLock(dirs.claude, 0, lockBody(live.pid, 'x')),
+  };
+}
+
+test('bad lockfiles are listed with a reason and break nothing', async (t) => {
+  const dirs = await freshDirs();
+  const good = await editor(t, 'good');
+  await writeLock(dirs.pi, good.port, lockBody(live.pid, 'good'));
+  const bad = await writeBadLockfiles(t, dirs);
+  const { discovery, logs } = await discover(t, dirs, { takeover: false });
+  await discovery.start();
+
+  const { editors, invalid } = discovery.current();
+  assert.deepEqual(
+    editors.map((e) => e.port),
+    [good.port],
+  );
+  const reasons = Object.fromEntries(invalid.map((i) => [i.path, i.reason]));
+  assert.match(reasons[bad.garbage] ?? '', /^not JSON: /);
+  assert.equal(reasons[bad.deadEditor], `pid ${dead} is not running`);
+  assert.equal(reasons[bad.httpOwned], `port ${bad.http.port} is owned by something that is not an editor's WebSocket server`);
+  assert.equal(reasons[bad.refused], `port ${bad.gone.port} is not accepting connections`);
+  assert.equal(reasons[bad.wrongToken], `the server on port ${bad.other.port} rejects this lockfile's token`);
+  assert.equal(reasons[bad.badName], 'file name is not <port>.lock');
+  assert.equal(invalid.length, 6);
+  assert.ok(logs.some((line) => line.startsWith(`lockfile ${bad.garbage}: not JSON`)), 'bad input is logged with its source');
+});
+
+test('under takeover, bad lockfiles an agent would still count are moved aside too, and put back on quit', async (t) => {
+  const dirs = await freshDirs();
+  const bad = await writeBadLockfiles(t, dirs);
+  const { discovery } = await discover(t, dirs);
+  await discovery.start();
+
+  // Agents skip unparsable files, dead pids and closed ports; those stay where they are.
+  for (const path of [bad.garbage, bad.deadEditor, bad.refused, bad.badName]) {
+    assert.ok((await lstat(path)).isFile(), `${path} left where it was`);
+  }
+  // A live pid on a port that accepts TCP would be a second match for agents.
+  const heldHttp = join(dirs.pi, '.patchbay', `${bad.http.port}.lock`);
+  const heldWrong = join(dirs.claude, '.patchbay', `${bad.other.port}.lock`);
+  const reasons = Object.fromEntries(discovery.current().invalid.map((i) => [i.path, i.reason]));
+  assert.match(reasons[heldHttp] ?? '', /not an editor's WebSocket server/);
+  assert.match(reasons[heldWrong] ?? '', /rejects this lockfile's token/);
+  await assert.rejects(lstat(bad.httpOwned), { code: 'ENOENT' });
+  await assert.rejects(lstat(bad.wrongToken), { code: 'ENOENT' });
+
+  // Later checks keep them held, and list them once.
+  await discovery.check();
+  assert.equal(discovery.current().invalid.length, 6);
+  assert.deepEqual(discovery.current().editors, []);
+
+  const report = await discovery.close();
+  assert.deepEqual(report.restored.sort(), [bad.httpOwned, bad.wrongToken].sort());
+  assert.ok((await lstat(bad.httpOwned)).isFile());
+  assert.ok((await lstat(bad.wrongToken)).isFile());
+});
+
+test('with takeover off, editors are listed and their lockfiles stay where they are', async (t) => {
+  const dirs = await freshDirs();
+  const ed = await editor(t);
+  const original = await writeLock(dirs.claude, ed.port, lockBody(live.pid, ed.token));
+  const { discovery } = await discover(t, dirs, { takeover: false });
+  await discovery.start();
+  assert.equal(discovery.current().editors[0]?.lockfile, original);
+  assert.equal(discovery.current().editors[0]?.dialect, 'claude');
+  assert.deepEqual(await ls(dirs.claude), [`${ed.port}.lock`]);
+
+  await discovery.setTakeover(true);
+  assert.equal(discovery.current().editors[0]?.lockfile, join(dirs.claude, '.patchbay', `${ed.port}.lock`));
+  await discovery.setTakeover(false);
+  assert.equal(discovery.current().editors[0]?.lockfile, original, 'turning takeover off gives the lockfile back');
+  assert.ok((await lstat(original)).isFile());
+});
+
+test('a new editor lockfile is listed within about 100 ms', async (t) => {
+  const dirs = await freshDirs();
+  const ed = await editor(t);
+  // Slow timers, so only the watcher can make it this fast.
+  const { discovery, states } = await discover(t, dirs, { pollMs: 5000, livenessMs: 5000 });
+  await discovery.start();
+  assert.equal(discovery.current().editors.length, 0);
+  const started = performance.now();
+  await writeLock(dirs.pi, ed.port, lockBody(live.pid, ed.token));
+  await waitFor('the new editor', () => states.at(-1)?.editors.length === 1);
+  const elapsed = performance.now() - started;
+  t.diagnostic(`new editor listed after ${elapsed.toFixed(1)} ms`);
+  assert.ok(elapsed < 250, `took ${elapsed.toFixed(1)} ms`);
+});
+
+test("an editor that dies drops out and its adopted lockfile is deleted", async (t) => {
+  const dirs = await freshDirs();
+  const ed = await editor(t);
+  const proc = await spawnLive();
+  t.after(() => proc.kill());
+  await writeLock(dirs.pi, ed.port, lockBody(proc.pid, ed.token));
+  const { discovery, logs } = await discover(t, dirs);
+  await discovery.start();
+  const adopted = discovery.current().editors[0]?.lockfile;
+  assert.equal(adopted, join(dirs.pi, '.patchbay', `${ed.port}.lock`));
+
+  await proc.kill();
+  await waitFor('the editor to drop out', () => discovery.current().editors.length === 0);
+  await assert.rejects(lstat(adopted!), { code: 'ENOENT' });
+  assert.ok(logs.some((line) => line.includes(`editor pid ${proc.pid} is gone`)));
+  assert.deepEqual(discovery.current().invalid, [], 'a removed file is not listed as invalid');
+});
+
+test('leftovers of a crash are recovered on start: live editors stay adopted, dead ones go', async (t) => {
+  const dirs = await freshDirs();
+  const ed = await editor(t);
+  const held = join(dirs.pi, '.patchbay');
+  await mkdir(held);
+  const liveLeftover = await writeLock(held, ed.port, lockBody(live.pid, ed.token));
+  const deadLeftover = await writeLock(held, 3333, lockBody(dead, 'x'));
+  const staleDoor = await writeLock(dirs.pi, 7100, lockBody(dead, 'door', ['/a'], 'Patchbay'));
+
+  const { discovery } = await discover(t, dirs);
+  await discovery.start();
+  assert.deepEqual(
+    discovery.current().editors.map((e) => [e.port, e.lockfile]),
+    [[ed.port, liveLeftover]],
+  );
+  await assert.rejects(lstat(deadLeftover), { code: 'ENOENT' });
+  await assert.rejects(lstat(staleDoor), { code: 'ENOENT' });
+
+  // And the restart's own quit puts the editor's lockfile back where the editor wrote it.
+  await discovery.close();
+  assert.deepEqual(await ls(dirs.pi), ['.patchbay', `${ed.port}.lock`]);
+});
+
+test('leftovers are moved back on start when takeover is off', async (t) => {
+  const dirs = await freshDirs();
+  const ed = await editor(t);
+  await mkdir(join(dirs.claude, '.patchbay'));
+  await writeLock(join(dirs.claude, '.patchbay'), ed.port, lockBody(live.pid, ed.token));
+  const { discovery } = await discover(t, dirs, { takeover: false });
+  await discovery.start();
+  assert.equal(discovery.current().editors[0]?.lockfile, join(dirs.claude, `${ed.port}.lock`));
+  assert.deepEqual(await ls(join(dirs.claude, '.patchbay')), []);
+});
+
+test('a second Patchbay refuses to start while another one is running', async (t) => {
+  const dirs = await freshDirs();
+  const otherDoor = await editor(t, 'other-door-token');
+  const door = await writeLock(dirs.claude, otherDoor.port, lockBody(live.pid, 'other-door-token', ['/a'], 'Patchbay'));
+  const { discovery } = await discover(t, dirs);
+  await assert.rejects(discovery.start(), (err: Error) => {
+    assert.match(err.message, new RegExp(`another Patchbay \\(pid ${live.pid}\\) is running: its door lockfile is ${door}`));
+    return true;
+  });
+  assert.deepEqual(await discovery.close(), { restored: [], removed: [] });
+  assert.ok((await lstat(door)).isFile(), "the other Patchbay's door is untouched");
+});
+
+test('a Patchbay door whose pid now belongs to something else is cleared as stale', async (t) => {
+  const dirs = await freshDirs();
+  const gone = await startHttpServer();
+  await gone.close();
+  const door = await writeLock(dirs.pi, gone.port, lockBody(live.pid, 't', ['/a'], 'Patchbay'));
+  const { discovery } = await discover(t, dirs);
+  await discovery.start();
+  await assert.rejects(lstat(door), { code: 'ENOENT' });
+});
+
+test('the same editor in both lock dirs is one editor, spoken to in the pi dialect', async (t) => {
+  const dirs = await freshDirs();
+  const ed = await editor(t);
+  await writeLock(dirs.claude, ed.port, lockBody(live.pid, ed.token));
+  await writeLock(dirs.pi, ed.port, lockBody(live.pid, ed.token));
+  const { discovery } = await discover(t, dirs);
+  await discovery.start();
+  const { editors } = discovery.current();
+  assert.equal(editors.length, 1);
+  assert.equal(editors[0]!.dialect, 'pi');
+  assert.deepEqual(await ls(dirs.claude), ['.patchbay'], 'both lockfiles are adopted');
+  assert.deepEqual(await ls(dirs.pi), ['.patchbay']);
+});
+
+test('the door lockfile is rewritten only when what it advertises changes', async (t) => {
+  const dirs = await freshDirs();
+  const { discovery } = await discover(t, dirs);
+  await discovery.start();
+  const spec = { port: 7200, tokens: { pi: 'p', claude: 'c' }, folders: ['/x', '/y', '/x'] };
+  const paths = await discovery.publishDoor(spec);
+  assert.deepEqual(paths, [join(dirs.pi, '7200.lock'), join(dirs.claude, '7200.lock')]);
+  assert.deepEqual(discovery.doorLockfiles(), paths);
+  assert.deepEqual(JSON.parse(await readFile(paths[1]!, 'utf8')).workspaceFolders, ['/x', '/y']);
+  assert.equal((await stat(paths[1]!)).mode & 0o777, 0o600);
+  const first = await stat(paths[0]!);
+
+  await discovery.publishDoor({ ...spec, folders: ['/x', '/y'] });
+  assert.equal((await stat(paths[0]!)).ino, first.ino, 'same folders: not rewritten');
+
+  await discovery.publishDoor({ ...spec, folders: ['/x', '/y', '/z'] });
+  assert.notEqual((await stat(paths[0]!)).ino, first.ino);
+  assert.deepEqual(JSON.parse(await readFile(paths[0]!, 'utf8')).workspaceFolders, ['/x', '/y', '/z']);
+
+  // Claude support turned off: its door goes away.
+  await discovery.publishDoor({ ...spec, tokens: { pi: 'p' } });
+  assert.deepEqual(discovery.doorLockfiles(), [paths[0]]);
+  await assert.rejects(lstat(paths[1]!), { code: 'ENOENT' });
+
+  // Deleted by someone else: written again on the next check.
+  await unlink(paths[0]!);
+  await discovery.check();
+  assert.ok((await lstat(paths[0]!)).isFile());
+
+  await discovery.close();
+  assert.deepEqual(await ls(dirs.pi), []);
+});
+
+test('an editor the relay reports as dropped is re-checked at once and its lockfile given back', async (t) => {
+  const dirs = await freshDirs();
+  const ed = await startEditor('suspect');
+  t.after(() => ed.close());
+  const original = await writeLock(dirs.pi, ed.port, lockBody(live.pid, 'suspect'));
+  // Slow liveness timer: only markSuspect can notice in time.
+  const { discovery } = await discover(t, dirs, { livenessMs: 60_000 });
+  await discovery.start();
+  assert.equal(discovery.current().editors.length, 1);
+
+  await ed.close(); // the editor stopped serving, its process (live.pid) lives on
+  await discovery.markSuspect(ed.port);
+  assert.deepEqual(discovery.current().editors, []);
+  assert.deepEqual(discovery.current().invalid, [
+    { path: original, reason: `port ${ed.port} is not accepting connections` },
+  ]);
+  assert.ok((await lstat(original)).isFile(), 'no longer held: moved back');
+});
+
+test('an editor that rewrites its lockfile is picked up with its new folders', async (t) => {
+  const dirs = await freshDirs();
+  const ed = await editor(t);
+  await writeLock(dirs.pi, ed.port, lockBody(live.pid, ed.token, ['/old']));
+  const { discovery, states } = await discover(t, dirs);
+  await discovery.start();
+  await writeLock(dirs.pi, ed.port, lockBody(live.pid, ed.token, ['/new']));
+  await waitFor('the new folders', () => states.at(-1)?.editors[0]?.workspaceFolders[0] === '/new');
+  assert.deepEqual(await ls(dirs.pi), ['.patchbay']);
+  assert.deepEqual(await ls(join(dirs.pi, '.patchbay')), [`${ed.port}.lock`]);
+});
+
+test('restoring by hand gives live editors back and removes dead ones', async (t) => {
+  const dirs = await freshDirs();
+  const ed = await editor(t);
+  await mkdir(join(dirs.pi, '.patchbay'));
+  const liveHeld = await writeLock(join(dirs.pi, '.patchbay'), ed.port, lockBody(live.pid, ed.token));
+  const deadHeld = await writeLock(join(dirs.pi, '.patchbay'), 4444, lockBody(dead, 'x'));
+  // `patchbay restore` with no daemon: no start, just a restore.
+  const { discovery } = await discover(t, dirs);
+  const report = await discovery.restoreAll();
+  assert.deepEqual(report, { restored: [join(dirs.pi, `${ed.port}.lock`)], removed: [deadHeld] });
+  await assert.rejects(lstat(liveHeld), { code: 'ENOENT' });
+});
+
+test('an editor that starts serving after writing its lockfile is listed once it answers', async (t) => {
+  const dirs = await freshDirs();
+  const reserved = await startHttpServer();
+  const port = reserved.port;
+  await reserved.close();
+  const path = await writeLock(dirs.pi, port, lockBody(live.pid, 'late'));
+  const { discovery, states } = await discover(t, dirs, { livenessMs: 50 });
+  await discovery.start();
+  assert.deepEqual(discovery.current().invalid, [{ path, reason: `port ${port} is not accepting connections` }]);
+
+  const late = await startEditor('late', 400, port);
+  t.after(() => late.close());
+  await waitFor('the late editor', () => states.at(-1)?.editors.length === 1);
+  assert.deepEqual(discovery.current().invalid, []);
+});
+
+test('a port that never answers is probed once, not on every check', async (t) => {
+  const dirs = await freshDirs();
+  const held = new Set<Socket>();
+  const silent = createServer((socket) => held.add(socket));
+  silent.listen(0, '127.0.0.1');
+  await once(silent, 'listening');
+  t.after(async () => {
+    for (const socket of held) socket.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  });
+  const port = (silent.address() as AddressInfo).port;
+  await writeLock(dirs.pi, port, lockBody(live.pid, 'x'));
+  const { discovery } = await discover(t, dirs, { probeTimeoutMs: 300, livenessMs: 60_000 });
+  await discovery.start();
+  assert.match(discovery.current().invalid[0]?.reason ?? '', /did not answer a WebSocket handshake within 300 ms/);
+
+  const started = performance.now();
+  await discovery.check();
+  await discovery.check();
+  const elapsed = performance.now() - started;
+  assert.ok(elapsed < 250, `two checks took ${elapsed.toFixed(1)} ms`);
+  assert.equal(held.size, 1, 'one probe connection only');
+});

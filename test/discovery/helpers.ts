@@ -1,0 +1,117 @@
+// Small doubles for discovery tests: temp dirs, live and dead pids, and a tiny editor
+// WebSocket server that, like pi-ide.nvim, answers a bad token with HTTP 400 before upgrade.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WebSocketServer } from 'ws';
+
+export async function tempDir(prefix = 'patchbay-discovery-'): Promise<{ path: string; cleanup: () => Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), prefix));
+  return { path, cleanup: () => rm(path, { recursive: true, force: true }) };
+}
+
+/** Polls until `check` returns a truthy value; fails with `what` after `timeoutMs`. */
+export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 2000, everyMs = 5): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+export interface LiveProcess {
+  pid: number;
+  child: ChildProcess;
+  kill: () => Promise<void>;
+}
+
+/** A real process that stays alive until killed (and is reaped, so its pid reads as dead). */
+export async function spawnLive(args: string[] = ['-e', 'setInterval(() => {}, 1000)'], cwd?: string): Promise<LiveProcess> {
+  const child = spawn(process.execPath, args, { stdio: 'ignore', cwd });
+  await once(child, 'spawn');
+  const pid = child.pid!;
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  return {
+    pid,
+    child,
+    kill: async () => {
+      if (exited) return;
+      const gone = once(child, 'exit');
+      child.kill('SIGKILL');
+      await gone;
+    },
+  };
+}
+
+/** The pid of a process that has exited and been reaped. */
+export async function deadPid(): Promise<number> {
+  const live = await spawnLive(['-e', '']);
+  if (live.child.exitCode === null && live.child.signalCode === null) await once(live.child, 'exit');
+  return live.pid;
+}
+
+export interface FakeEditor {
+  port: number;
+  token: string;
+  /** Upgrade requests seen (probes included). */
+  upgrades: number;
+  close: () => Promise<void>;
+}
+
+/** Accepts either dialect's header; answers a missing or wrong token with 400, like pi-ide.nvim. */
+export async function startEditor(token = 'editor-token', rejectStatus = 400, port = 0): Promise<FakeEditor> {
+  const wss = new WebSocketServer({ noServer: true });
+  const server = createServer((_req, res) => res.writeHead(426).end());
+  const editor: FakeEditor = { port: 0, token, upgrades: 0, close: async () => {} };
+  server.on('upgrade', (req, socket, head) => {
+    editor.upgrades++;
+    const given = req.headers['x-pi-ide-authorization'] ?? req.headers['x-claude-code-ide-authorization'];
+    if (given !== token) {
+      socket.end(`HTTP/1.1 ${rejectStatus} Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+  });
+  server.listen(port, '127.0.0.1');
+  await once(server, 'listening');
+  editor.port = (server.address() as AddressInfo).port;
+  editor.close = async () => {
+    for (const client of wss.clients) client.terminate();
+    wss.close();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return editor;
+}
+
+/** A plain HTTP server (no WebSocket): owns a port, is not an editor. */
+export async function startHttpServer(): Promise<{ port: number; server: Server; close: () => Promise<void> }> {
+  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('hello'));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    port: (server.address() as AddressInfo).port,
+    server,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export function lockBody(pid: number, token: string, folders: string[] = ['/work/project'], ideName = 'Neovim'): object {
+  return { pid, workspaceFolders: folders, ideName, transport: 'ws', authToken: token };
+}
+
+export async function writeLock(dir: string, port: number, body: object | string): Promise<string> {
+  const path = join(dir, `${port}.lock`);
+  await writeFile(path, typeof body === 'string' ? body : JSON.stringify(body));
+  return path;
+}

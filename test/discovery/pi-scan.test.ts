@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { realpath, writeFile } from 'node:fs/promises';
+import { platform } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { isPiCommand, likelyReason, parsePsList, scanPiProcesses } from '../../src/discovery/pi-scan.ts';
+import { spawnLive, tempDir } from './helpers.ts';
+
+const commands: [string[], boolean][] = [
+  [['pi'], true],
+  [['/usr/local/bin/pi', '--continue'], true],
+  [['node', '/usr/local/bin/pi'], true],
+  [['/usr/bin/node', '--import', 'tsx', '/home/u/.npm/lib/node_modules/@earendil-works/pi-coding-agent/dist/cli.js', '--mode', 'rpc'], true],
+  [['node22', '--enable-source-maps', '/opt/pi'], true],
+  [['node', '-e', 'require("/x/pi")'], false],
+  [['node', '/x/api'], false],
+  [['node', '/usr/bin/npm', 'install', '@earendil-works/pi-coding-agent'], false],
+  [['npm', 'install', '@earendil-works/pi-coding-agent'], false],
+  [['python3', '/x/pi'], false],
+  [['pip'], false],
+  [['node'], false],
+  [[], false],
+];
+
+for (const [argv, expected] of commands) {
+  test(`${JSON.stringify(argv)} ${expected ? 'is' : 'is not'} a pi agent`, () => {
+    assert.equal(isPiCommand(argv), expected);
+  });
+}
+
+test('ps listings parse into pids and commands', () => {
+  assert.deepEqual(parsePsList('  101 /usr/local/bin/pi --continue\n 2 node /x/y.js \n\nbogus\n'), [
+    { pid: 101, command: '/usr/local/bin/pi --continue' },
+    { pid: 2, command: 'node /x/y.js' },
+  ]);
+});
+
+const reasons: [Parameters<typeof likelyReason>[1], string | null, string][] = [
+  [{ autoconnect: true, piIdeInstalled: false }, '/p', 'pi-ide extension not found'],
+  [{ autoconnect: false, piIdeInstalled: true }, '/p', 'pi-ide autoconnect is off for this folder'],
+  [{ autoconnect: null, piIdeInstalled: null, folderMatched: false }, '/p', 'no editor lockfile matched its folder'],
+  [{ autoconnect: true, piIdeInstalled: true, folderMatched: true, startedBeforeDoor: true }, '/p', 'started before Patchbay: connect with /ide'],
+  [{ autoconnect: true, piIdeInstalled: true, folderMatched: true }, '/p', 'older pi-ide: connect with /ide'],
+  [{ autoconnect: null, piIdeInstalled: null }, null, 'its folder cannot be read'],
+];
+
+for (const [facts, cwd, expected] of reasons) {
+  test(`an idle pi with ${JSON.stringify(facts)} is explained as "${expected}"`, () => {
+    assert.equal(likelyReason({ cwd }, facts), expected);
+  });
+}
+
+test('a running pi process is found with its folder; other node processes are not', { skip: platform() !== 'linux' && 'Linux /proc scan' }, async (t) => {
+  const { path: dir, cleanup } = await tempDir('patchbay-piscan-');
+  t.after(cleanup);
+  const script = join(dir, 'pi');
+  await writeFile(script, 'setInterval(() => {}, 1000);\n');
+  const pi = await spawnLive([script, '--continue'], dir);
+  t.after(() => pi.kill());
+  const other = await spawnLive(['-e', 'setInterval(() => {}, 1000)'], dir);
+  t.after(() => other.kill());
+
+  const found = await scanPiProcesses();
+  assert.deepEqual(
+    found.filter((p) => p.pid === pi.pid),
+    [{ pid: pi.pid, cwd: await realpath(dir), command: `${process.execPath} ${script} --continue` }],
+  );
+  assert.equal(found.some((p) => p.pid === other.pid || p.pid === process.pid), false);
+});

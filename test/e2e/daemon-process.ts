@@ -1,0 +1,93 @@
+// The real `patchbay` binary as separate processes: a daemon owned by the test, and CLI runs.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Snapshot } from '../../src/api/types.ts';
+import { waitFor, type Truthy } from '../peers/wait.ts';
+
+const BIN = fileURLToPath(new URL('../../src/cli/bin.mjs', import.meta.url));
+
+export interface Env {
+  root: string;
+  env: NodeJS.ProcessEnv;
+  piLockDir: string;
+}
+
+/** An isolated environment: every dir Patchbay and the agents use lives under `root`. */
+export async function isolatedEnv(root: string): Promise<Env> {
+  const piLockDir = join(root, 'pi-ide');
+  await mkdir(piLockDir, { recursive: true, mode: 0o700 });
+  return {
+    root,
+    piLockDir,
+    env: {
+      PATH: process.env.PATH,
+      HOME: root,
+      PATCHBAY_HOME: join(root, 'patchbay'),
+      PI_IDE_LOCK_DIR: piLockDir,
+      CLAUDE_CONFIG_DIR: join(root, 'claude'),
+      PI_CODING_AGENT_DIR: join(root, 'pi-agent'),
+      PATCHBAY_SCAN_PROCESSES: '0',
+    },
+  };
+}
+
+export interface Daemon {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export async function startDaemon(env: Env): Promise<Daemon> {
+  const child = spawn(process.execPath, [BIN, 'daemon'], { env: env.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  await waitFor(() => output.includes('running') || child.exitCode !== null, {
+    timeoutMs: 15_000,
+    message: () => `the daemon to start: ${output}`,
+  });
+  if (child.exitCode !== null) throw new Error(`the daemon exited: ${output}`);
+  return {
+    child,
+    output: () => output,
+    exited,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function cli(env: Env, args: string[]): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: env.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export async function status(env: Env): Promise<Snapshot> {
+  const run = await cli(env, ['status', '--json']);
+  if (run.code !== 0) throw new Error(`patchbay status failed (${run.code}): ${run.stderr}`);
+  return JSON.parse(run.stdout) as Snapshot;
+}
+
+/** Polls `patchbay status --json` until `pick` returns something truthy. */
+export function statusUntil<T>(env: Env, pick: (s: Snapshot) => T, message: string, timeoutMs = 10_000): Promise<Truthy<T>> {
+  return waitFor(async () => pick(await status(env)), { timeoutMs, intervalMs: 100, message });
+}
