@@ -2,7 +2,7 @@
 // straight on disk when it does not (after a crash, say).
 import type { Dialect, RestoreReport } from '../api/types.ts';
 import { pidAlive } from '../discovery/liveness.ts';
-import { restoreAdopted } from '../discovery/takeover.ts';
+import { removeDeadDoors, restoreAdopted } from '../discovery/takeover.ts';
 import type { HubOptions } from '../options.ts';
 import { NotRunningError } from '../web/control-client.ts';
 import { parse, positionals, printJson, type Command } from './command.ts';
@@ -17,7 +17,7 @@ export async function restoreOnDisk(options: HubOptions): Promise<RestoreReport>
   for (const [dir, dialect] of dirs) {
     const moved = await restoreAdopted(dir, dialect, (lock) => pidAlive(lock.pid));
     report.restored.push(...moved.restored);
-    report.removed.push(...moved.removed);
+    report.removed.push(...moved.removed, ...(await removeDeadDoors(dir, dialect, pidAlive)));
   }
   return report;
 }

@@ -145,3 +145,15 @@ export async function removeFile(path: string): Promise<void> {
 export function isOtherPatchbay(lock: Lockfile, selfPid: number, isAlive: (pid: number) => boolean): boolean {
   return lock.ideName === DOOR_IDE_NAME && lock.pid !== selfPid && isAlive(lock.pid);
 }
+
+/** Deletes door lockfiles left by a Patchbay that died (a crash leaves one per lock dir). */
+export async function removeDeadDoors(dir: string, dialect: Dialect, isAlive: (pid: number) => boolean, opts = noCap): Promise<string[]> {
+  const { entries } = await scanFolder(dir, dir, dialect, opts);
+  const removed: string[] = [];
+  for (const entry of entries) {
+    if (entry.lock.ideName !== DOOR_IDE_NAME || isAlive(entry.lock.pid)) continue;
+    await removeFile(entry.path);
+    removed.push(entry.path);
+  }
+  return removed;
+}

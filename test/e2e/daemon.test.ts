@@ -138,6 +138,13 @@ describe('patchbay daemon with a real editor process and a real agent process', 
     await daemon.stop('SIGKILL');
     assert.ok(existsSync(adopted), 'still aside after the crash');
 
+    // By hand, with no daemon: the editor's lockfile goes back, the dead door's is deleted.
+    const restored = await cli(env, ['restore']);
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.match(restored.stdout, new RegExp(`restored .*${nvim.ready.port}\\.lock`));
+    assert.match(restored.stdout, /removed .*\.lock/);
+    assert.ok(existsSync(join(env.piLockDir, `${nvim.ready.port}.lock`)));
+
     daemon = await startDaemon(env);
     await statusUntil(env, (s) => s.editors.length === 1, 'the editor re-adopted');
     // A pi session with a pending diff hears DIFF_REJECTED before the daemon goes.
