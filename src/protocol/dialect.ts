@@ -21,39 +21,47 @@ export function toolNameFor(name: string, from: Dialect, to: Dialect): string {
 export interface Diagnostic {
   [key: string]: unknown;
 }
-type DiagnosticsMap = Record<string, Diagnostic[]>;
-type DiagnosticsArray = { uri: string; diagnostics: Diagnostic[] }[];
+/** uri → diagnostics, in the order files were first seen. A Map, so a uri like `__proto__` is just a key. */
+type DiagnosticsByUri = Map<string, Diagnostic[]>;
 
-/** Reads either shape into a map. pi-ide.nvim encodes an empty map as `[]` (Lua's empty table). */
-function diagnosticsToMap(value: unknown): DiagnosticsMap | null {
+/**
+ * Reads either shape into a list of (uri, diagnostics); null for any other shape. pi-ide.nvim
+ * encodes an empty map as `[]` (Lua's empty table). A map's values must all be lists: other
+ * objects (claudecode.nvim sends one `{filePath,line,…}` per item) are not diagnostics maps.
+ */
+function diagnosticsEntries(value: unknown): [string, Diagnostic[]][] | null {
   if (Array.isArray(value)) {
-    const map: DiagnosticsMap = {};
+    const entries: [string, Diagnostic[]][] = [];
     for (const item of value) {
       if (typeof item !== 'object' || item === null) return null;
       const { uri, diagnostics } = item as { uri?: unknown; diagnostics?: unknown };
       if (typeof uri !== 'string') return null;
-      map[uri] = Array.isArray(diagnostics) ? (diagnostics as Diagnostic[]) : [];
+      if (diagnostics !== undefined && !Array.isArray(diagnostics)) return null;
+      entries.push([uri, (diagnostics ?? []) as Diagnostic[]]);
     }
-    return map;
+    return entries;
   }
-  if (typeof value === 'object' && value !== null) return value as DiagnosticsMap;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value);
+    return entries.every(([, diagnostics]) => Array.isArray(diagnostics)) ? (entries as [string, Diagnostic[]][]) : null;
+  }
   return null;
 }
 
-function encodeDiagnostics(map: DiagnosticsMap, to: Dialect): string {
-  if (to === 'pi') return JSON.stringify(map);
-  return JSON.stringify(Object.entries(map).map(([uri, diagnostics]) => ({ uri, diagnostics })));
+function encodeDiagnostics(byUri: DiagnosticsByUri, to: Dialect): string {
+  if (to === 'pi') return JSON.stringify(Object.fromEntries(byUri));
+  return JSON.stringify([...byUri].map(([uri, diagnostics]) => ({ uri, diagnostics })));
 }
 
 export function emptyDiagnostics(to: Dialect): unknown {
-  return textResult(encodeDiagnostics({}, to));
+  return textResult(encodeDiagnostics(new Map(), to));
 }
 
 /** Rewrites a `getDiagnostics` result into the agent's dialect; unknown shapes pass through. */
 export function translateDiagnostics(result: unknown, to: Dialect): unknown {
   const texts = resultTexts(result);
   if (!texts || texts.length === 0) return result;
-  const merged: DiagnosticsMap = {};
+  const merged: DiagnosticsByUri = new Map();
   for (const text of texts) {
     let parsed: unknown;
     try {
@@ -61,9 +69,10 @@ export function translateDiagnostics(result: unknown, to: Dialect): unknown {
     } catch {
       return result;
     }
-    const map = diagnosticsToMap(parsed);
-    if (!map) return result;
-    Object.assign(merged, map);
+    const entries = diagnosticsEntries(parsed);
+    if (!entries) return result;
+    // The same file may appear in several items; keep all of its diagnostics.
+    for (const [uri, diagnostics] of entries) merged.set(uri, [...(merged.get(uri) ?? []), ...diagnostics]);
   }
   return textResult(encodeDiagnostics(merged, to));
 }
@@ -87,12 +96,28 @@ export function translateOpenEditors(result: unknown, to: Dialect): unknown {
   } catch {
     return result;
   }
-  const tabs: unknown = Array.isArray(parsed) ? parsed : (parsed as { tabs?: unknown } | null)?.tabs;
+  const tabs = emptyTableAsList(Array.isArray(parsed) ? parsed : (parsed as { tabs?: unknown } | null)?.tabs);
   if (!Array.isArray(tabs)) return result;
   const list = tabs.filter((t): t is EditorTab => typeof t === 'object' && t !== null && typeof t.uri === 'string');
   if (to === 'pi') return textResult(JSON.stringify(list));
-  const withLabels = list.map((t) => ({ ...t, label: t.label ?? t.uri.split('/').pop() ?? t.uri }));
+  const withLabels = list.map((t) => ({ ...t, label: typeof t.label === 'string' ? t.label : labelOf(t.uri) }));
   return textResult(JSON.stringify({ tabs: withLabels }));
+}
+
+/** A Lua editor may encode an empty list as `{}`. */
+function emptyTableAsList(value: unknown): unknown {
+  const isEmptyObject = typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+  return isEmptyObject ? [] : value;
+}
+
+/** The file name of a tab's URI, as editors label tabs. */
+function labelOf(uri: string): string {
+  const name = uri.replace(/\/+$/, '').split('/').pop() || uri;
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name; // not percent-encoded after all (a bare path with a literal '%')
+  }
 }
 
 /**
@@ -101,10 +126,15 @@ export function translateOpenEditors(result: unknown, to: Dialect): unknown {
  */
 export function cleanToolList(tools: ToolSpec[], from: Dialect, to: Dialect): ToolSpec[] {
   return tools.map((tool) => {
-    const schema = { ...(tool.inputSchema ?? {}) } as Record<string, unknown>;
-    if (Array.isArray(schema.properties)) schema.properties = {};
+    // MCP clients require `{type:"object", properties?: object}`; one bad schema drops the whole list.
+    const schema = isPlainObject(tool.inputSchema) ? { ...tool.inputSchema } : {};
+    if (!isPlainObject(schema.properties)) schema.properties = {};
     if (Array.isArray(schema.required) && schema.required.length === 0) delete schema.required;
-    if (schema.type === undefined) schema.type = 'object';
+    schema.type = 'object';
     return { ...tool, name: toolNameFor(tool.name, from, to), inputSchema: schema };
   });
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -71,6 +71,10 @@ export function parseFrame(text: string): ParseResult {
     return { ok: true, message: { kind: 'request', msg: obj as unknown as RpcRequest } };
   }
   if ('result' in obj || 'error' in obj) {
+    // A response must name the request it answers (null only when that could not be told).
+    if (obj.id !== null && !isId(obj.id)) {
+      return { ok: false, id: null, error: { code: INVALID_REQUEST, message: 'Invalid Request: a response needs an "id" that is a string, number or null' } };
+    }
     return { ok: true, message: { kind: 'response', msg: obj as unknown as RpcResponse } };
   }
   return { ok: false, id, error: { code: INVALID_REQUEST, message: 'Invalid Request: no "method", "result" or "error"' } };

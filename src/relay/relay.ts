@@ -548,16 +548,18 @@ export class Relay {
 
   // ── editor → agent ───────────────────────────────────────────────────────
 
-  /** getSuggestions / listSuggestionModels (and unknown requests) go to one bound pi session. */
+  /** getSuggestions / listSuggestionModels go to one bound pi session; other requests to one bound session. */
   private onEditorRequest(editorId: string, from: RpcLink, msg: RpcRequest): void {
     const settings = this.deps.settings();
+    // Suggestions are pi's; anything else the editor asks passes through to any bound session.
+    const piOnly = msg.method === 'getSuggestions' || msg.method === 'listSuggestionModels';
     const candidates = [...this.sessions.values()]
-      .filter((s) => !s.closed && s.editorId === editorId && s.dialect === 'pi')
+      .filter((s) => !s.closed && s.editorId === editorId && (!piOnly || s.kind === 'pi'))
       .map((s) => ({ sessionId: s.id, key: sessionKey(s) ?? s.id, lastActiveAt: s.lastActiveAt }));
     const chosen = chooseSuggestionSession(editorId, candidates, settings);
     const session = chosen ? this.sessions.get(chosen) : undefined;
     if (!session) {
-      void from.respondError(msg.id, METHOD_NOT_FOUND, `Patchbay: no pi session is bound to this editor for ${msg.method}`);
+      void from.respondError(msg.id, METHOD_NOT_FOUND, `Patchbay: no ${piOnly ? 'pi ' : ''}session is bound to this editor for ${msg.method}`);
       return;
     }
     let params = msg.params;

@@ -20,7 +20,7 @@ export class TrafficLog {
       method: typeof msg?.method === 'string' ? msg.method : null,
       id: msg?.id ?? null,
       bytes: Buffer.byteLength(text),
-      preview: text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text,
+      preview: preview(text),
     };
     if (this.entries.length < this.capacity) this.entries.push(entry);
     else {
@@ -34,4 +34,11 @@ export class TrafficLog {
     const ordered = [...this.entries.slice(this.start), ...this.entries.slice(0, this.start)];
     return ordered.slice(Math.max(0, ordered.length - limit));
   }
+}
+
+/** The start of a frame; never ends in half a surrogate pair (it would show as garbage). */
+function preview(text: string): string {
+  if (text.length <= PREVIEW_CHARS) return text;
+  const cut = /[\uD800-\uDBFF]/.test(text[PREVIEW_CHARS - 1]!) ? PREVIEW_CHARS - 1 : PREVIEW_CHARS;
+  return `${text.slice(0, cut)}…`;
 }

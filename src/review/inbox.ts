@@ -132,8 +132,7 @@ export class Inbox {
   /** The person decided in Patchbay. Returns null when the diff is no longer pending. */
   decide(id: string, decision: Decision, by: DecidedBy = 'patchbay'): { record: DecisionRecord; effects: InboxEffect[] } | null {
     if (!this.diffs.has(id)) return null;
-    const effects = this.finish(id, decision, by);
-    return { record: this.history[0]!, effects };
+    return this.settle(id, decision, by);
   }
 
   /** The editor answered its openDiff. Late answers (already decided) are dropped. */
@@ -185,7 +184,10 @@ export class Inbox {
     if (this.ctx.route() === 'patchbay-only') return [];
     const editorId = this.ctx.boundEditor(diff.sessionId);
     if (!editorId) return [];
-    const tabName = diff.editorId === editorId && diff.editorTab ? diff.editorTab : this.uniqueTab(editorId, diff.tabName);
+    // Back in the same editor, reuse its tab name (its old tab, if still open, is replaced)
+    // unless another diff took that name there meanwhile.
+    const reuse = diff.editorId === editorId && diff.editorTab !== null && !this.tabTaken(editorId, diff.editorTab);
+    const tabName = reuse ? diff.editorTab! : this.uniqueTab(editorId, diff.tabName);
     diff.editorId = editorId;
     diff.editorTab = tabName;
     diff.inEditor = true;
@@ -203,13 +205,26 @@ export class Inbox {
 
   /** Two sessions may use the same tab name; in one editor that would reject the other's diff. */
   private uniqueTab(editorId: string, tabName: string): string {
-    const taken = new Set([...this.diffs.values()].filter((d) => d.editorId === editorId && d.inEditor).map((d) => d.editorTab));
     let name = tabName;
-    for (let n = 2; taken.has(name); n++) name = `${tabName} (${n})`;
+    for (let n = 2; this.tabTaken(editorId, name); n++) name = `${tabName} (${n})`;
     return name;
   }
 
+  private tabTaken(editorId: string, editorTab: string): boolean {
+    return this.findByEditorTab(editorId, editorTab) !== undefined;
+  }
+
   private finish(id: string, decision: Decision, by: DecidedBy, outcome?: 'withdrawn'): InboxEffect[] {
+    return this.settle(id, decision, by, outcome).effects;
+  }
+
+  /** Ends a pending diff: closes its editor tab, answers the agent, records the decision. */
+  private settle(
+    id: string,
+    decision: Decision,
+    by: DecidedBy,
+    outcome?: 'withdrawn',
+  ): { record: DecisionRecord; effects: InboxEffect[] } {
     const diff = this.diffs.get(id)!;
     this.diffs.delete(id);
     const effects: InboxEffect[] = [];
@@ -225,7 +240,7 @@ export class Inbox {
       reply: diff.reply,
       result: accepted ? fileSaved(contents) : diffRejected(diff.tabName),
     });
-    this.history.unshift({
+    const record: DecisionRecord = {
       id,
       sessionId: diff.sessionId,
       path: diff.path,
@@ -233,9 +248,10 @@ export class Inbox {
       by,
       at: this.ctx.now(),
       edited: accepted && contents !== diff.newContents,
-    });
-    if (this.history.length > this.historyLimit) this.history.length = this.historyLimit;
-    return effects;
+    };
+    this.history.unshift(record);
+    if (this.history.length > this.historyLimit) this.history.length = Math.max(0, this.historyLimit);
+    return { record, effects };
   }
 }
 

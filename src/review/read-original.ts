@@ -1,5 +1,10 @@
 // The on-disk contents a diff is reviewed against, read once when the diff arrives.
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
+
+// Non-blocking, so a FIFO path cannot hang the open (and every later fs call) forever;
+// regular files ignore the flag. Windows has no O_NONBLOCK and no such FIFOs.
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 export interface Original {
   contents: string | null;
@@ -10,7 +15,7 @@ export interface Original {
 export async function readOriginal(path: string, maxBytes: number): Promise<Original> {
   let handle;
   try {
-    handle = await open(path, 'r');
+    handle = await open(path, READ_FLAGS);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return { contents: null, isNew: true, tooLarge: false };

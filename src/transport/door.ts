@@ -64,6 +64,10 @@ export class Door {
       res.writeHead(426, { 'content-type': 'text/plain' }).end('Patchbay door: WebSocket only\n');
     });
     http.on('upgrade', (req, socket: Socket, head) => {
+      // Node leaves an upgrading socket without an error listener: a client that resets
+      // while it is being refused would otherwise crash the process. ws adds its own below.
+      const onError = (err: Error): void => options.log(`door: connection error before upgrade: ${err.message}`);
+      socket.on('error', onError);
       // Browsers always send Origin; agents never do. A page must not reach the door.
       if (req.headers.origin !== undefined) {
         options.log(`door: refused a browser connection from ${req.headers.origin}`);
@@ -74,6 +78,7 @@ export class Door {
         options.log('door: refused a connection with a missing or wrong token');
         return refuse(socket, 401, 'Unauthorized');
       }
+      socket.off('error', onError);
       wss.handleUpgrade(req, socket, head, (ws) => {
         options.onConnection({ ws, dialect, remotePort: socket.remotePort ?? 0, protocol: ws.protocol });
       });
@@ -89,13 +94,17 @@ export class Door {
     return new Door(http, wss, (http.address() as AddressInfo).port);
   }
 
-  private closed = false;
+  private closing: Promise<void> | null = null;
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    for (const ws of this.wss.clients) ws.terminate();
-    this.wss.close();
-    await new Promise<void>((resolve) => this.http.close(() => resolve()));
+  /** Stops listening and drops every connection. A second call waits for the first. */
+  close(): Promise<void> {
+    this.closing ??= new Promise<void>((resolve) => {
+      for (const ws of this.wss.clients) ws.terminate();
+      this.wss.close();
+      this.http.close(() => resolve());
+      // A client still sending its request headers would hold close() up for the headers timeout.
+      this.http.closeAllConnections();
+    });
+    return this.closing;
   }
 }

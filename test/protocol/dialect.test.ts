@@ -1,0 +1,252 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { z } from 'zod';
+import {
+  AUTH_HEADER,
+  cleanToolList,
+  emptyDiagnostics,
+  toolNameFor,
+  translateDiagnostics,
+  translateOpenEditors,
+} from '../../src/protocol/dialect.ts';
+import { PATCHBAY_TOOLS, textResult, type ToolSpec } from '../../src/protocol/mcp.ts';
+
+const diag = (message: string) => ({ message, severity: 'Error', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } });
+const A = 'file:///w/a.ts';
+const B = 'file:///w/b.ts';
+
+/** The one JSON text a translated result carries. */
+function json(result: unknown): unknown {
+  const content = (result as { content: { type: string; text: string }[] }).content;
+  assert.equal(content.length, 1, 'one text item');
+  assert.equal(content[0]!.type, 'text');
+  return JSON.parse(content[0]!.text);
+}
+
+describe('translateDiagnostics', () => {
+  test('a pi-ide.nvim map becomes a Claude array', () => {
+    const result = textResult(JSON.stringify({ [A]: [diag('x')], [B]: [] }));
+    assert.deepEqual(json(translateDiagnostics(result, 'claude')), [
+      { uri: A, diagnostics: [diag('x')] },
+      { uri: B, diagnostics: [] },
+    ]);
+  });
+
+  test('a Claude array becomes a pi map', () => {
+    const result = textResult(JSON.stringify([{ uri: A, diagnostics: [diag('y')] }]));
+    assert.deepEqual(json(translateDiagnostics(result, 'pi')), { [A]: [diag('y')] });
+  });
+
+  test('a map stays a map and an array stays an array in their own dialect', () => {
+    const map = { [A]: [diag('m')] };
+    assert.deepEqual(json(translateDiagnostics(textResult(JSON.stringify(map)), 'pi')), map);
+    const array = [{ uri: A, diagnostics: [diag('a')] }];
+    assert.deepEqual(json(translateDiagnostics(textResult(JSON.stringify(array)), 'claude')), array);
+  });
+
+  test("pi-ide.nvim's empty map, encoded as [], becomes {} for pi and stays [] for Claude", () => {
+    assert.deepEqual(translateDiagnostics(textResult('[]'), 'pi'), textResult('{}'));
+    assert.deepEqual(translateDiagnostics(textResult('[]'), 'claude'), textResult('[]'));
+  });
+
+  test('several text items are merged into one, and a file named twice keeps all its diagnostics', () => {
+    const result = textResult(JSON.stringify({ [A]: [diag('1')] }), JSON.stringify([{ uri: B, diagnostics: [diag('2')] }]), JSON.stringify({ [A]: [diag('3')] }));
+    assert.deepEqual(json(translateDiagnostics(result, 'pi')), { [A]: [diag('1'), diag('3')], [B]: [diag('2')] });
+    assert.deepEqual(json(translateDiagnostics(result, 'claude')), [
+      { uri: A, diagnostics: [diag('1'), diag('3')] },
+      { uri: B, diagnostics: [diag('2')] },
+    ]);
+  });
+
+  test('an array entry without diagnostics counts as a file with none', () => {
+    assert.deepEqual(json(translateDiagnostics(textResult(JSON.stringify([{ uri: A }])), 'pi')), { [A]: [] });
+  });
+
+  test('a uri that is an Object.prototype name is kept as a plain key', () => {
+    const weird = '__proto__';
+    const result = textResult(`{"${weird}":[{"message":"m"}]}`);
+    assert.equal(
+      (translateDiagnostics(result, 'claude') as { content: { text: string }[] }).content[0]!.text,
+      `[{"uri":"${weird}","diagnostics":[{"message":"m"}]}]`,
+    );
+  });
+
+  const untouched: { name: string; result: unknown }[] = [
+    { name: 'a non-JSON text', result: textResult('no diagnostics here') },
+    { name: 'a JSON number', result: textResult('42') },
+    { name: 'a JSON string', result: textResult('"x"') },
+    { name: 'an array of non-objects', result: textResult('[1,2]') },
+    { name: 'an array entry without a uri', result: textResult(JSON.stringify([{ diagnostics: [] }])) },
+    { name: 'an array entry whose diagnostics are not a list', result: textResult(JSON.stringify([{ uri: A, diagnostics: 'none' }])) },
+    {
+      name: "claudecode.nvim's one object per diagnostic",
+      result: textResult(
+        JSON.stringify({ filePath: '/w/a.ts', line: 1, character: 1, severity: 1, message: 'x', source: 'ts' }),
+        JSON.stringify({ filePath: '/w/b.ts', line: 2, character: 1, severity: 2, message: 'y', source: 'ts' }),
+      ),
+    },
+    { name: 'a map whose values are not lists', result: textResult(JSON.stringify({ [A]: { message: 'x' } })) },
+    { name: 'one good item and one bad', result: textResult('{}', 'oops') },
+    { name: 'an empty content list', result: { content: [] } },
+    { name: 'a result without content', result: { something: 'else' } },
+    { name: 'null', result: null },
+    { name: 'an error result', result: { ...textResult('LSP not ready'), isError: true } },
+  ];
+  for (const { name, result } of untouched) {
+    for (const to of ['pi', 'claude'] as const) {
+      test(`${name} passes through untouched (to ${to})`, () => {
+        const before = structuredClone(result);
+        assert.equal(translateDiagnostics(result, to), result);
+        assert.deepEqual(result, before);
+      });
+    }
+  }
+});
+
+describe('emptyDiagnostics', () => {
+  test('is an empty map for pi and an empty array for Claude', () => {
+    assert.deepEqual(emptyDiagnostics('pi'), { content: [{ type: 'text', text: '{}' }] });
+    assert.deepEqual(emptyDiagnostics('claude'), { content: [{ type: 'text', text: '[]' }] });
+  });
+});
+
+describe('translateOpenEditors', () => {
+  const piTabs = [
+    { uri: 'file:///w/src/a.ts', isActive: true, isDirty: false, languageId: 'typescript' },
+    { uri: 'file:///w/my%20notes.md', isActive: false, isDirty: true, languageId: 'markdown' },
+  ];
+
+  test('pi-ide.nvim tabs become Claude tabs, each labelled with its file name', () => {
+    assert.deepEqual(json(translateOpenEditors(textResult(JSON.stringify(piTabs)), 'claude')), {
+      tabs: [
+        { ...piTabs[0], label: 'a.ts' },
+        { ...piTabs[1], label: 'my notes.md' },
+      ],
+    });
+  });
+
+  test('an existing label is kept', () => {
+    const tabs = [{ uri: 'file:///w/a.ts', label: 'a.ts — project' }];
+    assert.deepEqual(json(translateOpenEditors(textResult(JSON.stringify(tabs)), 'claude')), { tabs });
+  });
+
+  test('a label is never empty, even for a uri ending in a slash', () => {
+    const out = json(translateOpenEditors(textResult(JSON.stringify([{ uri: 'file:///w/dir/' }])), 'claude')) as { tabs: { label: string }[] };
+    assert.equal(out.tabs[0]!.label, 'dir');
+  });
+
+  test('Claude tabs become a pi list', () => {
+    const tabs = [{ uri: 'file:///w/a.ts', isActive: true, label: 'a.ts', languageId: 'typescript', isDirty: false }];
+    assert.deepEqual(json(translateOpenEditors(textResult(JSON.stringify({ tabs })), 'pi')), tabs);
+  });
+
+  test('no tabs, in either encoding, is an empty list in the agent’s shape', () => {
+    assert.deepEqual(json(translateOpenEditors(textResult('[]'), 'claude')), { tabs: [] });
+    assert.deepEqual(json(translateOpenEditors(textResult('{"tabs":[]}'), 'pi')), []);
+    // A Lua editor's empty table may come out as {}.
+    assert.deepEqual(json(translateOpenEditors(textResult('{"tabs":{}}'), 'pi')), []);
+  });
+
+  test('entries without a uri are left out', () => {
+    const tabs = [{ uri: 'file:///w/a.ts' }, { name: 'no uri' }, 'junk', null];
+    assert.deepEqual(json(translateOpenEditors(textResult(JSON.stringify(tabs)), 'pi')), [{ uri: 'file:///w/a.ts' }]);
+  });
+
+  for (const [name, result] of [
+    ['non-JSON text', textResult('not json')],
+    ['an object without tabs', textResult('{"files":[]}')],
+    ['a number', textResult('3')],
+    ['null JSON', textResult('null')],
+    ['no content', { nothing: true }],
+  ] as const) {
+    test(`${name} passes through untouched`, () => {
+      assert.equal(translateOpenEditors(result, 'claude'), result);
+      assert.equal(translateOpenEditors(result, 'pi'), result);
+    });
+  }
+});
+
+describe('toolNameFor', () => {
+  const cases: [string, 'pi' | 'claude', 'pi' | 'claude', string][] = [
+    ['getOpenEditorTabs', 'pi', 'claude', 'getOpenEditors'],
+    ['getOpenEditors', 'claude', 'pi', 'getOpenEditorTabs'],
+    ['getOpenEditorTabs', 'pi', 'pi', 'getOpenEditorTabs'],
+    ['getOpenEditors', 'claude', 'claude', 'getOpenEditors'],
+    // A name that is not the sender's own is not translated.
+    ['getOpenEditors', 'pi', 'claude', 'getOpenEditors'],
+    ['getDiagnostics', 'pi', 'claude', 'getDiagnostics'],
+    ['openDiff', 'claude', 'pi', 'openDiff'],
+  ];
+  for (const [name, from, to, want] of cases) {
+    test(`${name} from ${from} to ${to} → ${want}`, () => assert.equal(toolNameFor(name, from, to), want));
+  }
+});
+
+describe('AUTH_HEADER', () => {
+  test('names each dialect’s token header', () => {
+    assert.deepEqual(AUTH_HEADER, { pi: 'x-pi-ide-authorization', claude: 'x-claude-code-ide-authorization' });
+  });
+});
+
+/** What Claude Code's MCP client accepts for a tools/list answer (one bad tool drops them all). */
+const claudeToolList = z.array(
+  z.looseObject({
+    name: z.string(),
+    description: z.string().optional(),
+    inputSchema: z.looseObject({
+      type: z.literal('object'),
+      properties: z.record(z.string(), z.unknown()),
+    }),
+  }),
+);
+
+describe('cleanToolList', () => {
+  const piNvimTools: ToolSpec[] = [
+    { name: 'openDiff', inputSchema: { type: 'object', properties: { tab_name: { type: 'string' } }, required: ['tab_name'] } },
+    { name: 'getOpenEditorTabs', description: 'tabs', inputSchema: { type: 'object', properties: [], required: [] } },
+    { name: 'getDiagnostics', inputSchema: { properties: { uri: { type: 'string' } } } },
+    { name: 'noSchema' } as unknown as ToolSpec,
+    { name: 'luaEmptySchema', inputSchema: [] as unknown as Record<string, unknown> },
+    { name: 'nullProperties', inputSchema: { type: 'object', properties: null } },
+  ];
+
+  test('the raw pi-ide.nvim list is one Claude Code would refuse', () => {
+    assert.equal(claudeToolList.safeParse(piNvimTools).success, false);
+  });
+
+  test('its output passes Claude Code’s validation', () => {
+    const clean = cleanToolList(piNvimTools, 'pi', 'claude');
+    const parsed = claudeToolList.safeParse(clean);
+    assert.ok(parsed.success, parsed.success ? '' : JSON.stringify(parsed.error.issues));
+  });
+
+  test('empty properties [] become {}, an empty required list is dropped, a missing type is object', () => {
+    const [, tabs, diagnostics] = cleanToolList(piNvimTools, 'pi', 'claude');
+    assert.deepEqual(tabs, { name: 'getOpenEditors', description: 'tabs', inputSchema: { type: 'object', properties: {} } });
+    assert.deepEqual(diagnostics!.inputSchema, { type: 'object', properties: { uri: { type: 'string' } } });
+  });
+
+  test('names are renamed into the agent’s dialect, both ways', () => {
+    assert.deepEqual(
+      cleanToolList(piNvimTools, 'pi', 'claude').map((t) => t.name),
+      ['openDiff', 'getOpenEditors', 'getDiagnostics', 'noSchema', 'luaEmptySchema', 'nullProperties'],
+    );
+    const claudeTools: ToolSpec[] = [{ name: 'getOpenEditors', inputSchema: { type: 'object', properties: {} } }];
+    assert.deepEqual(
+      cleanToolList(claudeTools, 'claude', 'pi').map((t) => t.name),
+      ['getOpenEditorTabs'],
+    );
+  });
+
+  test('good schemas keep everything else, and the input list is not changed', () => {
+    const before = structuredClone(piNvimTools);
+    const [openDiff] = cleanToolList(piNvimTools, 'pi', 'pi');
+    assert.deepEqual(openDiff, piNvimTools[0]);
+    assert.deepEqual(piNvimTools, before);
+  });
+
+  test("Patchbay's own tools pass Claude Code's validation as they are", () => {
+    const parsed = claudeToolList.safeParse(PATCHBAY_TOOLS);
+    assert.ok(parsed.success, parsed.success ? '' : JSON.stringify(parsed.error.issues));
+  });
+});

@@ -1,0 +1,524 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { ReviewRoute } from '../../src/api/types.ts';
+import { diffRejected, fileSaved, Inbox, toolOf, type InboxEffect, type NewDiff } from '../../src/review/inbox.ts';
+
+/** The world as the relay would report it: which editor each session is bound to, the route, a clock. */
+function world(bound: Record<string, string | null> = {}, route: ReviewRoute = 'editor-and-patchbay') {
+  const state = { bound: { ...bound }, route, clock: 1000 };
+  const inbox = new Inbox({
+    boundEditor: (sessionId) => state.bound[sessionId] ?? null,
+    route: () => state.route,
+    now: () => state.clock,
+  });
+  return { inbox, state };
+}
+
+let replyHandle = 0;
+function diff(over: Partial<NewDiff> = {}): NewDiff {
+  return {
+    sessionId: 's1',
+    path: '/w/a.txt',
+    tabName: 'pi-write:1',
+    newContents: 'new\n',
+    oldContents: 'old\n',
+    isNew: false,
+    tooLarge: false,
+    reply: `req-${++replyHandle}`,
+    ...over,
+  };
+}
+
+const ofType = <T extends InboxEffect['type']>(effects: InboxEffect[], type: T) =>
+  effects.filter((e): e is Extract<InboxEffect, { type: T }> => e.type === type);
+
+describe('a diff arrives', () => {
+  test('it is offered to the bound editor with the openDiff arguments, and listed as pending', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const input = diff();
+    const { id, effects } = inbox.arrive(input);
+    assert.deepEqual(effects, [
+      {
+        type: 'offer',
+        diffId: id,
+        sessionId: 's1',
+        editorId: 'nvim',
+        tabName: 'pi-write:1',
+        args: { old_file_path: '/w/a.txt', new_file_path: '/w/a.txt', new_file_contents: 'new\n', tab_name: 'pi-write:1' },
+      },
+    ]);
+    const [summary] = inbox.pending();
+    assert.equal(summary!.id, id);
+    assert.equal(summary!.editorId, 'nvim');
+    assert.equal(summary!.inEditor, true);
+    assert.equal(summary!.status, 'pending');
+    assert.equal(summary!.createdAt, 1000);
+    assert.equal(summary!.tool, 'write');
+  });
+
+  test('with route patchbay-only it is not offered to the editor', () => {
+    const { inbox } = world({ s1: 'nvim' }, 'patchbay-only');
+    const { id, effects } = inbox.arrive(diff());
+    assert.deepEqual(effects, []);
+    assert.equal(inbox.get(id)!.inEditor, false);
+    assert.equal(inbox.get(id)!.editorId, null);
+  });
+
+  test('from an unbound session it waits in Patchbay only', () => {
+    const { inbox } = world({});
+    const { id, effects } = inbox.arrive(diff());
+    assert.deepEqual(effects, []);
+    assert.deepEqual(
+      inbox.pending().map((d) => d.id),
+      [id],
+    );
+  });
+
+  test('its detail keeps old and new contents, and the summary says new file / too large', () => {
+    const { inbox } = world();
+    const created = inbox.arrive(diff({ oldContents: null, isNew: true, path: '/w/new.txt' })).id;
+    const huge = inbox.arrive(diff({ oldContents: null, tooLarge: true, tabName: 'pi-edit:2', path: '/w/big.bin' })).id;
+    const normal = inbox.arrive(diff({ tabName: 'pi-write:3' })).id;
+    assert.deepEqual(
+      [created, huge, normal].map((id) => {
+        const d = inbox.get(id)!;
+        return [d.isNew, d.tooLarge, d.oldContents, d.newContents, d.tool];
+      }),
+      [
+        [true, false, null, 'new\n', 'write'],
+        [false, true, null, 'new\n', 'edit'],
+        [false, false, 'old\n', 'new\n', 'write'],
+      ],
+    );
+    assert.equal(inbox.get('nope'), undefined);
+  });
+
+  test('a second diff with the same tab name from one session rejects the first', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const first = inbox.arrive(diff({ reply: 'r1', newContents: 'one' }));
+    const second = inbox.arrive(diff({ reply: 'r2', newContents: 'two' }));
+    assert.notEqual(first.id, second.id);
+    assert.deepEqual(
+      second.effects.map((e) => [e.type, e.diffId]),
+      [
+        ['closeTab', first.id],
+        ['reply', first.id],
+        ['offer', second.id],
+      ],
+    );
+    const reply = ofType(second.effects, 'reply')[0]!;
+    assert.equal(reply.reply, 'r1');
+    assert.deepEqual(reply.result, diffRejected('pi-write:1'));
+    // The first's editor tab is gone, so the new diff can use the plain name.
+    assert.equal(ofType(second.effects, 'offer')[0]!.tabName, 'pi-write:1');
+    assert.deepEqual(
+      inbox.pending().map((d) => d.id),
+      [second.id],
+    );
+    assert.equal(inbox.recent()[0]!.outcome, 'rejected');
+    assert.equal(inbox.recent()[0]!.by, 'agent');
+  });
+
+  test('the same tab name from two sessions does not replace anything', () => {
+    const { inbox } = world({});
+    const a = inbox.arrive(diff({ sessionId: 's1' }));
+    const b = inbox.arrive(diff({ sessionId: 's2' }));
+    assert.deepEqual(b.effects, []);
+    assert.deepEqual(inbox.pending().map((d) => d.id).sort(), [a.id, b.id].sort());
+  });
+
+  test('two sessions with the same tab name in one editor get distinct editor tab names', () => {
+    const { inbox } = world({ s1: 'nvim', s2: 'nvim', s3: 'nvim' });
+    const tabs = ['s1', 's2', 's3'].map((sessionId) => ofType(inbox.arrive(diff({ sessionId })).effects, 'offer')[0]!);
+    assert.deepEqual(
+      tabs.map((o) => o.tabName),
+      ['pi-write:1', 'pi-write:1 (2)', 'pi-write:1 (3)'],
+    );
+    assert.deepEqual(
+      tabs.map((o) => o.args.tab_name),
+      tabs.map((o) => o.tabName),
+    );
+    assert.equal(inbox.findByEditorTab('nvim', 'pi-write:1 (2)'), tabs[1]!.diffId);
+    // The agent still knows its diff by its own name.
+    assert.equal(inbox.findByTab('s2', 'pi-write:1'), tabs[1]!.diffId);
+    assert.equal(inbox.get(tabs[1]!.diffId)!.tabName, 'pi-write:1');
+  });
+
+  test('the same tab name in two different editors is not renamed', () => {
+    const { inbox } = world({ s1: 'nvim', s2: 'code' });
+    inbox.arrive(diff({ sessionId: 's1' }));
+    const offer = ofType(inbox.arrive(diff({ sessionId: 's2' })).effects, 'offer')[0]!;
+    assert.equal(offer.tabName, 'pi-write:1');
+    assert.equal(offer.editorId, 'code');
+  });
+});
+
+describe('deciding in Patchbay', () => {
+  test('accept answers FILE_SAVED with the proposed contents and closes the editor tab', () => {
+    const { inbox, state } = world({ s1: 'nvim' });
+    const { id } = inbox.arrive(diff({ reply: 'r1' }));
+    state.clock = 2000;
+    const outcome = inbox.decide(id, { outcome: 'accept' })!;
+    assert.deepEqual(outcome.effects, [
+      { type: 'closeTab', diffId: id, sessionId: 's1', editorId: 'nvim', tabName: 'pi-write:1' },
+      { type: 'reply', diffId: id, sessionId: 's1', reply: 'r1', result: fileSaved('new\n') },
+    ]);
+    assert.deepEqual(outcome.record, { id, sessionId: 's1', path: '/w/a.txt', outcome: 'accepted', by: 'patchbay', at: 2000, edited: false });
+    assert.deepEqual(inbox.pending(), []);
+    assert.deepEqual(inbox.recent(), [outcome.record]);
+  });
+
+  test('accept with edited contents answers FILE_SAVED with them and records the edit', () => {
+    const { inbox } = world({});
+    const { id } = inbox.arrive(diff());
+    const outcome = inbox.decide(id, { outcome: 'accept', contents: 'edited\n' })!;
+    assert.deepEqual(outcome.effects, [{ type: 'reply', diffId: id, sessionId: 's1', reply: outcome.effects[0]!.type === 'reply' ? outcome.effects[0]!.reply : null, result: fileSaved('edited\n') }]);
+    assert.equal(outcome.record.edited, true);
+  });
+
+  test('accept with contents edited down to an empty file keeps them empty', () => {
+    const { inbox } = world({});
+    const { id } = inbox.arrive(diff());
+    const outcome = inbox.decide(id, { outcome: 'accept', contents: '' })!;
+    assert.deepEqual(ofType(outcome.effects, 'reply')[0]!.result, fileSaved(''));
+    assert.equal(outcome.record.edited, true);
+  });
+
+  test('reject answers DIFF_REJECTED with the agent tab name, not the editor one', () => {
+    const { inbox } = world({ s1: 'nvim', s2: 'nvim' });
+    inbox.arrive(diff({ sessionId: 's1' }));
+    const { id } = inbox.arrive(diff({ sessionId: 's2' }));
+    const outcome = inbox.decide(id, { outcome: 'reject' })!;
+    assert.deepEqual(
+      outcome.effects.map((e) => (e.type === 'reply' ? e.result : e.type === 'closeTab' ? e.tabName : e.type)),
+      ['pi-write:1 (2)', diffRejected('pi-write:1')],
+    );
+    assert.deepEqual(diffRejected('pi-write:1'), { content: [{ type: 'text', text: 'DIFF_REJECTED' }, { type: 'text', text: 'pi-write:1' }] });
+    assert.equal(outcome.record.outcome, 'rejected');
+  });
+
+  test('a diff that is not in an editor is decided without a closeTab', () => {
+    const { inbox } = world({}, 'patchbay-only');
+    const { id } = inbox.arrive(diff());
+    assert.deepEqual(
+      inbox.decide(id, { outcome: 'reject' })!.effects.map((e) => e.type),
+      ['reply'],
+    );
+  });
+
+  test('deciding an unknown or already decided diff returns null', () => {
+    const { inbox } = world({});
+    const { id } = inbox.arrive(diff());
+    assert.ok(inbox.decide(id, { outcome: 'accept' }));
+    assert.equal(inbox.decide(id, { outcome: 'reject' }), null);
+    assert.equal(inbox.decide('d999', { outcome: 'accept' }), null);
+    assert.equal(inbox.recent().length, 1);
+  });
+
+  test('decisions work with a history limit of zero', () => {
+    const inbox = new Inbox({ boundEditor: () => null, route: () => 'editor-and-patchbay', now: () => 7 }, 0);
+    const { id } = inbox.arrive(diff());
+    const outcome = inbox.decide(id, { outcome: 'accept' });
+    assert.equal(outcome?.record.id, id);
+    assert.equal(outcome?.record.outcome, 'accepted');
+    assert.deepEqual(inbox.recent(), []);
+  });
+});
+
+describe('the editor answers', () => {
+  test('FILE_SAVED with contents is passed on, without closing the tab the editor closed itself', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const { id } = inbox.arrive(diff({ reply: 'r1' }));
+    const effects = inbox.editorAnswered(id, 'nvim', { saved: true, contents: 'from editor\n' });
+    assert.deepEqual(effects, [{ type: 'reply', diffId: id, sessionId: 's1', reply: 'r1', result: fileSaved('from editor\n') }]);
+    assert.deepEqual(inbox.recent()[0], { id, sessionId: 's1', path: '/w/a.txt', outcome: 'accepted', by: 'editor', at: 1000, edited: true });
+  });
+
+  test('FILE_SAVED without contents is completed with the proposed text', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const { id } = inbox.arrive(diff());
+    const effects = inbox.editorAnswered(id, 'nvim', { saved: true, contents: null });
+    assert.deepEqual(ofType(effects, 'reply')[0]!.result, fileSaved('new\n'));
+    assert.equal(inbox.recent()[0]!.edited, false);
+  });
+
+  test('DIFF_REJECTED from the editor rejects the diff', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const { id } = inbox.arrive(diff());
+    const effects = inbox.editorAnswered(id, 'nvim', { saved: false });
+    assert.deepEqual(
+      effects.map((e) => e.type),
+      ['reply'],
+    );
+    assert.deepEqual(ofType(effects, 'reply')[0]!.result, diffRejected('pi-write:1'));
+    assert.equal(inbox.recent()[0]!.by, 'editor');
+    assert.equal(inbox.recent()[0]!.outcome, 'rejected');
+  });
+
+  test('a late answer after Patchbay decided is dropped', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const { id } = inbox.arrive(diff());
+    inbox.decide(id, { outcome: 'reject' });
+    assert.deepEqual(inbox.editorAnswered(id, 'nvim', { saved: true, contents: 'late' }), []);
+    assert.equal(inbox.recent().length, 1);
+    assert.equal(inbox.recent()[0]!.outcome, 'rejected');
+  });
+
+  test('an answer from an editor the diff is not offered to is ignored', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const { id } = inbox.arrive(diff());
+    assert.deepEqual(inbox.editorAnswered(id, 'code', { saved: true, contents: 'x' }), []);
+    assert.equal(inbox.pending().length, 1);
+  });
+
+  test('editor and Patchbay deciding in the same tick: the editor first wins, Patchbay gets null', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const { id } = inbox.arrive(diff());
+    const fromEditor = inbox.editorAnswered(id, 'nvim', { saved: false });
+    const fromPatchbay = inbox.decide(id, { outcome: 'accept' });
+    assert.equal(ofType(fromEditor, 'reply').length, 1);
+    assert.equal(fromPatchbay, null);
+    assert.deepEqual(
+      inbox.recent().map((r) => [r.outcome, r.by]),
+      [['rejected', 'editor']],
+    );
+  });
+
+  test('editor and Patchbay deciding in the same tick: Patchbay first wins, the editor gets no effects', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const { id } = inbox.arrive(diff());
+    const fromPatchbay = inbox.decide(id, { outcome: 'accept' })!;
+    const fromEditor = inbox.editorAnswered(id, 'nvim', { saved: false });
+    assert.deepEqual(
+      fromPatchbay.effects.map((e) => e.type),
+      ['closeTab', 'reply'],
+    );
+    assert.deepEqual(fromEditor, []);
+    assert.deepEqual(
+      inbox.recent().map((r) => [r.outcome, r.by]),
+      [['accepted', 'patchbay']],
+    );
+  });
+});
+
+describe('the editor goes away and comes back', () => {
+  test('a failed offer keeps the diff pending, and it is re-offered under the same editor tab name', () => {
+    const { inbox } = world({ s1: 'nvim', s2: 'nvim' });
+    inbox.arrive(diff({ sessionId: 's2' })); // takes 'pi-write:1' in nvim
+    const { id, effects } = inbox.arrive(diff({ sessionId: 's1' }));
+    assert.equal(ofType(effects, 'offer')[0]!.tabName, 'pi-write:1 (2)');
+    assert.equal(inbox.offerFailed(id, 'nvim'), true);
+    assert.equal(inbox.offerFailed(id, 'nvim'), false, 'a second failure report changes nothing');
+    assert.equal(inbox.get(id)!.inEditor, false);
+    assert.equal(inbox.get(id)!.editorId, 'nvim');
+
+    const again = inbox.editorAvailable('s1');
+    assert.deepEqual(
+      again.map((e) => e.type === 'offer' && [e.diffId, e.editorId, e.tabName]),
+      [[id, 'nvim', 'pi-write:1 (2)']],
+    );
+    assert.equal(inbox.get(id)!.inEditor, true);
+  });
+
+  test('while the editor is away the diff is decided in Patchbay without a closeTab', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const { id } = inbox.arrive(diff());
+    inbox.offerFailed(id, 'nvim');
+    assert.deepEqual(
+      inbox.decide(id, { outcome: 'accept' })!.effects.map((e) => e.type),
+      ['reply'],
+    );
+  });
+
+  test('an editor that is available again only gets the diffs it has not got open', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const open = inbox.arrive(diff({ tabName: 'pi-write:1' })).id;
+    const failed = inbox.arrive(diff({ tabName: 'pi-write:2' })).id;
+    inbox.offerFailed(failed, 'nvim');
+    const effects = inbox.editorAvailable('s1');
+    assert.deepEqual(
+      effects.map((e) => e.diffId),
+      [failed],
+    );
+    assert.equal(inbox.get(open)!.inEditor, true);
+  });
+
+  test('a diff that waited unbound is offered once the session gets an editor', () => {
+    const { inbox, state } = world({});
+    const { id } = inbox.arrive(diff());
+    assert.deepEqual(inbox.editorAvailable('s1'), []);
+    state.bound.s1 = 'code';
+    const effects = inbox.editorAvailable('s1');
+    assert.deepEqual(
+      effects.map((e) => e.type === 'offer' && [e.diffId, e.editorId, e.tabName]),
+      [[id, 'code', 'pi-write:1']],
+    );
+    assert.equal(inbox.get(id)!.editorId, 'code');
+  });
+
+  test('editorAvailable offers nothing while the route is patchbay-only', () => {
+    const { inbox, state } = world({ s1: 'nvim' }, 'patchbay-only');
+    inbox.arrive(diff());
+    assert.deepEqual(inbox.editorAvailable('s1'), []);
+    state.route = 'editor-and-patchbay';
+    assert.equal(inbox.editorAvailable('s1').length, 1);
+  });
+
+  test('a re-offer does not reuse a tab name another diff took in that editor meanwhile', () => {
+    const { inbox } = world({ s1: 'nvim', s2: 'nvim' });
+    const first = inbox.arrive(diff({ sessionId: 's1' })).id;
+    inbox.offerFailed(first, 'nvim');
+    // s2 opens a diff with the same agent tab name while s1's is out of the editor.
+    const second = ofType(inbox.arrive(diff({ sessionId: 's2' })).effects, 'offer')[0]!;
+    assert.equal(second.tabName, 'pi-write:1');
+    const reoffer = ofType(inbox.editorAvailable('s1'), 'offer')[0]!;
+    assert.notEqual(reoffer.tabName, second.tabName, 'the re-offer would replace the other session’s diff in the editor');
+    assert.equal(inbox.findByEditorTab('nvim', second.tabName), second.diffId);
+    assert.equal(inbox.findByEditorTab('nvim', reoffer.tabName), first);
+  });
+
+  test('a failure reported by another editor, or for an unknown diff, changes nothing', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const { id } = inbox.arrive(diff());
+    assert.equal(inbox.offerFailed(id, 'code'), false);
+    assert.equal(inbox.offerFailed('d404', 'nvim'), false);
+    assert.equal(inbox.get(id)!.inEditor, true);
+  });
+});
+
+describe('the agent goes away or withdraws', () => {
+  test('agentGone withdraws every diff of that session, closing editor tabs, and leaves others', () => {
+    const { inbox, state } = world({ s1: 'nvim', s2: 'nvim' });
+    const a = inbox.arrive(diff({ sessionId: 's1', tabName: 'pi-write:1', reply: 'ra' })).id;
+    const b = inbox.arrive(diff({ sessionId: 's1', tabName: 'pi-edit:2', reply: 'rb' })).id;
+    const other = inbox.arrive(diff({ sessionId: 's2', tabName: 'pi-edit:3' })).id;
+    state.clock = 5000;
+    const effects = inbox.agentGone('s1');
+    assert.deepEqual(
+      effects.map((e) => [e.type, e.diffId]),
+      [
+        ['closeTab', a],
+        ['reply', a],
+        ['closeTab', b],
+        ['reply', b],
+      ],
+    );
+    assert.deepEqual(
+      ofType(effects, 'closeTab').map((e) => [e.editorId, e.tabName]),
+      [
+        ['nvim', 'pi-write:1'],
+        ['nvim', 'pi-edit:2'],
+      ],
+    );
+    assert.deepEqual(
+      inbox.pending().map((d) => d.id),
+      [other],
+    );
+    assert.deepEqual(
+      inbox.recent().map((r) => [r.id, r.outcome, r.by, r.at]),
+      [
+        [b, 'withdrawn', 'agent', 5000],
+        [a, 'withdrawn', 'agent', 5000],
+      ],
+    );
+    assert.deepEqual(inbox.agentGone('s1'), []);
+  });
+
+  test('withdraw closes one diff (close_tab from the agent) and is a no-op the second time', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const { id } = inbox.arrive(diff());
+    const effects = inbox.withdraw(id);
+    assert.deepEqual(
+      effects.map((e) => e.type),
+      ['closeTab', 'reply'],
+    );
+    assert.deepEqual(ofType(effects, 'reply')[0]!.result, diffRejected('pi-write:1'));
+    assert.equal(inbox.recent()[0]!.outcome, 'withdrawn');
+    assert.deepEqual(inbox.withdraw(id), []);
+    assert.equal(inbox.findByTab('s1', 'pi-write:1'), undefined);
+  });
+
+  test('an editor answer after the agent withdrew is dropped', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const { id } = inbox.arrive(diff());
+    inbox.agentGone('s1');
+    assert.deepEqual(inbox.editorAnswered(id, 'nvim', { saved: true, contents: 'x' }), []);
+  });
+});
+
+describe('shutdown', () => {
+  test('rejects every pending diff of every session, closing the editor tabs', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const a = inbox.arrive(diff({ sessionId: 's1', reply: 'ra' })).id;
+    const b = inbox.arrive(diff({ sessionId: 's2', reply: 'rb' })).id;
+    const effects = inbox.shutdown();
+    assert.deepEqual(
+      effects.map((e) => [e.type, e.diffId]),
+      [
+        ['closeTab', a],
+        ['reply', a],
+        ['reply', b],
+      ],
+    );
+    for (const reply of ofType(effects, 'reply')) assert.deepEqual(reply.result, diffRejected('pi-write:1'));
+    assert.deepEqual(inbox.pending(), []);
+    assert.deepEqual(
+      inbox.recent().map((r) => [r.outcome, r.by]),
+      [
+        ['rejected', 'shutdown'],
+        ['rejected', 'shutdown'],
+      ],
+    );
+    assert.deepEqual(inbox.shutdown(), []);
+  });
+});
+
+describe('bookkeeping', () => {
+  test('toolOf tells write, edit and other tabs apart', () => {
+    assert.equal(toolOf('pi-write:abc'), 'write');
+    assert.equal(toolOf('pi-edit:abc'), 'edit');
+    assert.equal(toolOf('✻ [Claude Code] a.txt (998b60) ⧉'), 'other');
+    assert.equal(toolOf('xpi-write:1'), 'other');
+    assert.equal(toolOf(''), 'other');
+  });
+
+  test('history keeps only the newest decisions, newest first', () => {
+    const inbox = new Inbox({ boundEditor: () => null, route: () => 'editor-and-patchbay', now: () => 0 }, 3);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const { id } = inbox.arrive(diff({ tabName: `pi-write:${i}` }));
+      ids.push(id);
+      inbox.decide(id, { outcome: i % 2 === 0 ? 'accept' : 'reject' });
+    }
+    assert.deepEqual(
+      inbox.recent().map((r) => r.id),
+      [ids[4], ids[3], ids[2]],
+    );
+    // recent() is a copy: changing it does not change the inbox.
+    inbox.recent().length = 0;
+    assert.equal(inbox.recent().length, 3);
+  });
+
+  test('counts, ids and tab lookups are per session', () => {
+    const { inbox } = world({});
+    const a = inbox.arrive(diff({ sessionId: 's1', tabName: 't1' })).id;
+    const b = inbox.arrive(diff({ sessionId: 's1', tabName: 't2' })).id;
+    inbox.arrive(diff({ sessionId: 's2', tabName: 't1' }));
+    assert.equal(inbox.countFor('s1'), 2);
+    assert.equal(inbox.countFor('s2'), 1);
+    assert.equal(inbox.countFor('s3'), 0);
+    assert.deepEqual(inbox.idsFor('s1'), [a, b]);
+    assert.equal(inbox.findByTab('s1', 't2'), b);
+    assert.equal(inbox.findByTab('s3', 't1'), undefined);
+    // Not in an editor: no editor tab to find it by.
+    assert.equal(inbox.findByEditorTab('nvim', 't1'), undefined);
+  });
+
+  test('diff ids are never reused', () => {
+    const { inbox } = world({});
+    const first = inbox.arrive(diff()).id;
+    inbox.decide(first, { outcome: 'accept' });
+    const second = inbox.arrive(diff()).id;
+    assert.notEqual(first, second);
+  });
+});
