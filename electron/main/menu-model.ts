@@ -1,0 +1,74 @@
+// The tray menu as data: a pure function of the hub's snapshot, tested without Electron.
+// TrayService turns it into a native menu and routes the actions.
+import type { Snapshot } from '../../src/api/types.ts';
+import { boundLabel, count, sessionLabel } from '../shared/labels.ts';
+import { rebindChoices } from '../shared/rebind-choices.ts';
+
+export type MenuAction =
+  | { kind: 'bind'; sessionId: string; editorId: string | null }
+  | { kind: 'openReview' }
+  | { kind: 'openMain' }
+  | { kind: 'openSettings' }
+  | { kind: 'setPaused'; paused: boolean }
+  | { kind: 'quit' };
+
+export type MenuItemModel =
+  | { kind: 'text'; label: string }
+  | { kind: 'action'; label: string; action: MenuAction }
+  | { kind: 'choice'; label: string; checked: boolean; action: MenuAction }
+  | { kind: 'submenu'; label: string; items: MenuItemModel[] }
+  | { kind: 'separator' };
+
+export function pendingCount(snapshot: Pick<Snapshot, 'diffs'>): number {
+  return snapshot.diffs.filter((d) => d.status === 'pending').length;
+}
+
+export function statusLine(snapshot: Snapshot): string {
+  const editors = snapshot.editors.filter((e) => e.alive).length;
+  const parts = [count(editors, 'editor'), count(snapshot.sessions.length, 'session'), `${pendingCount(snapshot)} pending`];
+  return parts.join(' · ') + (snapshot.paused ? ' · routing paused' : '');
+}
+
+export function menuModel(snapshot: Snapshot): MenuItemModel[] {
+  const pending = pendingCount(snapshot);
+  const items: MenuItemModel[] = [{ kind: 'text', label: statusLine(snapshot) }, { kind: 'separator' }];
+  if (snapshot.sessions.length === 0) items.push({ kind: 'text', label: 'No agent sessions' });
+  for (const session of snapshot.sessions) {
+    const waiting = session.pendingDiffs > 0 ? ` (${session.pendingDiffs} pending)` : '';
+    items.push({
+      kind: 'submenu',
+      label: `${sessionLabel(session)} → ${boundLabel(session.editorId, snapshot.editors)}${waiting}`,
+      items: rebindChoices(session, snapshot.editors).map((choice) => ({
+        kind: 'choice',
+        label: choice.label,
+        checked: choice.current,
+        action: { kind: 'bind', sessionId: session.id, editorId: choice.editorId },
+      })),
+    });
+  }
+  items.push(
+    { kind: 'separator' },
+    { kind: 'action', label: pending > 0 ? `Review pending edits (${pending})…` : 'Review pending edits…', action: { kind: 'openReview' } },
+    { kind: 'action', label: 'Sessions and editors…', action: { kind: 'openMain' } },
+    { kind: 'action', label: 'Settings…', action: { kind: 'openSettings' } },
+    { kind: 'separator' },
+    snapshot.paused
+      ? { kind: 'action', label: 'Resume routing', action: { kind: 'setPaused', paused: false } }
+      : { kind: 'action', label: 'Pause routing', action: { kind: 'setPaused', paused: true } },
+    { kind: 'separator' },
+    { kind: 'action', label: 'Quit Patchbay', action: { kind: 'quit' } },
+  );
+  return items;
+}
+
+/** What the tray icon shows besides its menu. */
+export interface TrayBadge {
+  pending: number;
+  tooltip: string;
+}
+
+export function trayBadge(snapshot: Snapshot): TrayBadge {
+  const pending = pendingCount(snapshot);
+  const waiting = pending > 0 ? `${count(pending, 'edit')} waiting for review` : statusLine(snapshot);
+  return { pending, tooltip: `Patchbay — ${waiting}` };
+}

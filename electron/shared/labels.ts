@@ -1,0 +1,47 @@
+// How editors, sessions and counts are named to a person, the same in the tray and the windows.
+// Browser-safe: paths are split by hand, not with node:path.
+import type { EditorView, SessionView } from '../../src/api/types.ts';
+
+export const PATCHBAY_REVIEW = 'Patchbay review';
+
+/** The last segment of a path, for either separator. */
+export function baseName(path: string): string {
+  const trimmed = path.replace(/[\\/]+$/, '');
+  const cut = Math.max(trimmed.lastIndexOf('/'), trimmed.lastIndexOf('\\'));
+  return trimmed.slice(cut + 1) || path;
+}
+
+export function editorLabel(editor: Pick<EditorView, 'ideName' | 'workspaceFolders'>): string {
+  const folder = editor.workspaceFolders[0];
+  return folder === undefined ? editor.ideName : `${editor.ideName} · ${baseName(folder)}`;
+}
+
+const AGENT_NAMES: Record<SessionView['kind'], string> = { pi: 'pi', claude: 'Claude Code', unknown: 'agent' };
+
+export function agentName(kind: SessionView['kind']): string {
+  return AGENT_NAMES[kind];
+}
+
+export function sessionLabel(session: Pick<SessionView, 'kind' | 'cwd' | 'pid' | 'id'>): string {
+  const where = session.cwd !== null ? baseName(session.cwd) : session.pid !== null ? `pid ${session.pid}` : session.id;
+  return `${agentName(session.kind)} · ${where}`;
+}
+
+/** The name of whatever serves a session: an editor, or Patchbay itself. */
+export function boundLabel(editorId: string | null, editors: readonly EditorView[]): string {
+  if (editorId === null) return PATCHBAY_REVIEW;
+  const editor = editors.find((e) => e.id === editorId);
+  return editor === undefined ? `editor ${editorId} (not running)` : editorLabel(editor);
+}
+
+export function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+export const REASON_TEXT: Record<SessionView['reason'], string> = {
+  manual: 'chosen by you',
+  sticky: 'remembered for this folder',
+  cwd: 'its folder contains the session',
+  focus: 'focused last among several matches',
+  none: 'no editor matches; Patchbay reviews',
+};

@@ -1,0 +1,82 @@
+import { useEffect } from 'react';
+import { useHub } from '../hub/HubProvider.tsx';
+import { keyFacts } from '../ui/keyboard.ts';
+import { ReviewView } from '../review/ReviewView.tsx';
+import { PairingView } from '../pairing/PairingView.tsx';
+import { TrafficView } from '../traffic/TrafficView.tsx';
+import { SettingsView } from '../settings/SettingsView.tsx';
+import { VIEWS, routeHash } from './route.ts';
+import type { Route } from './route.ts';
+import { useRoute } from './useRoute.ts';
+
+export function App() {
+  const { snapshot, lost } = useHub();
+  const [route, navigate] = useRoute();
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent): void => {
+      const facts = keyFacts(event);
+      if (facts.inEditableTarget || facts.ctrlKey || facts.metaKey || facts.altKey) return;
+      const view = VIEWS.find((v) => v.key === facts.key);
+      if (view !== undefined) {
+        event.preventDefault();
+        navigate({ view: view.view, id: null });
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [navigate]);
+
+  return (
+    <div className="app">
+      <header className="app-header">
+        <nav aria-label="Views">
+          {VIEWS.map((v) => (
+            <a
+              key={v.view}
+              href={routeHash({ view: v.view, id: null })}
+              aria-current={route.view === v.view ? 'page' : undefined}
+              aria-keyshortcuts={v.key}
+            >
+              {v.label} <kbd>{v.key}</kbd>
+            </a>
+          ))}
+        </nav>
+        {snapshot?.paused && <span className="status-pill">Routing paused</span>}
+      </header>
+      {lost !== null && (
+        <div role="alert" className="banner error">
+          Lost the connection to Patchbay: {lost}.{' '}
+          <button type="button" onClick={() => window.location.reload()}>
+            Reconnect
+          </button>
+        </div>
+      )}
+      {snapshot?.warnings.map((w) => (
+        <div key={w} role="status" className="banner warning">
+          {w}
+        </div>
+      ))}
+      <main className="app-main">
+        {snapshot === null ? (
+          lost === null && <p className="empty">Connecting to Patchbay…</p>
+        ) : (
+          <CurrentView route={route} navigate={navigate} />
+        )}
+      </main>
+    </div>
+  );
+}
+
+function CurrentView({ route, navigate }: { route: Route; navigate: (route: Route) => void }) {
+  switch (route.view) {
+    case 'review':
+      return <ReviewView selectedId={route.id} select={(id) => navigate({ view: 'review', id })} />;
+    case 'pairing':
+      return <PairingView />;
+    case 'traffic':
+      return <TrafficView sessionId={route.id} selectSession={(id) => navigate({ view: 'traffic', id })} />;
+    case 'settings':
+      return <SettingsView />;
+  }
+}

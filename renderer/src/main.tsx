@@ -1,0 +1,18 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './app/App.tsx';
+import { connectHub } from './hub/connect.ts';
+import { HubProvider } from './hub/HubProvider.tsx';
+import './styles.css';
+
+const root = document.getElementById('root');
+if (root === null) throw new Error('index.html: no #root element');
+const connection = connectHub();
+window.addEventListener('pagehide', () => connection.close());
+createRoot(root).render(
+  <StrictMode>
+    <HubProvider connection={connection}>
+      <App />
+    </HubProvider>
+  </StrictMode>,
+);

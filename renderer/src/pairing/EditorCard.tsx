@@ -1,0 +1,38 @@
+import type { EditorView, SessionView } from '../../../src/api/types.ts';
+import { editorLabel, sessionLabel } from '../../../electron/shared/labels.ts';
+import { clockTime } from '../traffic/traffic-model.ts';
+
+export function EditorCard({ editor, sessions }: { editor: EditorView; sessions: readonly SessionView[] }) {
+  const served = sessions.filter((s) => s.editorId === editor.id);
+  return (
+    <article className={`card${editor.alive ? '' : ' dead'}`} aria-label={`Editor ${editorLabel(editor)}`}>
+      <h3>
+        {editorLabel(editor)} <span className={`liveness ${editor.alive ? 'alive' : 'gone'}`}>{editor.alive ? 'live' : 'not responding'}</span>
+      </h3>
+      <dl className="facts">
+        <dt>Workspace</dt>
+        <dd>
+          {editor.workspaceFolders.length === 0
+            ? 'none'
+            : editor.workspaceFolders.map((f) => (
+                <code key={f} className="path">
+                  {f}
+                </code>
+              ))}
+        </dd>
+        <dt>Process</dt>
+        <dd>
+          pid {editor.pid} · port {editor.port} · {editor.dialect} dialect
+        </dd>
+        <dt>Last focus</dt>
+        <dd>{editor.focusedAt === null ? 'never seen' : clockTime(editor.focusedAt).slice(0, 8)}</dd>
+        <dt>Lockfile</dt>
+        <dd>
+          <code className="path">{editor.lockfile}</code>
+        </dd>
+        <dt>Serves</dt>
+        <dd>{served.length === 0 ? 'no session' : served.map((s) => sessionLabel(s)).join(', ')}</dd>
+      </dl>
+    </article>
+  );
+}

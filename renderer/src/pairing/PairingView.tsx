@@ -1,0 +1,67 @@
+// Sessions and editors side by side: who serves whom and why, one-step rebinding, agents
+// that did not connect, and lockfiles that could not be used.
+import { useSnapshot } from '../hub/HubProvider.tsx';
+import { EditorCard } from './EditorCard.tsx';
+import { SessionCard } from './SessionCard.tsx';
+
+export function PairingView() {
+  const snapshot = useSnapshot();
+  const liveEditors = snapshot.editors.filter((e) => e.alive).length;
+  return (
+    <div className="pairing">
+      <section className="column" aria-labelledby="sessions-title">
+        <h1 id="sessions-title">Agent sessions ({snapshot.sessions.length})</h1>
+        {snapshot.sessions.length === 0 && <p className="empty">No agent is connected to Patchbay.</p>}
+        {snapshot.sessions.map((s) => (
+          <SessionCard key={s.id} session={s} editors={snapshot.editors} />
+        ))}
+        <h2>Running pi not connected ({snapshot.idleAgents.length})</h2>
+        {snapshot.idleAgents.length === 0 ? (
+          <p className="empty">None found.</p>
+        ) : (
+          <ul className="plain">
+            {snapshot.idleAgents.map((a) => (
+              <li key={a.pid} className="card">
+                <strong>pid {a.pid}</strong> in {a.cwd ?? 'an unknown folder'}
+                <p className="meta">{a.reason}</p>
+                <code className="command">{a.command}</code>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section className="column" aria-labelledby="editors-title">
+        <h1 id="editors-title">Editors ({liveEditors} live)</h1>
+        {snapshot.editors.length === 0 && <p className="empty">No editor lockfile found.</p>}
+        {snapshot.editors.map((e) => (
+          <EditorCard key={e.id} editor={e} sessions={snapshot.sessions} />
+        ))}
+        <h2>Lockfiles not used ({snapshot.invalidLockfiles.length})</h2>
+        {snapshot.invalidLockfiles.length === 0 ? (
+          <p className="empty">None.</p>
+        ) : (
+          <ul className="plain">
+            {snapshot.invalidLockfiles.map((l) => (
+              <li key={l.path} className="card">
+                <code>{l.path}</code>
+                <p className="meta">{l.reason}</p>
+              </li>
+            ))}
+          </ul>
+        )}
+        <h2>Patchbay's door</h2>
+        <p className="meta">
+          {snapshot.door.port === null ? 'Not listening' : `Listening on port ${snapshot.door.port}`}
+          {snapshot.door.lockfiles.length > 0 && ' · lockfiles:'}
+        </p>
+        <ul className="plain">
+          {snapshot.door.lockfiles.map((f) => (
+            <li key={f}>
+              <code>{f}</code>
+            </li>
+          ))}
+        </ul>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,59 @@
+import { useId } from 'react';
+import type { EditorView, SessionView } from '../../../src/api/types.ts';
+import { REASON_TEXT, boundLabel, sessionLabel } from '../../../electron/shared/labels.ts';
+import { rebindChoices } from '../../../electron/shared/rebind-choices.ts';
+import { routeHash } from '../app/route.ts';
+import { useHub } from '../hub/HubProvider.tsx';
+import { useCommand } from '../hub/useCommand.ts';
+import { ErrorText } from '../ui/ErrorText.tsx';
+
+/** A select's value for "Patchbay reviews" (editor ids are never empty). */
+const PATCHBAY = '';
+
+export function SessionCard({ session, editors }: { session: SessionView; editors: readonly EditorView[] }) {
+  const { api } = useHub();
+  const command = useCommand();
+  const selectId = useId();
+  const choices = rebindChoices(session, editors);
+  const label = sessionLabel(session);
+  return (
+    <article className="card" aria-label={`Session ${label}`}>
+      <h3>{label}</h3>
+      <p className="meta">
+        {session.clientName ?? session.kind} · {session.dialect} dialect
+        {session.pid !== null && ` · pid ${session.pid}`}
+        {session.pendingDiffs > 0 && ` · ${session.pendingDiffs} pending`}
+      </p>
+      {session.cwd !== null && <code className="path">{session.cwd}</code>}
+      <p>
+        Served by <strong>{boundLabel(session.editorId, editors)}</strong>{' '}
+        <span className={`reason reason-${session.reason}`}>{session.reason}</span>{' '}
+        <span className="meta">({REASON_TEXT[session.reason]})</span>
+      </p>
+      <div className="field-row">
+        <label htmlFor={selectId}>Editor for this session</label>
+        <select
+          id={selectId}
+          value={session.editorId ?? PATCHBAY}
+          disabled={command.busy}
+          onChange={(event) => {
+            const editorId = event.target.value === PATCHBAY ? null : event.target.value;
+            void command.run(() => api.call('bind', { sessionId: session.id, editorId }));
+          }}
+        >
+          {choices.map((c) => (
+            <option key={c.editorId ?? PATCHBAY} value={c.editorId ?? PATCHBAY}>
+              {c.label}
+              {c.matchesFolder ? ' (folder matches)' : ''}
+            </option>
+          ))}
+          {session.editorId !== null && !choices.some((c) => c.editorId === session.editorId) && (
+            <option value={session.editorId}>{boundLabel(session.editorId, editors)}</option>
+          )}
+        </select>
+        <a href={routeHash({ view: 'traffic', id: session.id })}>Traffic</a>
+      </div>
+      {command.error !== null && <ErrorText>{command.error}</ErrorText>}
+    </article>
+  );
+}

@@ -1,0 +1,49 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { TrafficEntry } from '../../src/api/types.ts';
+import { byteSize, filterTraffic, requestTimings } from '../../renderer/src/traffic/traffic-model.ts';
+import type { Direction } from '../../renderer/src/traffic/traffic-model.ts';
+
+function frame(at: number, dir: Direction, method: string | null, id: string | number | null, editorId: string | null = null, preview = ''): TrafficEntry {
+  return { at, dir, editorId, method, id, bytes: 10, preview };
+}
+
+test('each answered request shows how long it took, per direction and editor', () => {
+  const entries = [
+    frame(100, 'in', 'tools/call', 1),
+    frame(101, 'up', 'tools/call', 7, 'e1'),
+    frame(102, 'up', 'tools/call', 7, 'e2'),
+    frame(130, 'down', null, 7, 'e2'),
+    frame(150, 'down', null, 7, 'e1'),
+    frame(151, 'out', null, 1),
+    frame(160, 'in', 'notifications/initialized', null),
+    frame(170, 'down', 'getSuggestions', 'x', 'e1'),
+    frame(190, 'up', null, 'x', 'e1'),
+    frame(200, 'out', null, 99),
+  ];
+  assert.deepEqual([...requestTimings(entries)].sort((a, b) => a[0] - b[0]), [
+    [0, 51],
+    [1, 49],
+    [2, 28],
+    [7, 20],
+  ]);
+});
+
+test('a number id and a string id that look alike are different requests', () => {
+  assert.deepEqual([...requestTimings([frame(0, 'in', 'm', 1), frame(5, 'out', null, '1')])], []);
+});
+
+test('the filter keeps chosen directions and matches method or frame text', () => {
+  const entries = [frame(1, 'in', 'getDiagnostics', 1), frame(2, 'up', 'tools/call', 2, null, '{"name":"openDiff"}'), frame(3, 'out', null, 1)];
+  const all = new Set<Direction>(['in', 'out', 'up', 'down']);
+  assert.equal(filterTraffic(entries, { text: '', dirs: all }).length, 3);
+  assert.deepEqual(filterTraffic(entries, { text: 'OPENDIFF', dirs: all }).map((e) => e.at), [2]);
+  assert.deepEqual(filterTraffic(entries, { text: 'diag', dirs: all }).map((e) => e.at), [1]);
+  assert.deepEqual(filterTraffic(entries, { text: '', dirs: new Set(['out']) }).map((e) => e.at), [3]);
+});
+
+test('sizes read in bytes, KiB, MiB', () => {
+  assert.equal(byteSize(512), '512 B');
+  assert.equal(byteSize(2048), '2.0 KiB');
+  assert.equal(byteSize(10 * 1024 * 1024), '10.0 MiB');
+});

@@ -1,0 +1,240 @@
+// The renderer in Debian's Chromium against the headless face: a real hub and control
+// server in this process, a fake editor and a fake pi client, the built UI in a browser.
+// Screenshots of every view go to test-results/ui/ (look at them).
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { createHub } from '../../src/hub.ts';
+import type { Hub } from '../../src/hub.ts';
+import { resolveOptions } from '../../src/options.ts';
+import { buildIfStale } from '../../src/cli/start.ts';
+import { startControlServer } from '../../src/web/control-server.ts';
+import type { ControlServer } from '../../src/web/control-server.ts';
+import { FakeEditor } from '../peers/fake-editor.ts';
+import { FakePiClient } from '../peers/fake-pi.ts';
+import type { WriteOutcome } from '../peers/fake-pi.ts';
+import { tempDir, waitFor, withTimeout } from '../peers/wait.ts';
+import type { TempDir } from '../peers/wait.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SHOTS = join(ROOT, 'test-results', 'ui');
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium)`;
+
+describe('the browser UI against the headless daemon', { skip }, () => {
+  let tmp: TempDir;
+  let project: string;
+  let piSettingsFile: string;
+  let hub: Hub;
+  let server: ControlServer;
+  let editor: FakeEditor;
+  let pi: FakePiClient;
+  let browser: Browser;
+  let page: Page;
+  const consoleErrors: string[] = [];
+
+  const snapshot = () => hub.call('snapshot', undefined);
+  const shot = async (name: string): Promise<void> => {
+    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+  };
+  // Page-side code is passed as text: this file is type-checked without the DOM library.
+  const go = async (hash: string): Promise<void> => {
+    await page.evaluate(`window.location.hash = ${JSON.stringify(hash)}`);
+  };
+
+  before(async () => {
+    assert.ok(buildIfStale('browser', process.env), 'the renderer builds');
+    await mkdir(SHOTS, { recursive: true });
+    tmp = await tempDir('ui');
+    project = join(tmp.path, 'project');
+    await mkdir(project);
+    piSettingsFile = join(tmp.path, 'agent', 'settings.json');
+    const options = resolveOptions(
+      {},
+      {
+        home: join(tmp.path, 'home'),
+        piLockDir: join(tmp.path, 'pi-ide'),
+        claudeLockDir: join(tmp.path, 'claude-ide'),
+        piSettingsFile,
+        scanProcesses: false,
+        pollMs: 100,
+      },
+    );
+    await mkdir(options.piLockDir, { recursive: true });
+    editor = await FakeEditor.start({ lockDir: options.piLockDir, workspaceFolders: [project], pingIntervalMs: 0 });
+    // The fake pi runs in this process, whose cwd is not the project: name its folder here.
+    hub = await createHub(options, {
+      lookupPeer: async () => ({ pid: process.pid, cwd: project, command: 'pi (fake)', startedAt: null }),
+    });
+    server = await startControlServer({
+      hub,
+      host: '127.0.0.1',
+      port: 0,
+      home: options.home,
+      version: options.version,
+      staticDir: join(ROOT, 'out', 'renderer'),
+      log: () => {},
+    });
+    await waitFor(async () => (await snapshot()).editors.length === 1, { timeoutMs: 5000, message: 'the editor discovered' });
+    pi = await FakePiClient.connect({ cwd: project, lockDir: options.piLockDir });
+    await waitFor(async () => (await snapshot()).sessions[0]?.reason === 'cwd', { timeoutMs: 5000, message: 'the session bound to the editor' });
+
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    page = await browser.newPage({ viewport: { width: 1100, height: 720 } });
+    page.on('console', (msg) => msg.type() === 'error' && consoleErrors.push(msg.text()));
+    page.on('pageerror', (err) => consoleErrors.push(err.message));
+    await page.goto(`${server.url}/?t=${server.mintOpenToken()}`);
+    await page.getByRole('heading', { name: /Review inbox/ }).waitFor({ timeout: 10_000 });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await pi?.close();
+    await server?.close();
+    await hub?.close('test over');
+    await editor?.stop();
+    await tmp?.cleanup();
+  });
+
+  test('a proposed edit shows in the inbox, and Accept with an edit saves the edited text', async () => {
+    const file = join(project, 'notes.txt');
+    await writeFile(file, 'one\ntwo\nthree\n');
+    const outcome = pi.write(file, 'one\n2\nthree\nfour\n');
+    await page.getByRole('button', { name: /notes\.txt/ }).waitFor();
+    await page.getByRole('heading', { name: 'Review inbox (1)' }).waitFor();
+    assert.equal(await page.title(), 'Review (1) — Patchbay');
+    const proposed = page.getByRole('textbox', { name: /proposed contents/ });
+    await proposed.waitFor();
+    await shot('review');
+
+    await proposed.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('five\n');
+    await page.getByText('Edited: Accept saves your version').waitFor();
+    assert.equal(editor.diffs.size, 1, 'the bound editor shows the diff too');
+    await page.getByRole('button', { name: 'Accept', exact: true }).click();
+    const result: WriteOutcome = await withTimeout(outcome, 5000, 'the agent hearing the decision');
+    assert.equal(result.outcome, 'saved');
+    assert.equal(await readFile(file, 'utf8'), 'one\n2\nthree\nfour\nfive\n');
+    await waitFor(() => editor.diffs.size === 0, { message: "the editor's tab closed: the first decision wins" });
+    await page.getByRole('heading', { name: 'Review inbox (0)' }).waitFor();
+    await page.getByText('Recent decisions (1)').waitFor();
+  });
+
+  test('Reject (by its shortcut) tells the agent DIFF_REJECTED and leaves the file alone', async () => {
+    const file = join(project, 'keep.txt');
+    await writeFile(file, 'original\n');
+    const outcome = pi.write(file, 'replaced\n');
+    await page.getByRole('button', { name: /keep\.txt/ }).waitFor();
+    await page.getByRole('textbox', { name: /proposed contents/ }).waitFor();
+    await page.getByRole('heading', { name: 'Review inbox (1)' }).click(); // focus outside the editor
+    await page.keyboard.press('r');
+    const result = await withTimeout(outcome, 5000, 'the agent hearing the rejection');
+    assert.equal(result.outcome, 'rejected');
+    assert.equal(result.outcome === 'rejected' && result.answer, 'DIFF_REJECTED');
+    assert.equal(await readFile(file, 'utf8'), 'original\n');
+  });
+
+  test('a new file shows as new, and the view fits 800×600', async () => {
+    await page.setViewportSize({ width: 800, height: 600 });
+    const outcome = pi.write(join(project, 'src', 'fresh.ts'), 'export const fresh = true;\n');
+    await page.getByText('New file: it does not exist on disk yet').waitFor();
+    await shot('review-new-file-800x600');
+    const overflow = await page.evaluate('document.documentElement.scrollWidth > window.innerWidth');
+    assert.equal(overflow, false, 'no horizontal scrolling at 800×600');
+    await page.getByRole('button', { name: 'Reject', exact: true }).click();
+    assert.equal((await withTimeout(outcome, 5000, 'the rejection')).outcome, 'rejected');
+    await page.setViewportSize({ width: 1100, height: 720 });
+  });
+
+  test('rebinding a session in the pairing view moves its traffic', async () => {
+    await go('#/pairing');
+    const select = page.getByLabel('Editor for this session');
+    await select.waitFor();
+    await shot('pairing');
+    const sessionId = (await snapshot()).sessions[0]!.id;
+
+    const editorId = (await snapshot()).editors[0]!.id;
+    assert.equal(await select.inputValue(), editorId, 'bound to the editor whose folder holds the session');
+    await select.selectOption({ label: 'Patchbay review' });
+    await waitFor(async () => (await snapshot()).sessions[0]?.editorId === null, { message: 'the session unbound' });
+    assert.equal((await snapshot()).sessions[0]?.reason, 'manual');
+    const before = editor.received.length;
+    await pi.turn();
+    assert.equal(editor.received.length, before, 'unbound: getDiagnostics does not reach the editor');
+
+    await select.selectOption({ value: editorId });
+    await waitFor(async () => (await snapshot()).sessions[0]?.editorId === editorId, { message: 'the session bound again' });
+    await pi.turn();
+    await waitFor(
+      () => editor.received.slice(before).some((r) => (r.msg.params as { name?: string } | undefined)?.name === 'getDiagnostics'),
+      { message: 'getDiagnostics at the editor' },
+    );
+
+    await go(`#/traffic/${sessionId}`);
+    await page.getByRole('table').getByText('getDiagnostics').first().waitFor();
+    await shot('traffic');
+  });
+
+  test('turning pi autoconnect off in the settings writes pi’s settings file', async () => {
+    await go('#/settings');
+    const global = page.getByLabel('Global', { exact: true });
+    await global.waitFor();
+    await assert.doesNotReject(waitFor(async () => !(await global.isDisabled()), { message: 'the global value loaded' }));
+    await global.selectOption('off');
+    const written = await waitFor(
+      async () => {
+        const text = await readFile(piSettingsFile, 'utf8').catch(() => '');
+        return text.includes('autoconnect') && (JSON.parse(text) as { 'pi-ide'?: { autoconnect?: boolean } });
+      },
+      { message: `${piSettingsFile} written` },
+    );
+    assert.equal(written['pi-ide']?.autoconnect, false);
+    // The project has no setting of its own, so the global one now rules it too.
+    const projectRow = page.locator('.autoconnect-row', { has: page.getByLabel(project, { exact: true }) });
+    await projectRow.getByText('effective: off').waitFor();
+    await shot('settings');
+    await page.getByLabel('For all editors').selectOption('fake/smart');
+    await waitFor(async () => (await snapshot()).settings.suggestionModel === 'fake/smart', { message: 'the model choice saved' });
+    await page.evaluate(`document.querySelector('.app-main').scrollTo(0, 1e6)`);
+    await shot('settings-models');
+    await page.setViewportSize({ width: 800, height: 600 });
+    await shot('settings-800x600');
+    await page.setViewportSize({ width: 1100, height: 720 });
+  });
+
+  test('the dark theme follows the OS, diff editor included', async () => {
+    const file = join(project, 'dark.txt');
+    await writeFile(file, 'alpha\nbeta\n');
+    const outcome = pi.write(file, 'alpha\nBETA\ngamma\n');
+    await go('#/review');
+    await page.getByRole('textbox', { name: /proposed contents/ }).waitFor();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const background = await page.evaluate('getComputedStyle(document.documentElement).backgroundColor');
+    assert.equal(background, 'rgb(27, 29, 33)');
+    await page.locator('.cm-editor.cm-focused, .cm-editor').first().waitFor();
+    await shot('review-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.getByRole('button', { name: 'Reject', exact: true }).click();
+    assert.equal((await withTimeout(outcome, 5000, 'the rejection')).outcome, 'rejected');
+  });
+
+  test('the page logged no errors', () => {
+    assert.deepEqual(consoleErrors, []);
+  });
+});
