@@ -1,0 +1,166 @@
+// A node child process the benchmark owns: spawned with tsx, its stdout read as JSON lines,
+// stopped by its pid (SIGTERM, then SIGKILL after a grace period). `close()` is safe twice.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { withTimeout } from '../peers/wait.ts';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export type Line = Record<string, unknown>;
+
+interface Waiter {
+  pred(line: Line): boolean;
+  resolve(line: Line): void;
+  reject(err: Error): void;
+  why(): string;
+}
+
+export interface ChildOptions {
+  /** Who it is, for messages. */
+  label: string;
+  /** Arguments after the node executable (flags, script, script args). */
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  /** How long `close()` waits after SIGTERM before SIGKILL. Default 5000 ms. */
+  graceMs?: number;
+}
+
+let nextTag = 1;
+
+export class Child {
+  /** JSON lines nobody has waited for yet. */
+  readonly lines: Line[] = [];
+  private readonly waiters = new Set<Waiter>();
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private stderrText = '';
+  private stdoutText = '';
+  private closing: Promise<void> | null = null;
+
+  private constructor(
+    readonly options: ChildOptions,
+    readonly process: ChildProcess,
+  ) {
+    this.exited = new Promise((resolve) => process.once('exit', (code, signal) => resolve({ code, signal })));
+    process.stderr!.setEncoding('utf8').on('data', (chunk: string) => (this.stderrText += chunk));
+    // The child may die before reading what we write; that shows up in `exited`.
+    process.stdin!.on('error', () => {});
+    createInterface({ input: process.stdout! }).on('line', (text) => {
+      this.stdoutText += `${text}\n`;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        return; // not a JSON line (e.g. the daemon's banner): kept in stdout() only
+      }
+      if (typeof value === 'object' && value !== null) this.deliver(value as Line);
+    });
+    void this.exited.then(() => {
+      for (const w of this.waiters) w.reject(new Error(`${this.options.label} exited before ${w.why()}`));
+      this.waiters.clear();
+    });
+  }
+
+  static spawn(options: ChildOptions): Child {
+    const child = spawn(process.execPath, options.args, { cwd: ROOT, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    return new Child(options, child);
+  }
+
+  get pid(): number {
+    return this.process.pid ?? 0;
+  }
+
+  get running(): boolean {
+    return this.process.exitCode === null && this.process.signalCode === null;
+  }
+
+  private deliver(line: Line): void {
+    for (const w of this.waiters) {
+      if (w.pred(line)) {
+        this.waiters.delete(w);
+        w.resolve(line);
+        return;
+      }
+    }
+    this.lines.push(line);
+  }
+
+  stderr(): string {
+    return this.stderrText;
+  }
+
+  stdout(): string {
+    return this.stdoutText;
+  }
+
+  /** The first JSON line matching `pred` (taken out of `lines`); fails early when the child exits. */
+  waitForLine(pred: (line: Line) => boolean, timeoutMs: number, what: string): Promise<Line> {
+    const at = this.lines.findIndex(pred);
+    if (at >= 0) return Promise.resolve(this.lines.splice(at, 1)[0]!);
+    const why = (): string => `${what} from ${this.options.label} (pid ${this.pid}); stderr: ${this.stderrText.trim().slice(-2000)}`;
+    if (!this.running) return Promise.reject(new Error(`${this.options.label} has exited; no ${why()}`));
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        pred,
+        resolve: (line) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+        reject: (err) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+        why,
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${why()}`));
+      }, timeoutMs);
+      this.waiters.add(waiter);
+    });
+  }
+
+  /** Sends one command line (test/peers/cli.ts protocol) and resolves with its result. */
+  async command(command: Record<string, unknown>, timeoutMs = 10_000): Promise<unknown> {
+    const tag = `b${nextTag++}`;
+    const answer = this.waitForLine((l) => l.tag === tag && (l.event === 'result' || l.event === 'error'), timeoutMs, `answer to ${String(command.cmd)}`);
+    this.process.stdin!.write(`${JSON.stringify({ ...command, tag })}\n`);
+    const line = await answer;
+    if (line.event === 'error') throw new Error(`${this.options.label}: ${String(line.message)}`);
+    return line.result;
+  }
+
+  /** SIGTERM by pid, SIGKILL if it has not exited within the grace period. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (!this.running) return;
+      this.process.kill('SIGTERM');
+      try {
+        await withTimeout(this.exited, this.options.graceMs ?? 5000, `${this.options.label} (pid ${this.pid}) to exit`);
+      } catch {
+        if (this.running) this.process.kill('SIGKILL');
+        await this.exited;
+      }
+    })();
+    return this.closing;
+  }
+}
+
+/** Resident set size of a live process in bytes, from /proc/<pid>/status (Linux). */
+export async function residentBytes(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status);
+  if (!match) throw new Error(`/proc/${pid}/status: no VmRSS line`);
+  return Number(match[1]) * 1024;
+}
+
+/** CPU time (user + system) a live process has used so far, in ms, from /proc/<pid>/stat (Linux). */
+export async function cpuMillis(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // Fields after `comm` (which may hold spaces) start at field 3; utime and stime are 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[14 - 3]) + Number(fields[15 - 3]);
+  if (!Number.isFinite(ticks)) throw new Error(`/proc/${pid}/stat: no utime/stime`);
+  return ticks * 10; // USER_HZ is 100 on every platform Node supports
+}

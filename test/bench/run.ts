@@ -1,0 +1,526 @@
+/**
+ * `npm run bench`: Patchbay against a bare relay (test/bench/bare-relay.ts) measured in the same
+ * run on this machine, as issue 2 asks. Prints one table; `--json` prints the results as JSON.
+ * Targets are reported, not enforced: the exit code is 0 unless the benchmark itself broke.
+ *
+ * Processes: the relay under test (the real `patchbay daemon`, or the bare relay) is a child;
+ * the editors (FakeEditor) live in another child (editor-host.ts); the measuring agents
+ * (agent.ts) live here. Everything is on 127.0.0.1 and is stopped by pid at the end.
+ *
+ * Options:
+ *   --json                 results as JSON on stdout (progress stays on stderr)
+ *   --only a,b             a subset of: latency, throughput, diff, lockfile, memory
+ *   --profile DIR          CPU-profile each relay phase in both relays; Patchbay then runs as the
+ *                          hub alone (hub-child.ts) rather than the daemon. Summarize a profile
+ *                          with test/bench/profile-summary.ts.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { writeLockfile } from '../peers/lockfiles.ts';
+import { tempDir, waitFor, withTimeout } from '../peers/wait.ts';
+import { BenchAgent, type Response } from './agent.ts';
+import { Child, cpuMillis, residentBytes } from './child.ts';
+import { HubChild, PatchbayDaemon, type PatchbayProcess } from './daemon.ts';
+import type { HostedEditor } from './editor-host.ts';
+import { formatTable, judge, median, percentile, type Measurement, type Row } from './report.ts';
+
+const MiB = 1024 * 1024;
+
+/** Sized so the whole run stays well under two minutes on 2 cores. */
+const PLAN = {
+  latencyWarmup: 500,
+  latencyCalls: 3000,
+  burstWarmup: 2000,
+  burstCount: 20_000,
+  burstRounds: 5,
+  diffBytes: 10 * MiB,
+  diffRounds: 7,
+  lockfileRuns: 7,
+  memoryEditors: 50,
+  memorySessions: 200,
+};
+
+const METRICS = ['latency', 'throughput', 'diff', 'lockfile', 'memory'] as const;
+type Metric = (typeof METRICS)[number];
+
+const started = performance.now();
+function progress(message: string): void {
+  process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s] ${message}\n`);
+}
+
+/** Closers run in reverse order of registration; each runs once even if another fails. */
+class Owned {
+  private readonly closers: { what: string; close: () => Promise<unknown> }[] = [];
+  add<T>(what: string, value: T, close: (value: T) => Promise<unknown>): T {
+    this.closers.push({ what, close: () => close(value) });
+    return value;
+  }
+  async closeAll(): Promise<string[]> {
+    const problems: string[] = [];
+    const closers = this.closers.splice(0).reverse();
+    for (const { what, close } of closers) {
+      try {
+        await close();
+      } catch (err) {
+        problems.push(`closing ${what}: ${(err as Error).message}`);
+      }
+    }
+    return problems;
+  }
+}
+
+// ── children ───────────────────────────────────────────────────────────────
+
+async function startEditorHost(owned: Owned): Promise<Child> {
+  const host = owned.add('editor host', Child.spawn({ label: 'editor host', args: ['--import', 'tsx', 'test/bench/editor-host.ts'] }), (c) => c.close());
+  await host.waitForLine((l) => l.ready === true, 20_000, 'ready line');
+  return host;
+}
+
+async function startBareRelay(owned: Owned, editor: HostedEditor | null): Promise<{ child: Child; port: number }> {
+  const args = ['--import', 'tsx', 'test/bench/bare-relay.ts', ...(editor ? ['--editor-port', String(editor.port), '--editor-token', editor.token] : [])];
+  const child = owned.add('bare relay', Child.spawn({ label: 'bare relay', args }), (c) => c.close());
+  const ready = await child.waitForLine((l) => l.ready === true, 20_000, 'ready line');
+  return { child, port: Number(ready.port) };
+}
+
+/** A daemon that did not stop cleanly on SIGTERM is worth a line in the report. */
+function ownPatchbay<T extends PatchbayProcess>(owned: Owned, patchbay: T): T {
+  return owned.add(patchbay.child.options.label, patchbay, async (p) => {
+    const { code, signal } = await p.close();
+    if (code !== 0) throw new Error(`${p.child.options.label} (pid ${p.child.pid}) stopped with code ${code}, signal ${signal}: ${p.child.stderr().trim().slice(-500)}`);
+  });
+}
+
+async function startEditor(host: Child, options: { lockDir: string; folder: string; writeLockfile?: boolean }): Promise<HostedEditor> {
+  await mkdir(options.folder, { recursive: true });
+  return (await host.command({ cmd: 'start', ...options }, 20_000)) as HostedEditor;
+}
+
+async function connectAgents(url: (i: number) => string, token: string, count: number, owned: Owned): Promise<BenchAgent[]> {
+  const agents: BenchAgent[] = [];
+  // In batches: hundreds of simultaneous upgrades would measure the accept queue, not the relay.
+  for (let i = 0; i < count; i += 25) {
+    const batch = await Promise.all(Array.from({ length: Math.min(25, count - i) }, (_, j) => BenchAgent.connect(url(i + j), token)));
+    for (const agent of batch) agents.push(owned.add('agent', agent, (a) => a.close()));
+  }
+  return agents;
+}
+
+// ── checks ─────────────────────────────────────────────────────────────────
+
+function texts(response: Response): string[] {
+  const content = (response.result as { content?: { text?: unknown }[] } | undefined)?.content;
+  return Array.isArray(content) ? content.map((c) => (typeof c.text === 'string' ? c.text : '')) : [];
+}
+
+/** The editor's diagnostics made it through (an empty answer would mean a deadline fired); returns its folder. */
+function diagnosticsFolder(response: Response, via: string): string {
+  const match = /"file:\/\/(.*)\/src\/main\.ts"/.exec(texts(response)[0] ?? '');
+  if (response.error || !match) throw new Error(`getDiagnostics through ${via} did not carry the editor's answer: ${JSON.stringify(response).slice(0, 300)}`);
+  return match[1]!;
+}
+
+// ── measurements ───────────────────────────────────────────────────────────
+
+interface Pair {
+  name: 'bare' | 'patchbay';
+  agent: BenchAgent;
+  /** The relay's process, whose CPU time is counted. */
+  pid: number;
+}
+
+/** Runs `work` and adds the relay's CPU time spent meanwhile to `cpu[pair.name]`. */
+async function counted<T>(pair: Pair, cpu: Record<string, number>, work: () => Promise<T>): Promise<T> {
+  const before = await cpuMillis(pair.pid);
+  const result = await work();
+  cpu[pair.name] = (cpu[pair.name] ?? 0) + (await cpuMillis(pair.pid)) - before;
+  return result;
+}
+
+function cpuNote(cpu: Record<string, number>, count: number, what: string, unit: 'µs' | 'ms'): string {
+  const each = (name: string): string => `${(((cpu[name] ?? 0) / count) * (unit === 'µs' ? 1000 : 1)).toFixed(1)} ${unit}`;
+  return `relay CPU per ${what}: bare ${each('bare')}, Patchbay ${each('patchbay')}`;
+}
+
+/** Alternating order per round, so drift on the machine hits both relays alike. */
+function inRound(pairs: Pair[], round: number): Pair[] {
+  return round % 2 === 0 ? pairs : [...pairs].reverse();
+}
+
+const DIAGNOSTICS_CALL = { name: 'getDiagnostics', arguments: {} };
+
+/** One getDiagnostics call; its wall time. The editor's answer is checked on the first and last. */
+async function roundTrip(pair: Pair, check: boolean): Promise<number> {
+  const t0 = performance.now();
+  const response = await pair.agent.call('tools/call', DIAGNOSTICS_CALL);
+  const elapsed = performance.now() - t0;
+  if (check) diagnosticsFolder(response, pair.name);
+  return elapsed;
+}
+
+async function measureLatency(pairs: Pair[]): Promise<Measurement[]> {
+  for (const pair of pairs) for (let i = 0; i < PLAN.latencyWarmup; i++) await roundTrip(pair, i === 0);
+  const n = PLAN.latencyCalls;
+  const samples = new Map<string, number[]>(pairs.map((p) => [p.name, []]));
+  // Interleaved call by call, so a busy moment on the machine hits both relays alike. Only one
+  // relay works at a time, so each one's CPU time over the whole loop is its own calls' cost.
+  const cpuBefore = await Promise.all(pairs.map((p) => cpuMillis(p.pid)));
+  for (let i = 0; i < n; i++) {
+    for (const pair of inRound(pairs, i)) samples.get(pair.name)!.push(await roundTrip(pair, i === n - 1));
+  }
+  const cpuAfter = await Promise.all(pairs.map((p) => cpuMillis(p.pid)));
+  const cpu = Object.fromEntries(pairs.map((p, i) => [p.name, cpuAfter[i]! - cpuBefore[i]!]));
+  const bare = samples.get('bare')!;
+  const pb = samples.get('patchbay')!;
+  return [
+    {
+      metric: 'getDiagnostics round trip p50',
+      unit: 'ms',
+      bare: percentile(bare, 50),
+      patchbay: percentile(pb, 50),
+      target: { kind: 'ratio-max', max: 1.2 },
+      note: `${n} sequential calls each, interleaved, after ${PLAN.latencyWarmup} warm-up; ${cpuNote(cpu, n, 'call', 'µs')}`,
+    },
+    { metric: 'getDiagnostics round trip p99', unit: 'ms', bare: percentile(bare, 99), patchbay: percentile(pb, 99), target: { kind: 'ratio-max', max: 1.5 }, note: 'the same calls' },
+  ];
+}
+
+async function burstRate(pair: Pair, host: Child, editorKey: number, count: number): Promise<{ rate: number; frames: number }> {
+  const arrived = pair.agent.expect('selection_changed', count);
+  const t0 = performance.now();
+  const sent = host.command({ cmd: 'burst', key: editorKey, count }, 60_000) as Promise<{ frames: number }>;
+  let t1: number;
+  try {
+    t1 = await withTimeout(arrived, 30_000, `${count} selection_changed through ${pair.name}`);
+  } catch (err) {
+    pair.agent.cancelExpectation();
+    throw new Error(`${(err as Error).message} (${pair.agent.received('selection_changed')} arrived)`);
+  }
+  const { frames } = await sent;
+  return { rate: count / ((t1 - t0) / 1000), frames };
+}
+
+async function measureThroughput(pairs: Pair[], host: Child, keys: Record<Pair['name'], number>): Promise<Measurement> {
+  for (const pair of pairs) await burstRate(pair, host, keys[pair.name], PLAN.burstWarmup);
+  const rates = new Map<string, number[]>(pairs.map((p) => [p.name, []]));
+  const frames = new Map<string, number>();
+  const cpu: Record<string, number> = {};
+  for (let round = 0; round < PLAN.burstRounds; round++) {
+    for (const pair of inRound(pairs, round)) {
+      const r = await counted(pair, cpu, () => burstRate(pair, host, keys[pair.name], PLAN.burstCount));
+      rates.get(pair.name)!.push(r.rate);
+      frames.set(pair.name, r.frames);
+    }
+  }
+  const perBurst = (name: string): number => (frames.get(name) ?? 0) / PLAN.burstCount;
+  return {
+    metric: 'selection_changed throughput',
+    unit: 'msg/s',
+    bare: median(rates.get('bare')!),
+    patchbay: median(rates.get('patchbay')!),
+    target: { kind: 'ratio-min', min: 0.8 },
+    note: `${PLAN.burstCount.toLocaleString('en-US')} notifications per burst, median of ${PLAN.burstRounds}, timed from the burst command to the last arrival; the editor writes each to ${perBurst('patchbay')} Patchbay connections (its monitor + the session's) vs ${perBurst('bare')} bare; ${cpuNote(cpu, PLAN.burstRounds * PLAN.burstCount, 'notification', 'µs')}`,
+  };
+}
+
+/** `bytes` ASCII bytes in 80-column lines, like an agent's whole-file write. */
+function bigText(bytes: number, seed: string): string {
+  const line = `${seed} ${'x'.repeat(78 - seed.length - 1)}\n`;
+  return line.repeat(Math.ceil(bytes / line.length)).slice(0, bytes);
+}
+
+let tabSeq = 0;
+
+async function diffRoundTrip(pair: Pair, path: string, contents: string): Promise<number> {
+  const tab = `pi-write:${++tabSeq}`;
+  const id = pair.agent.reserveId();
+  // Serialized before the clock starts: the agent's own cost is not the relay's.
+  const text = JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'openDiff', arguments: { old_file_path: path, new_file_path: path, new_file_contents: contents, tab_name: tab } },
+  });
+  const t0 = performance.now();
+  const response = await withTimeout(pair.agent.sendRequest(id, text), 30_000, `openDiff through ${pair.name}`);
+  const elapsed = performance.now() - t0;
+  const [answer, saved] = texts(response);
+  if (answer !== 'FILE_SAVED' || saved?.length !== contents.length) {
+    throw new Error(`openDiff through ${pair.name}: expected FILE_SAVED with ${contents.length} chars, got ${answer} with ${saved?.length ?? 'no'} chars`);
+  }
+  // As pi does after every openDiff; not timed.
+  await withTimeout(pair.agent.call('tools/call', { name: 'close_tab', arguments: { tab_name: tab } }), 10_000, `close_tab through ${pair.name}`);
+  return elapsed;
+}
+
+async function measureDiff(pairs: Pair[], folder: string): Promise<Measurement> {
+  await mkdir(folder, { recursive: true });
+  const path = join(folder, 'big.txt');
+  // Patchbay looks at the on-disk original of every diff: it exists, and differs from the proposal.
+  await writeFile(path, bigText(PLAN.diffBytes, 'original'));
+  const proposed = bigText(PLAN.diffBytes, 'proposed');
+  for (const pair of pairs) await diffRoundTrip(pair, path, proposed);
+  const times = new Map<string, number[]>(pairs.map((p) => [p.name, []]));
+  const cpu: Record<string, number> = {};
+  for (let round = 0; round < PLAN.diffRounds; round++) {
+    for (const pair of inRound(pairs, round)) times.get(pair.name)!.push(await counted(pair, cpu, () => diffRoundTrip(pair, path, proposed)));
+  }
+  return {
+    metric: '10 MiB openDiff round trip',
+    unit: 'ms',
+    bare: median(times.get('bare')!),
+    patchbay: median(times.get('patchbay')!),
+    target: { kind: 'ratio-max', max: 1.3 },
+    note: `median of ${PLAN.diffRounds} after 1 warm-up; 10 MiB proposed, FILE_SAVED with 10 MiB back; ${cpuNote(cpu, PLAN.diffRounds, 'diff', 'ms')}`,
+  };
+}
+
+async function measureLockfileToStatus(patchbay: PatchbayProcess, host: Child, root: string): Promise<Measurement> {
+  const times: number[] = [];
+  for (let i = 0; i < PLAN.lockfileRuns; i++) {
+    const folder = join(root, `fresh-${i}`);
+    // The editor listens first and its lockfile is written here, so the clock starts at the write.
+    const editor = await startEditor(host, { lockDir: patchbay.dirs.piLockDir, folder, writeLockfile: false });
+    const t0 = performance.now();
+    await writeLockfile(patchbay.dirs.piLockDir, editor.port, { pid: host.pid, workspaceFolders: [folder], ideName: 'Neovim', transport: 'ws', authToken: editor.token });
+    const listed = await waitFor(async () => (await patchbay.snapshot()).editors.some((e) => e.port === editor.port) && performance.now(), {
+      timeoutMs: 5000,
+      intervalMs: 1,
+      message: `the editor on port ${editor.port} in Patchbay's snapshot`,
+    });
+    times.push(listed - t0);
+    // Let Patchbay finish with this editor (monitor, door lockfile) before the next one.
+    await waitFor(async () => (await patchbay.snapshot()).editors.find((e) => e.port === editor.port)?.alive, { timeoutMs: 5000, message: `editor ${editor.port} alive` });
+  }
+  return {
+    metric: 'new lockfile listed in status',
+    unit: 'ms',
+    bare: null,
+    patchbay: median(times),
+    target: { kind: 'value-max', max: 100 },
+    note: `median of ${PLAN.lockfileRuns} (max ${Math.max(...times).toFixed(1)} ms): lockfile written → the snapshot (what \`patchbay status\` prints) lists it`,
+  };
+}
+
+async function measureMemory(owned: Owned, host: Child, root: string): Promise<Measurement> {
+  const { memoryEditors: editorCount, memorySessions: sessionCount } = PLAN;
+  const daemon = ownPatchbay(owned, await PatchbayDaemon.start(join(root, 'memory')));
+  const bare = await startBareRelay(owned, null);
+  const editors: HostedEditor[] = [];
+  for (let i = 0; i < editorCount; i += 10) {
+    const batch = Array.from({ length: Math.min(10, editorCount - i) }, (_, j) =>
+      startEditor(host, { lockDir: daemon.dirs.piLockDir, folder: join(root, 'memory-projects', `project-${i + j}`) }),
+    );
+    editors.push(...(await Promise.all(batch)));
+  }
+  progress(`memory: ${editorCount} editors started; waiting for the daemon to list them`);
+  const listed = await waitFor(
+    async () => {
+      const snap = await daemon.snapshot();
+      return snap.editors.filter((e) => e.alive).length === editorCount && snap;
+    },
+    { timeoutMs: 20_000, intervalMs: 50, message: `${editorCount} live editors in Patchbay's snapshot` },
+  );
+  const idByPort = new Map(listed.editors.map((e) => [e.port, e.id]));
+
+  const pbAgents = await connectAgents(() => `ws://127.0.0.1:${daemon.door.port}`, daemon.door.token, sessionCount, owned);
+  const sessions = await waitFor(
+    async () => {
+      const snap = await daemon.snapshot();
+      return snap.sessions.length === sessionCount && snap.sessions;
+    },
+    { timeoutMs: 20_000, intervalMs: 50, message: `${sessionCount} sessions in Patchbay's snapshot` },
+  );
+  progress(`memory: ${sessionCount} sessions connected; binding them over ${editorCount} editors`);
+  // Every agent here shares the bench's folder, so the person's choice spreads them out.
+  for (let i = 0; i < sessions.length; i += 20) {
+    await Promise.all(sessions.slice(i, i + 20).map((s, j) => daemon.bind(s.id, idByPort.get(editors[(i + j) % editorCount]!.port)!)));
+  }
+  await waitFor(async () => (await daemon.snapshot()).sessions.every((s) => s.editorId !== null), { timeoutMs: 10_000, intervalMs: 50, message: 'every session bound' });
+  const folders = new Set(
+    await Promise.all(pbAgents.map(async (a) => diagnosticsFolder(await withTimeout(a.call('tools/call', DIAGNOSTICS_CALL), 10_000, 'getDiagnostics'), 'patchbay'))),
+  );
+  if (folders.size !== editorCount) throw new Error(`the ${sessionCount} sessions reached ${folders.size} editors, not ${editorCount}`);
+  // The peer lookup (/proc) gives up after a while; how many it found is part of the picture.
+  const identified = (await daemon.snapshot()).sessions.filter((s) => s.pid !== null).length;
+  // Measured headless: no UI or CLI attached.
+  daemon.detach();
+
+  const bareAgents = await connectAgents(
+    (i) => {
+      const e = editors[i % editorCount]!;
+      return `ws://127.0.0.1:${bare.port}/${e.port}/${encodeURIComponent(e.token)}`;
+    },
+    'unused',
+    sessionCount,
+    owned,
+  );
+  await Promise.all(bareAgents.map(async (a) => diagnosticsFolder(await withTimeout(a.call('tools/call', DIAGNOSTICS_CALL), 10_000, 'getDiagnostics'), 'bare')));
+
+  const sample = async (pid: number): Promise<number> => {
+    let max = 0;
+    for (let i = 0; i < 3; i++) {
+      max = Math.max(max, await residentBytes(pid));
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return max / MiB;
+  };
+  const [pbRss, bareRss] = await Promise.all([sample(daemon.child.pid), sample(bare.child.pid)]);
+  return {
+    metric: `RSS, ${sessionCount} sessions / ${editorCount} editors`,
+    unit: 'MiB',
+    bare: bareRss,
+    patchbay: pbRss,
+    target: { kind: 'value-max', max: 150 },
+    note: `VmRSS of the daemon process (max of 3 samples over 0.5 s) once every session is connected, bound and has made one getDiagnostics call (${identified} of ${sessionCount} sessions had been identified by their process); the bare relay is shown for scale`,
+  };
+}
+
+// ── the run ────────────────────────────────────────────────────────────────
+
+/** Starts/stops a CPU profile of both relays around one phase (only with --profile). */
+type Profiled = <T>(phase: string, run: () => Promise<T>) => Promise<T>;
+
+function profiler(dir: string | undefined, children: Record<string, Child>): Profiled {
+  return async (phase, run) => {
+    if (!dir) return run();
+    await Promise.all(Object.values(children).map((c) => c.command({ cmd: 'profileStart' })));
+    try {
+      return await run();
+    } finally {
+      for (const [name, child] of Object.entries(children)) {
+        const { path } = (await child.command({ cmd: 'profileStop', path: join(dir, `${phase}-${name}.cpuprofile`) }, 30_000)) as { path: string };
+        progress(`profile: ${path}`);
+      }
+    }
+  };
+}
+
+/** Pushes each result into `out` as soon as it is measured, so a later failure keeps them. */
+async function relayMeasurements(out: Measurement[], wants: (m: Metric) => boolean, owned: Owned, host: Child, root: string, profileDir: string | undefined): Promise<void> {
+  const patchbay: PatchbayProcess = ownPatchbay(owned, profileDir ? await HubChild.start(join(root, 'relay')) : await PatchbayDaemon.start(join(root, 'relay')));
+  // The agents' folder is the bench's own: the real peer lookup finds this process's cwd.
+  const cwd = process.cwd();
+  const pbEditor = await startEditor(host, { lockDir: patchbay.dirs.piLockDir, folder: cwd });
+  const bareEditor = await startEditor(host, { lockDir: join(root, 'bare-locks'), folder: cwd });
+  const bare = await startBareRelay(owned, bareEditor);
+  const listed = await waitFor(async () => (await patchbay.snapshot()).editors.find((e) => e.port === pbEditor.port && e.alive), {
+    timeoutMs: 10_000,
+    message: `editor ${pbEditor.port} alive in Patchbay`,
+  });
+
+  const pb: Pair = {
+    name: 'patchbay',
+    agent: owned.add('agent', await BenchAgent.connect(`ws://127.0.0.1:${patchbay.door.port}`, patchbay.door.token), (a) => a.close()),
+    pid: patchbay.child.pid,
+  };
+  const bareAgent: Pair = {
+    name: 'bare',
+    agent: owned.add('agent', await BenchAgent.connect(`ws://127.0.0.1:${bare.port}/`, 'unused'), (a) => a.close()),
+    pid: bare.child.pid,
+  };
+  const session = await waitFor(async () => (await patchbay.snapshot()).sessions[0], { timeoutMs: 5000, message: 'the session in Patchbay' });
+  const bound = await waitFor(async () => (await patchbay.snapshot()).sessions[0]?.editorId === listed.id, { timeoutMs: 4000, message: 'binding' }).catch(() => false);
+  if (!bound) {
+    progress('the session was not bound by its folder (is /proc readable?); binding it by hand');
+    await patchbay.bind(session.id, listed.id);
+  }
+  // Patchbay's monitor + the session's upstream on one editor; the bare relay's one upstream on the other.
+  const clients = async (key: number): Promise<number> => ((await host.command({ cmd: 'clients', key })) as { clients: number }).clients;
+  await waitFor(async () => (await clients(pbEditor.key)) === 2, { timeoutMs: 5000, message: "Patchbay's two connections to its editor" });
+  await waitFor(async () => (await clients(bareEditor.key)) === 1, { timeoutMs: 5000, message: "the bare relay's connection to its editor" });
+  // Measured headless: no UI or CLI attached while traffic flows.
+  patchbay.detach();
+  const pairs = [bareAgent, pb];
+  const profiled = profiler(profileDir, { patchbay: patchbay.child, bare: bare.child });
+
+  if (wants('latency')) {
+    progress('round-trip latency');
+    out.push(...(await profiled('latency', () => measureLatency(pairs))));
+  }
+  if (wants('throughput')) {
+    progress('selection_changed throughput');
+    out.push(await profiled('throughput', () => measureThroughput(pairs, host, { bare: bareEditor.key, patchbay: pbEditor.key })));
+  }
+  if (wants('diff')) {
+    progress('10 MiB openDiff');
+    out.push(await profiled('diff', () => measureDiff(pairs, join(root, 'diff-project'))));
+  }
+  if (wants('lockfile')) {
+    progress('new lockfile → status');
+    out.push(await profiled('lockfile', () => measureLockfileToStatus(patchbay, host, root)));
+  }
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { json: { type: 'boolean' }, only: { type: 'string' }, profile: { type: 'string' } } });
+  const only = values.only?.split(',').map((m) => m.trim());
+  const unknown = only?.filter((m) => !(METRICS as readonly string[]).includes(m)) ?? [];
+  if (unknown.length > 0) throw new Error(`--only: unknown metric(s) ${unknown.join(', ')}; known: ${METRICS.join(', ')}`);
+  const wants = (m: Metric): boolean => only === undefined || only.includes(m);
+  const profileDir = values.profile === undefined ? undefined : resolve(values.profile);
+  if (profileDir) await mkdir(profileDir, { recursive: true });
+
+  const load = loadavg()[0]!;
+  const owned = new Owned();
+  const root = await tempDir('bench');
+  const measurements: Measurement[] = [];
+  const errors: string[] = [];
+  try {
+    const host = await startEditorHost(owned);
+    if (METRICS.some((m) => m !== 'memory' && wants(m))) {
+      const relay = new Owned();
+      try {
+        await relayMeasurements(measurements, wants, relay, host, root.path, profileDir);
+      } catch (err) {
+        errors.push(`relay measurements: ${(err as Error).stack ?? String(err)}`);
+      } finally {
+        errors.push(...(await relay.closeAll()));
+      }
+    }
+    if (wants('memory')) {
+      progress(`memory with ${PLAN.memorySessions} sessions`);
+      const memory = new Owned();
+      try {
+        measurements.push(await measureMemory(memory, host, root.path));
+      } catch (err) {
+        errors.push(`memory measurement: ${(err as Error).stack ?? String(err)}`);
+      } finally {
+        errors.push(...(await memory.closeAll()));
+      }
+    }
+  } finally {
+    errors.push(...(await owned.closeAll()));
+    await root.cleanup();
+  }
+
+  const rows: Row[] = measurements.map(judge);
+  const failed = rows.filter((r) => r.pass === false).map((r) => r.metric);
+  const seconds = (performance.now() - started) / 1000;
+  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version, platform: process.platform, loadAverageAtStart: load };
+  const patchbayAs = profileDir ? 'the hub alone, profiled (hub-child.ts)' : 'patchbay daemon';
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ machine, plan: PLAN, patchbay: patchbayAs, seconds, rows, failed, errors }, null, 2)}\n`);
+  } else {
+    const busy = load > machine.cpus * 0.5 ? ` — the machine was busy (load ${load.toFixed(1)}), expect noise` : '';
+    process.stdout.write(`\nPatchbay (${patchbayAs}) vs a bare relay: ${machine.cpus} cores, node ${process.version}, ${seconds.toFixed(0)} s${busy}\n\n`);
+    process.stdout.write(`${formatTable(rows)}\n\n`);
+    for (const row of rows) if (row.note) process.stdout.write(`  ${row.metric}: ${row.note}\n`);
+    process.stdout.write(failed.length === 0 ? '\nAll targets met.\n' : `\nFAIL: ${failed.length} target(s) missed: ${failed.join('; ')}\n`);
+  }
+  for (const error of errors) process.stderr.write(`bench error: ${error}\n`);
+  return errors.length === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: Error) => {
+    process.stderr.write(`bench: ${err.stack ?? err.message}\n`);
+    process.exitCode = 1;
+  },
+);
