@@ -42,7 +42,7 @@ export async function openEditorLink(
   const link = new RpcLink(ws, `editor ${editor.ideName} (port ${editor.port})`, handlers, false);
   try {
     const init = link.request('initialize', { protocolVersion: MCP_PROTOCOL_VERSION, capabilities: {}, clientInfo });
-    const response = await withTimeout(init.response, HANDSHAKE_TIMEOUT_MS, link.label);
+    const { msg: response } = await withTimeout(init.response, HANDSHAKE_TIMEOUT_MS, link.label);
     if (response.error) throw new Error(`${link.label}: initialize failed: ${response.error.message}`);
     if (editor.dialect === 'claude') void link.notify('notifications/initialized');
     return link;
@@ -55,7 +55,7 @@ export async function openEditorLink(
 /** The editor's tool list; an editor that cannot list tools gets an empty one. */
 export async function fetchTools(link: RpcLink): Promise<ToolSpec[]> {
   const call = link.request('tools/list', {});
-  const response = await withTimeout(call.response, HANDSHAKE_TIMEOUT_MS, link.label);
+  const { msg: response } = await withTimeout(call.response, HANDSHAKE_TIMEOUT_MS, link.label);
   const tools = (response.result as { tools?: unknown } | undefined)?.tools;
   return Array.isArray(tools) ? (tools.filter((t) => typeof t?.name === 'string') as ToolSpec[]) : [];
 }

@@ -19,6 +19,7 @@ import {
   INVALID_PARAMS,
   METHOD_NOT_FOUND,
   TOO_MANY_REQUESTS,
+  result,
   type RpcId,
   type RpcNotification,
   type RpcRequest,
@@ -35,7 +36,7 @@ import {
   suggestionModelChoice,
 } from '../suggestions/models.ts';
 import { fetchTools, openEditorLink, withTimeout, type LiveEditor } from './editor-link.ts';
-import { RpcLink } from './rpc-link.ts';
+import { RpcLink, type Frame, type Reply } from './rpc-link.ts';
 import { sessionKey, sessionView, type ProcessInfo, type Session, type Upstream } from './session.ts';
 import { TrafficLog } from './traffic.ts';
 
@@ -62,7 +63,14 @@ export interface RelayDeps {
 
 interface EditorState {
   editor: LiveEditor;
+  /**
+   * Patchbay's own link, only while no session has one to this editor: every link gets a
+   * copy of each selection_changed, so a spare one would double the editor's work.
+   */
   monitor: RpcLink | null;
+  /** The monitor is being closed on purpose (a session link took over). */
+  retiring: boolean;
+  opening: boolean;
   tools: ToolSpec[] | null;
   focusedAt: number | null;
   closed: boolean;
@@ -79,7 +87,7 @@ export class Relay {
   private readonly sessions = new Map<string, Session>();
   private readonly editors = new Map<string, EditorState>();
   /** Editor-side request id → the agent request it became, per editor link, for request_cancelled. */
-  private readonly forwarded = new WeakMap<RpcLink, Map<RpcId, { session: Session; id: RpcId }>>();
+  private readonly forwarded = new WeakMap<RpcLink, Map<RpcId, { session: Session; id: RpcId; editorId: string }>>();
   private sessionSeq = 0;
   private closed = false;
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -110,10 +118,6 @@ export class Relay {
 
   editorFocus(id: string): number | null {
     return this.editors.get(id)?.focusedAt ?? null;
-  }
-
-  editorConnected(id: string): boolean {
-    return this.editors.get(id)?.monitor?.isOpen ?? false;
   }
 
   connectedPids(): Set<number> {
@@ -163,9 +167,9 @@ export class Relay {
       closed: false,
     };
     session.link = new RpcLink(ws, `agent ${id}`, {
-      onRequest: (msg) => this.onAgentRequest(session, msg),
-      onNotification: (msg) => this.onAgentNotification(session, msg),
-      onFrame: (dir, text, message) => traffic.record(dir === 'in' ? 'in' : 'out', null, text, message),
+      onRequest: (msg, _link, frame) => this.onAgentRequest(session, msg, frame),
+      onNotification: (msg, _link, frame) => this.onAgentNotification(session, msg, frame),
+      onFrame: (dir, text, message, bytes) => traffic.record(dir === 'in' ? 'in' : 'out', null, text, message, Date.now(), bytes),
       onMalformed: (problem) => this.deps.log(problem),
       onClose: () => this.onAgentClose(session),
     });
@@ -190,7 +194,7 @@ export class Relay {
     this.deps.onChange();
   }
 
-  private onAgentRequest(session: Session, msg: RpcRequest): void {
+  private onAgentRequest(session: Session, msg: RpcRequest, frame: Frame): void {
     session.lastActiveAt = this.now();
     const limit = this.deps.settings().maxPendingPerSession;
     if (msg.method === 'initialize') return this.onInitialize(session, msg);
@@ -208,8 +212,8 @@ export class Relay {
     const answered = (): void => {
       session.inFlight--;
     };
-    if (msg.method === 'tools/call') void this.onToolCall(session, msg).finally(answered);
-    else void this.forwardOrRefuse(session, msg, msg.method, msg.params, (r) => r).finally(answered);
+    if (msg.method === 'tools/call') void this.onToolCall(session, msg, frame).finally(answered);
+    else void this.forwardOrRefuse(session, msg, frame, null).finally(answered);
   }
 
   private onInitialize(session: Session, msg: RpcRequest): void {
@@ -234,7 +238,7 @@ export class Relay {
     void session.link.respond(msg.id, { tools });
   }
 
-  private onAgentNotification(session: Session, msg: RpcNotification): void {
+  private onAgentNotification(session: Session, msg: RpcNotification, frame: Frame): void {
     session.lastActiveAt = this.now();
     if (msg.method === 'notifications/initialized') return;
     if (msg.method === 'ide_connected') {
@@ -246,18 +250,18 @@ export class Relay {
     const editorId = session.editorId;
     if (!editorId) return;
     void this.upstreamFor(session, editorId)
-      .then((link) => link.notify(msg.method, msg.params))
+      .then((link) => link.forward(frame, { kind: 'notification', msg }))
       .catch((err: Error) => this.deps.log(`${session.id}: ${msg.method} not forwarded: ${err.message}`));
   }
 
-  private async onToolCall(session: Session, msg: RpcRequest): Promise<void> {
+  private async onToolCall(session: Session, msg: RpcRequest, frame: Frame): Promise<void> {
     await session.identified;
     const params = (msg.params ?? {}) as { name?: unknown; arguments?: unknown };
     const name = typeof params.name === 'string' ? params.name : '';
     const args = (params.arguments ?? {}) as Record<string, unknown>;
     switch (name) {
       case 'openDiff':
-        return this.onOpenDiff(session, msg, args);
+        return this.onOpenDiff(session, msg, args, frame);
       case 'close_tab': {
         const tab = typeof args.tab_name === 'string' ? args.tab_name : '';
         const id = this.inbox.findByTab(session.id, tab);
@@ -272,76 +276,90 @@ export class Relay {
         return;
       }
       case 'getDiagnostics':
-        return this.onDiagnostics(session, msg, args);
+        return this.onDiagnostics(session, msg, args, frame);
     }
     const editor = session.editorId ? this.editors.get(session.editorId) : undefined;
-    const translate = (r: RpcResponse): RpcResponse =>
-      name === 'getOpenEditors' || name === 'getOpenEditorTabs'
-        ? { ...r, result: r.result === undefined ? undefined : translateOpenEditors(r.result, session.dialect) }
-        : r;
-    if (!editor && (name === 'getOpenEditors' || name === 'getOpenEditorTabs')) {
-      void session.link.respond(msg.id, session.dialect === 'pi' ? textResult('[]') : textResult('{"tabs":[]}'));
+    const openEditors = name === 'getOpenEditors' || name === 'getOpenEditorTabs';
+    if (!editor && openEditors) {
+      session.link.respond(msg.id, session.dialect === 'pi' ? textResult('[]') : textResult('{"tabs":[]}'));
       return;
     }
-    const upstreamName = editor ? toolNameFor(name, session.dialect, editor.editor.dialect) : name;
-    await this.forwardOrRefuse(session, msg, 'tools/call', { ...params, name: upstreamName }, translate);
+    if (!editor || editor.editor.dialect === session.dialect) return this.forwardOrRefuse(session, msg, frame, null);
+    // Across dialects: the editor's name for the tool, and its answer in the agent's shape.
+    const renamed: RpcRequest = { ...msg, params: { ...params, name: toolNameFor(name, session.dialect, editor.editor.dialect) } };
+    const translate = openEditors
+      ? (r: RpcResponse): RpcResponse => (r.result === undefined ? r : { ...r, result: translateOpenEditors(r.result, session.dialect) })
+      : null;
+    await this.forwardOrRefuse(session, renamed, null, translate);
   }
 
-  /** Forwards to the bound editor; without one, says so in the agent's terms. */
+  /**
+   * Forwards to the bound editor (without one, says so in the agent's terms). With no
+   * translation and the agent's own id kept, both the request and its answer pass as bytes.
+   */
   private async forwardOrRefuse(
     session: Session,
     msg: RpcRequest,
-    method: string,
-    params: unknown,
-    translate: (r: RpcResponse) => RpcResponse,
+    frame: Frame | null,
+    translate: ((r: RpcResponse) => RpcResponse) | null,
   ): Promise<void> {
     const editorId = session.editorId;
     if (!editorId) {
-      if (method === 'tools/call') {
-        void session.link.respond(msg.id, { ...textResult('No editor is connected to this session (Patchbay).'), isError: true });
+      if (msg.method === 'tools/call') {
+        session.link.respond(msg.id, { ...textResult('No editor is connected to this session (Patchbay).'), isError: true });
       } else {
-        void session.link.respondError(msg.id, METHOD_NOT_FOUND, `Method not found: ${msg.method} (no editor is bound)`);
+        session.link.respondError(msg.id, METHOD_NOT_FOUND, `Method not found: ${msg.method} (no editor is bound)`);
       }
       return;
     }
     try {
       const link = await this.upstreamFor(session, editorId);
-      const response = translate(await link.request(method, params).response);
-      void session.link.send({ ...response, id: msg.id });
+      this.answer(session.link, msg.id, await link.relay(msg, frame).response, translate);
     } catch (err) {
-      void session.link.respondError(msg.id, INTERNAL_ERROR, `Patchbay: ${(err as Error).message}`);
+      session.link.respondError(msg.id, INTERNAL_ERROR, `Patchbay: ${(err as Error).message}`);
     } finally {
       this.pruneUpstreams(session);
     }
   }
 
+  /** Answers request `id` on `to` with a reply from the other side: as bytes when nothing changes. */
+  private answer(to: RpcLink, id: RpcId, reply: Reply, translate: ((r: RpcResponse) => RpcResponse) | null): void {
+    if (!translate && reply.msg.id === id) return to.forward(reply.frame, { kind: 'response', msg: reply.msg });
+    to.send({ ...(translate ? translate(reply.msg) : reply.msg), id });
+  }
+
   /** Never stalls the agent: an answer within the deadline, else an empty one in its dialect. */
-  private async onDiagnostics(session: Session, msg: RpcRequest, args: Record<string, unknown>): Promise<void> {
-    const empty = emptyDiagnostics(session.dialect);
+  private async onDiagnostics(session: Session, msg: RpcRequest, args: Record<string, unknown>, frame: Frame): Promise<void> {
     const editor = session.editorId ? this.editors.get(session.editorId) : undefined;
-    if (!editor) return void session.link.respond(msg.id, empty);
+    if (!editor) return session.link.respond(msg.id, emptyDiagnostics(session.dialect));
     const deadline = this.deps.settings().diagnosticsDeadlineMs;
     const started = this.now();
     let link: RpcLink | undefined;
     let callId: RpcId | undefined;
     try {
-      link = await withTimeout(this.upstreamFor(session, editor.editor.id), deadline, 'getDiagnostics');
-      const call = link.request('tools/call', { name: 'getDiagnostics', arguments: args });
+      // The usual case, an open upstream, needs no connect deadline of its own.
+      const up = session.upstreams.get(editor.editor.id);
+      link =
+        up?.link?.isOpen && up.editor.port === editor.editor.port
+          ? up.link
+          : await withTimeout(this.upstreamFor(session, editor.editor.id), deadline, 'getDiagnostics');
+      const sameDialect = editor.editor.dialect === session.dialect;
+      const call = sameDialect ? link.relay(msg, frame) : link.request('tools/call', { ...(msg.params as object), name: 'getDiagnostics', arguments: args });
       callId = call.id;
       const remaining = Math.max(1, deadline - (this.now() - started));
-      const response = await withTimeout(call.response, remaining, 'getDiagnostics');
-      if (response.error) throw new Error(response.error.message);
-      void session.link.respond(msg.id, translateDiagnostics(response.result, session.dialect));
+      const reply = await withTimeout(call.response, remaining, 'getDiagnostics');
+      if (reply.msg.error) throw new Error(reply.msg.error.message);
+      this.answer(session.link, msg.id, reply, sameDialect ? null : (r) => ({ ...r, result: translateDiagnostics(r.result, session.dialect) }));
     } catch (err) {
       if (link && callId !== undefined) link.forget(callId);
       this.deps.log(`${session.id}: getDiagnostics answered empty: ${(err as Error).message}`);
-      void session.link.respond(msg.id, empty);
+      session.link.respond(msg.id, emptyDiagnostics(session.dialect));
     } finally {
       this.pruneUpstreams(session);
     }
   }
 
-  private async onOpenDiff(session: Session, msg: RpcRequest, args: unknown): Promise<void> {
+  private async onOpenDiff(session: Session, msg: RpcRequest, args: unknown, frame: Frame): Promise<void> {
     const parsed = parseOpenDiffArgs(args);
     if (typeof parsed === 'string') return void session.link.respondError(msg.id, INVALID_PARAMS, parsed);
     const original = await readOriginal(parsed.old_file_path || parsed.new_file_path, this.deps.maxReviewFileBytes);
@@ -356,7 +374,10 @@ export class Relay {
       tooLarge: original.tooLarge,
       reply: msg.id,
     });
+    // The first offer can go to the editor as the bytes the agent sent (whole files are big).
+    this.arrivals.set(id, { msg, frame, tabName: parsed.tab_name });
     this.runEffects(effects);
+    this.arrivals.delete(id);
     const summary = this.inbox.pending().find((d) => d.id === id);
     if (summary) this.deps.onDiffAdded(summary);
     this.deps.onChange();
@@ -365,6 +386,10 @@ export class Relay {
   }
 
   private readonly diffWaiters = new Map<string, () => void>();
+  /** A diff's openDiff request as it arrived, while its first offer is made. */
+  private readonly arrivals = new Map<string, { msg: RpcRequest; frame: Frame; tabName: string }>();
+  /** An editor's FILE_SAVED that can reach the agent byte for byte, while it is being decided. */
+  private readonly savedAnswers = new Map<string, Reply>();
 
   private onAgentClose(session: Session): void {
     session.closed = true;
@@ -407,7 +432,9 @@ export class Relay {
       else if (effect.type === 'closeTab') this.closeTab(effect.sessionId, effect.editorId, effect.tabName);
       else {
         const session = this.sessions.get(effect.sessionId);
-        if (session) writes.push(session.link.respond(effect.reply as RpcId, effect.result));
+        const saved = this.savedAnswers.get(effect.diffId);
+        if (session && saved && saved.msg.id === effect.reply) session.link.forward(saved.frame, { kind: 'response', msg: saved.msg });
+        else if (session) writes.push(session.link.sendAndWait(result(effect.reply as RpcId, effect.result)));
         this.diffWaiters.get(effect.diffId)?.();
         this.diffWaiters.delete(effect.diffId);
         const record = this.inbox.recent().find((r) => r.id === effect.diffId);
@@ -422,16 +449,28 @@ export class Relay {
     const session = this.sessions.get(effect.sessionId);
     if (!session) return;
     const { diffId, editorId } = effect;
+    const arrival = this.arrivals.get(diffId);
+    const asSent = arrival?.tabName === effect.tabName ? arrival : undefined;
     void this.upstreamFor(session, editorId)
-      .then((link) => link.request('tools/call', { name: 'openDiff', arguments: effect.args }).response)
-      .then((response) => {
+      .then((link) =>
+        asSent
+          ? link.relay(asSent.msg, asSent.frame).response
+          : link.request('tools/call', { name: 'openDiff', arguments: effect.args }).response,
+      )
+      .then((reply) => {
+        const response = reply.msg;
         const texts = resultTexts(response.result);
         if (texts?.[0] === 'FILE_SAVED') {
+          // Complete (contents included), it is exactly the agent's answer.
+          if (texts[1] !== undefined) this.savedAnswers.set(diffId, reply);
           this.runEffects(this.inbox.editorAnswered(diffId, editorId, { saved: true, contents: texts[1] ?? null }));
+          this.savedAnswers.delete(diffId);
         } else if (texts?.[0] === 'DIFF_REJECTED') {
           this.runEffects(this.inbox.editorAnswered(diffId, editorId, { saved: false }));
         } else {
-          const what = response.error ? response.error.message : JSON.stringify(response.result)?.slice(0, 200);
+          const what = response.error
+            ? `${response.error.message}${response.error.data === undefined ? '' : ` (${JSON.stringify(response.error.data).slice(0, 300)})`}`
+            : JSON.stringify(response.result)?.slice(0, 200);
           throw new Error(`unexpected openDiff answer: ${what}`);
         }
       })
@@ -505,20 +544,23 @@ export class Relay {
     const editor = state.editor;
     const upstream: Upstream = { editor, link: null, ready: Promise.resolve(undefined as unknown as RpcLink) };
     upstream.ready = openEditorLink(editor, session.clientInfo ?? { name: 'patchbay', version: this.deps.version }, this.maxFrame(), {
-      onRequest: (msg, link) => this.onEditorRequest(editor.id, link, msg),
-      onNotification: (msg, link) => this.onUpstreamNotification(session, editor.id, link, msg),
-      onFrame: (dir, text, message) => session.traffic.record(dir === 'in' ? 'down' : 'up', editor.id, text, message),
+      onRequest: (msg, link, frame) => this.onEditorRequest(editor.id, link, msg, frame),
+      onNotification: (msg, link, frame) => this.onUpstreamNotification(session, editor.id, link, msg, frame),
+      onFrame: (dir, text, message, bytes) => session.traffic.record(dir === 'in' ? 'down' : 'up', editor.id, text, message, Date.now(), bytes),
       onMalformed: (problem) => this.deps.log(problem),
       onClose: () => {
         if (session.upstreams.get(editor.id) === upstream) session.upstreams.delete(editor.id);
-        if (!session.closed && session.editorId === editor.id && !this.closed) {
+        if (this.closed) return;
+        if (!session.closed && session.editorId === editor.id) {
           this.deps.editorSuspect(editor);
           this.after(MONITOR_RETRY_MS, () => this.rebalance());
         }
+        this.superviseMonitor(editor.id);
       },
     }).then((link) => {
       upstream.link = link;
       if (session.closed) link.close();
+      this.superviseMonitor(editor.id);
       return link;
     });
     upstream.ready.catch(() => {
@@ -540,16 +582,17 @@ export class Relay {
     }
   }
 
-  private onUpstreamNotification(session: Session, editorId: string, link: RpcLink, msg: RpcNotification): void {
+  private onUpstreamNotification(session: Session, editorId: string, link: RpcLink, msg: RpcNotification, frame: Frame): void {
     if (msg.method === 'request_cancelled') return this.onEditorCancel(link, msg);
     if (session.closed || session.editorId !== editorId) return;
-    void session.link.notify(msg.method, msg.params);
+    if (msg.method === 'selection_changed') this.focused(this.editors.get(editorId));
+    session.link.forward(frame, { kind: 'notification', msg });
   }
 
   // ── editor → agent ───────────────────────────────────────────────────────
 
   /** getSuggestions / listSuggestionModels go to one bound pi session; other requests to one bound session. */
-  private onEditorRequest(editorId: string, from: RpcLink, msg: RpcRequest): void {
+  private onEditorRequest(editorId: string, from: RpcLink, msg: RpcRequest, frame: Frame): void {
     const settings = this.deps.settings();
     // Suggestions are pi's; anything else the editor asks passes through to any bound session.
     const piOnly = msg.method === 'getSuggestions' || msg.method === 'listSuggestionModels';
@@ -562,21 +605,25 @@ export class Relay {
       void from.respondError(msg.id, METHOD_NOT_FOUND, `Patchbay: no ${piOnly ? 'pi ' : ''}session is bound to this editor for ${msg.method}`);
       return;
     }
-    let params = msg.params;
+    let call;
     if (msg.method === 'getSuggestions') {
-      const requested = (params as { model?: unknown } | undefined)?.model;
+      const requested = (msg.params as { model?: unknown } | undefined)?.model;
       const model = modelToInject(suggestionModelChoice(settings, editorId), session.models, typeof requested === 'string' ? requested : undefined);
-      params = injectModel(params, model);
+      call = session.link.relay({ ...msg, params: injectModel(msg.params, model) }, null);
+    } else {
+      call = session.link.relay(msg, frame);
     }
-    const call = session.link.request(msg.method, params);
     let pending = this.forwarded.get(from);
     if (!pending) this.forwarded.set(from, (pending = new Map()));
-    pending.set(msg.id, { session, id: call.id });
+    pending.set(msg.id, { session, id: call.id, editorId });
     const map = pending;
     call.response
-      .then((response) => from.send({ ...response, id: msg.id }))
+      .then((reply) => this.answer(from, msg.id, reply, null))
       .catch((err: Error) => from.respondError(msg.id, INTERNAL_ERROR, `Patchbay: ${err.message}`))
-      .finally(() => map.delete(msg.id));
+      .finally(() => {
+        map.delete(msg.id);
+        this.superviseMonitor(editorId);
+      });
   }
 
   private onEditorCancel(from: RpcLink, msg: RpcNotification): void {
@@ -589,13 +636,14 @@ export class Relay {
     // The editor no longer waits; pi may never answer a cancelled request, so stop waiting too.
     target.session.link.forget(target.id);
     if (!target.session.closed) void target.session.link.notify('request_cancelled', { id: target.id });
+    this.superviseMonitor(target.editorId);
   }
 
   async refreshModels(sessionId: string): Promise<SessionModels> {
     const session = this.requireSession(sessionId);
     if (session.kind !== 'pi') throw new HubError(`${sessionId} is not a pi session`, 'invalid');
     try {
-      const response = await withTimeout(session.link.request('listSuggestionModels', []).response, 5000, 'listSuggestionModels');
+      const { msg: response } = await withTimeout(session.link.request('listSuggestionModels', []).response, 5000, 'listSuggestionModels');
       if (response.error) throw new Error(response.error.message);
       const list = parseModelList(response.result);
       session.models = { sessionId, ...list, fetchedAt: this.now(), error: null };
@@ -640,43 +688,72 @@ export class Relay {
   }
 
   private addEditor(editor: LiveEditor): void {
-    const state: EditorState = { editor, monitor: null, tools: null, focusedAt: null, closed: false };
+    const state: EditorState = { editor, monitor: null, retiring: false, opening: false, tools: null, focusedAt: null, closed: false };
     this.editors.set(editor.id, state);
     void this.openMonitor(state);
   }
 
   /** Patchbay's own link to each editor: tool list, focus (selection_changed), liveness. */
   private async openMonitor(state: EditorState): Promise<void> {
+    state.opening = true;
     try {
       const link = await openEditorLink(state.editor, { name: 'patchbay', version: this.deps.version }, this.maxFrame(), {
-        onRequest: (msg, link) => this.onEditorRequest(state.editor.id, link, msg),
+        onRequest: (msg, link, frame) => this.onEditorRequest(state.editor.id, link, msg, frame),
         onNotification: (msg, link) => {
           if (msg.method === 'request_cancelled') return this.onEditorCancel(link, msg);
           if (msg.method === 'selection_changed') this.focused(state);
         },
         onMalformed: (problem) => this.deps.log(problem),
         onClose: () => {
-          if (state.closed || this.closed) return;
           state.monitor = null;
+          if (state.retiring) return void (state.retiring = false);
+          if (state.closed || this.closed) return;
           this.deps.editorSuspect(state.editor);
           this.deps.onChange();
-          this.after(MONITOR_RETRY_MS, () => {
-            if (!state.closed && !state.monitor) void this.openMonitor(state);
-          });
+          this.after(MONITOR_RETRY_MS, () => this.superviseMonitor(state.editor.id));
         },
       });
       if (state.closed) return link.close();
       state.monitor = link;
       state.tools = await fetchTools(link);
       this.deps.onChange();
+      this.superviseMonitor(state.editor.id);
     } catch (err) {
       this.deps.log(`monitor for ${state.editor.ideName} (port ${state.editor.port}): ${(err as Error).message}`);
       if (!state.closed) this.deps.editorSuspect(state.editor);
+    } finally {
+      state.opening = false;
+    }
+  }
+
+  /** Open links from sessions to this editor instance. */
+  private sessionLinks(editor: LiveEditor): number {
+    let n = 0;
+    for (const session of this.sessions.values()) {
+      const up = session.upstreams.get(editor.id);
+      if (up?.link?.isOpen && up.editor.port === editor.port) n++;
+    }
+    return n;
+  }
+
+  /** Keeps exactly one kind of watch on each editor: the monitor only while no session link exists. */
+  private superviseMonitor(editorId: string): void {
+    const state = this.editors.get(editorId);
+    if (!state || state.closed || this.closed) return;
+    const shared = this.sessionLinks(state.editor) > 0;
+    // Not while the editor waits on it for an answer (a suggestion it sent there).
+    const busy = (state.monitor && this.forwarded.get(state.monitor)?.size) ?? 0;
+    if (shared && state.monitor && state.tools !== null && busy === 0) {
+      state.retiring = true;
+      state.monitor.close();
+    } else if (!shared && !state.monitor && !state.opening) {
+      void this.openMonitor(state);
     }
   }
 
   /** The person is in this editor now; only a change of editor can move "focus" bindings. */
-  private focused(state: EditorState): void {
+  private focused(state: EditorState | undefined): void {
+    if (!state) return;
     state.focusedAt = this.now();
     if (this.lastFocused === state.editor.id) return;
     this.lastFocused = state.editor.id;
@@ -687,7 +764,11 @@ export class Relay {
   private lastFocused: string | null = null;
 
   editorViews(): Pick<EditorView, 'id' | 'focusedAt' | 'alive'>[] {
-    return [...this.editors.values()].map((s) => ({ id: s.editor.id, focusedAt: s.focusedAt, alive: s.monitor?.isOpen ?? false }));
+    return [...this.editors.values()].map((s) => ({
+      id: s.editor.id,
+      focusedAt: s.focusedAt,
+      alive: (s.monitor?.isOpen ?? false) || this.sessionLinks(s.editor) > 0,
+    }));
   }
 
   private maxFrame(): number {

@@ -1,5 +1,7 @@
 // One JSON-RPC peer over one WebSocket: parses each frame once, dispatches it, and
-// correlates the requests Patchbay sends (with its own ids) to their responses.
+// correlates the requests Patchbay sends to their responses. Frames that pass through
+// unchanged are forwarded as the bytes that arrived, so relaying costs one parse, not a
+// parse and a re-serialization (agents send whole files).
 import type { RawData, WebSocket } from 'ws';
 import {
   errorResponse,
@@ -14,11 +16,22 @@ import {
   type RpcResponse,
 } from '../protocol/jsonrpc.ts';
 
+/** A frame as it arrived: its bytes (to forward as is) and their text. */
+export interface Frame {
+  bytes: Buffer;
+  text: string;
+}
+
+export interface Reply {
+  msg: RpcResponse;
+  frame: Frame;
+}
+
 export interface LinkHandlers {
-  onRequest(msg: RpcRequest, link: RpcLink): void;
-  onNotification(msg: RpcNotification, link: RpcLink): void;
+  onRequest(msg: RpcRequest, link: RpcLink, frame: Frame): void;
+  onNotification(msg: RpcNotification, link: RpcLink, frame: Frame): void;
   /** Every frame both ways, for the traffic inspector. */
-  onFrame?(direction: 'in' | 'out', text: string, message: RpcMessage | null): void;
+  onFrame?(direction: 'in' | 'out', text: string, message: RpcMessage | null, bytes: number): void;
   onClose?(): void;
   /** A frame that is not JSON-RPC; the link has already answered it if it could. */
   onMalformed?(problem: string): void;
@@ -32,7 +45,7 @@ export class LinkClosedError extends Error {
 }
 
 interface Pending {
-  resolve(response: RpcResponse): void;
+  resolve(reply: Reply): void;
   reject(err: Error): void;
 }
 
@@ -49,7 +62,7 @@ export class RpcLink {
     /** Malformed frames get a -32700 answer (agents); editors' are only reported. */
     private readonly answerMalformed = true,
   ) {
-    ws.on('message', (data: RawData) => this.receive(data));
+    ws.on('message', (data: RawData) => this.receive(toBuffer(data)));
     ws.on('close', () => this.shutdown());
     ws.on('error', () => this.shutdown());
   }
@@ -62,18 +75,19 @@ export class RpcLink {
     return this.pending.size;
   }
 
-  private receive(data: RawData): void {
-    const text = frameText(data);
+  private receive(bytes: Buffer): void {
+    const text = bytes.toString('utf8');
     const parsed = parseFrame(text);
-    this.handlers.onFrame?.('in', text, parsed.ok ? parsed.message : null);
+    this.handlers.onFrame?.('in', text, parsed.ok ? parsed.message : null, bytes.length);
     if (!parsed.ok) {
       this.handlers.onMalformed?.(`${this.label}: ${parsed.error.message}`);
       if (this.answerMalformed) this.send(errorResponse(parsed.id, parsed.error.code, parsed.error.message));
       return;
     }
     const message = parsed.message;
-    if (message.kind === 'request') this.handlers.onRequest(message.msg, this);
-    else if (message.kind === 'notification') this.handlers.onNotification(message.msg, this);
+    const frame = { bytes, text };
+    if (message.kind === 'request') this.handlers.onRequest(message.msg, this, frame);
+    else if (message.kind === 'notification') this.handlers.onNotification(message.msg, this, frame);
     else {
       const id = message.msg.id;
       const waiting = id === null ? undefined : this.pending.get(id);
@@ -82,37 +96,71 @@ export class RpcLink {
         return;
       }
       this.pending.delete(id!);
-      waiting.resolve(message.msg);
+      waiting.resolve({ msg: message.msg, frame });
     }
   }
 
-  /** Sends a message; resolves when it has been written (used to flush before closing). */
-  send(message: RpcRequest | RpcNotification | RpcResponse): Promise<void> {
-    if (!this.isOpen) return Promise.resolve();
-    const text = JSON.stringify(message);
-    this.handlers.onFrame?.('out', text, classify(message));
-    return new Promise((resolve) => this.ws.send(text, () => resolve()));
+  /** Serializes and sends. */
+  send(message: RpcRequest | RpcNotification | RpcResponse): void {
+    this.write(JSON.stringify(message), classify(message));
   }
 
-  respond(id: RpcId, value: unknown): Promise<void> {
-    return this.send(result(id, value));
+  /** Like send, resolving once written: replies that must reach the agent before a close. */
+  sendAndWait(message: RpcRequest | RpcNotification | RpcResponse): Promise<void> {
+    return new Promise((resolve) => this.write(JSON.stringify(message), classify(message), resolve));
   }
 
-  respondError(id: RpcId | null, code: number, message: string): Promise<void> {
-    return this.send(errorResponse(id, code, message));
+  /** Sends a frame received elsewhere, byte for byte. */
+  forward(frame: Frame, message: RpcMessage): void {
+    if (!this.isOpen) return;
+    this.handlers.onFrame?.('out', frame.text, message, frame.bytes.length);
+    this.ws.send(frame.bytes, { binary: false });
   }
 
-  notify(method: string, params?: unknown): Promise<void> {
-    return this.send(notification(method, params));
+  private write(text: string, message: RpcMessage, done?: () => void): void {
+    if (!this.isOpen) return done?.();
+    // One encoding: the bytes measured for the log are the bytes ws sends.
+    const bytes = Buffer.from(text, 'utf8');
+    this.handlers.onFrame?.('out', text, message, bytes.length);
+    this.ws.send(bytes, { binary: false }, done && (() => done()));
   }
 
-  /** Sends a request with Patchbay's own id. Rejects if the link closes first. */
-  request(method: string, params?: unknown): { id: RpcId; response: Promise<RpcResponse> } {
+  respond(id: RpcId, value: unknown): void {
+    this.send(result(id, value));
+  }
+
+  respondError(id: RpcId | null, code: number, message: string): void {
+    this.send(errorResponse(id, code, message));
+  }
+
+  notify(method: string, params?: unknown): void {
+    this.send(notification(method, params));
+  }
+
+  /** Sends a request with an id of Patchbay's own. Rejects if the link closes first. */
+  request(method: string, params?: unknown): { id: RpcId; response: Promise<Reply> } {
+    while (this.pending.has(this.nextId)) this.nextId++;
     const id = this.nextId++;
-    if (!this.isOpen) return { id, response: Promise.reject(new LinkClosedError(this.label)) };
-    const response = new Promise<RpcResponse>((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    void this.send(request(id, method, params));
+    const response = this.expect(id);
+    this.send(request(id, method, params));
     return { id, response };
+  }
+
+  /**
+   * Relays an agent's request. Its own id is kept when free on this link, so the answer can
+   * go back byte for byte; `frame` (the request as it arrived) is sent as is when given.
+   */
+  relay(msg: RpcRequest, frame: Frame | null): { id: RpcId; response: Promise<Reply> } {
+    if (this.pending.has(msg.id)) return this.request(msg.method, msg.params);
+    const response = this.expect(msg.id);
+    if (frame) this.forward(frame, { kind: 'request', msg });
+    else this.send(msg);
+    return { id: msg.id, response };
+  }
+
+  private expect(id: RpcId): Promise<Reply> {
+    if (!this.isOpen) return Promise.reject(new LinkClosedError(this.label));
+    return new Promise<Reply>((resolve, reject) => this.pending.set(id, { resolve, reject }));
   }
 
   /** Stop waiting for a response (a deadline passed); a late answer is then reported and dropped. */
@@ -145,8 +193,8 @@ function classify(message: RpcRequest | RpcNotification | RpcResponse): RpcMessa
 }
 
 /** Binary frames are read as UTF-8 text too: some clients send JSON that way. */
-function frameText(data: RawData): string {
-  if (Buffer.isBuffer(data)) return data.toString('utf8');
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  return Buffer.from(data).toString('utf8');
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
 }

@@ -10,7 +10,15 @@ export class TrafficLog {
 
   constructor(private readonly capacity: number) {}
 
-  record(dir: TrafficEntry['dir'], editorId: string | null, text: string, message: RpcMessage | null, at = Date.now()): void {
+  /** `bytes`: the frame's size when the caller knows it (measuring a 10 MiB string is not free). */
+  record(
+    dir: TrafficEntry['dir'],
+    editorId: string | null,
+    text: string,
+    message: RpcMessage | null,
+    at = Date.now(),
+    bytes = Buffer.byteLength(text),
+  ): void {
     if (this.capacity <= 0) return;
     const msg = message?.msg as { id?: string | number | null; method?: string } | undefined;
     const entry: TrafficEntry = {
@@ -19,7 +27,7 @@ export class TrafficLog {
       editorId,
       method: typeof msg?.method === 'string' ? msg.method : null,
       id: msg?.id ?? null,
-      bytes: Buffer.byteLength(text),
+      bytes,
       preview: preview(text),
     };
     if (this.entries.length < this.capacity) this.entries.push(entry);
@@ -40,5 +48,7 @@ export class TrafficLog {
 function preview(text: string): string {
   if (text.length <= PREVIEW_CHARS) return text;
   const cut = /[\uD800-\uDBFF]/.test(text[PREVIEW_CHARS - 1]!) ? PREVIEW_CHARS - 1 : PREVIEW_CHARS;
-  return `${text.slice(0, cut)}…`;
+  // A slice of a long string keeps the whole string alive in V8; copy it so a log of
+  // 10 MiB diffs holds 400 characters each, not 10 MiB.
+  return `${Buffer.from(text.slice(0, cut), 'utf8').toString('utf8')}…`;
 }

@@ -114,9 +114,9 @@ export class PatchbayStore {
     return [...this.#openWarnings, ...this.#contentWarnings];
   }
 
-  /** The defaults merged with what is stored (a fresh copy each time). */
+  /** The defaults merged with what is stored. Frozen and shared: the relay reads it per frame. */
   settings(): PatchbaySettings {
-    return structuredClone(this.#settings);
+    return this.#settings;
   }
 
   /** Validates and stores `patch`; stored keys it does not name are kept as they are. */
@@ -164,7 +164,7 @@ export class PatchbayStore {
   #load(file: StoreFile): void {
     const settings = parseStoredSettings(file.settings, this.path);
     const memory = parseMemory(file.memory, this.path);
-    this.#settings = settings.settings;
+    this.#settings = deepFreeze(settings.settings);
     this.#memory = memory.memory;
     this.#contentWarnings = [...settings.warnings, ...memory.warnings];
   }
@@ -183,4 +183,12 @@ export class PatchbayStore {
     this.#conf.store = file;
     this.#load(file);
   }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }

@@ -82,7 +82,7 @@ test('the pi process writes through an editor on command and forwards the editor
   assert.deepEqual(await pi.command({ cmd: 'turn' }), { content: [{ type: 'text', text: '[]' }] });
 
   const r = await editor.getSuggestions({ cursorBefore: '', cursorAfter: '' });
-  assert.deepEqual(r.result, { suggestions: [{ text: 'one' }, { text: 'two' }] });
+  assert.deepEqual(r.result, { suggestions: ['one', 'two'] });
 
   await editor.crash();
   await pi.waitForLine((l) => l.event === 'closed');

@@ -167,6 +167,11 @@ test('selections and at-mentions from a Claude editor are recorded', async (t) =
   editor.sendSelection({ filePath: '/p/a.ts' });
   editor.sendAtMentioned({ filePath: '/p/a.ts', lineStart: 1, lineEnd: 2 });
   await waitFor(() => claude.selections.length === 1 && claude.atMentions.length === 1);
-  assert.equal((claude.selections[0] as { selection: { isEmpty: boolean } }).selection.isEmpty, true);
+  assert.deepEqual(claude.selections[0], {
+    text: '',
+    filePath: '/p/a.ts',
+    fileUrl: 'file:///p/a.ts',
+    selection: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 }, isEmpty: true },
+  });
   assert.deepEqual(claude.atMentions[0], { filePath: '/p/a.ts', lineStart: 1, lineEnd: 2 });
 });

@@ -186,6 +186,43 @@ test('close_tab rejects the pending diff of that tab and answers TAB_CLOSED even
   assert.deepEqual(tool(await rpc.call('tools/call', { name: 'close_tab', arguments: { tab_name: 'nope' } })), ['TAB_CLOSED']);
 });
 
+test('a client that disconnects leaves its diff tabs open until the person decides them', async (t) => {
+  const { editor } = await editorIn(t);
+  const rpc = await rawClient(t, editor);
+  const other = await rawClient(t, editor);
+  void rpc.call('tools/call', { name: 'openDiff', arguments: { old_file_path: '/a', new_file_path: '/a', new_file_contents: 'x', tab_name: 'T' } }).catch(() => {});
+  const diff = await editor.waitForDiff('T');
+  rpc.terminate();
+  await waitFor(() => diff.client.closeCode !== null, { message: 'the disconnect seen by the editor' });
+  await other.call('ping'); // a later round trip: a close on disconnect would have happened by now
+  assert.equal(editor.diffs.get('T'), diff);
+  assert.equal(editor.closedDiffs.length, 0);
+  editor.decide('T', 'rejected'); // answers nobody, and does not throw
+  assert.deepEqual(
+    editor.closedDiffs.map((c) => [c.tabName, c.reason]),
+    [['T', 'decided']],
+  );
+});
+
+test('closeDiffsOnDisconnect rejects a gone client\'s tabs but not other clients\'', async (t) => {
+  const { editor } = await editorIn(t, { closeDiffsOnDisconnect: true });
+  const gone = await rawClient(t, editor);
+  const stays = await rawClient(t, editor);
+  const args = (tab: string) => ({ old_file_path: '/a', new_file_path: '/a', new_file_contents: 'x', tab_name: tab });
+  void gone.call('tools/call', { name: 'openDiff', arguments: args('G') }).catch(() => {});
+  const kept = stays.call('tools/call', { name: 'openDiff', arguments: args('S') });
+  await editor.waitForDiff('G');
+  await editor.waitForDiff('S');
+  gone.terminate();
+  await waitFor(() => !editor.diffs.has('G'), { message: "the gone client's tab closed" });
+  assert.deepEqual(
+    editor.closedDiffs.map((c) => [c.tabName, c.outcome, c.reason]),
+    [['G', 'rejected', 'client gone']],
+  );
+  editor.decide('S', 'saved');
+  assert.deepEqual(tool(await kept), ['FILE_SAVED', 'x']);
+});
+
 test('an editor that omits saved contents answers a bare FILE_SAVED', async (t) => {
   const { editor } = await editorIn(t, { omitSavedContents: true });
   const rpc = await rawClient(t, editor);

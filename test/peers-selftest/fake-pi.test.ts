@@ -166,13 +166,13 @@ test('a turn waits for a slow editor\'s diagnostics and gets pi-ide.nvim\'s empt
   assert.deepEqual(toolTexts(result), ['[]']);
 });
 
-test('suggestion requests are answered, recorded, and a cancelled one gets no answer', async (t) => {
+test('suggestions are answered as plain strings, as pi-ide.nvim expects, and recorded with their model', async (t) => {
   const w = await world(t);
   const editor = await w.editor();
-  const pi = await w.pi({ suggestions: (p) => [{ text: `for ${(p as { filePath: string }).filePath}` }] });
+  const pi = await w.pi({ suggestions: (p) => [`for ${(p as { filePath: string }).filePath}`] });
   await editor.waitForClients(1);
   const r = await editor.getSuggestions({ filePath: '/p/a.ts', cursorBefore: 'x', cursorAfter: '', suggestionCount: 1, model: 'fake/smart' });
-  assert.deepEqual(r.result, { suggestions: [{ text: 'for /p/a.ts' }] });
+  assert.deepEqual(r.result, { suggestions: ['for /p/a.ts'] });
   assert.equal((pi.suggestionRequests[0]!.params as { model: string }).model, 'fake/smart');
   const models = await editor.listSuggestionModels();
   assert.equal((models.result as { currentModel: string }).currentModel, 'fake/fast');
@@ -194,18 +194,26 @@ test('a cancelled getSuggestions is aborted and never answered', async (t) => {
   assert.ok((await withTimeout(editor.listSuggestionModels(), 1000, 'models')).result);
 });
 
-test('selection_changed reaches every connected pi session', async (t) => {
+test('a pi session with no suggestions configured answers one plain-string suggestion', async (t) => {
+  const w = await world(t);
+  const editor = await w.editor();
+  await w.pi();
+  await editor.waitForClients(1);
+  const r = await editor.getSuggestions({ cursorBefore: '', cursorAfter: '' });
+  assert.deepEqual(r.result, { suggestions: ['fake suggestion'] });
+});
+
+test('selection_changed from pi-ide.nvim reaches every connected pi session, without a fileUrl', async (t) => {
   const w = await world(t);
   const editor = await w.editor();
   const one = await w.pi();
   const two = await w.pi();
   await editor.waitForClients(2);
-  const sent = editor.sendSelection({ filePath: '/p/a.ts', text: 'abc', start: { line: 1, character: 0 }, end: { line: 1, character: 3 } });
+  const sent = editor.sendSelection({ filePath: '/p/a.ts', fileUrl: 'file:///p/a.ts', text: 'abc', start: { line: 1, character: 0 }, end: { line: 1, character: 3 } });
   assert.equal(sent, 2);
   const expected = {
     text: 'abc',
     filePath: '/p/a.ts',
-    fileUrl: 'file:///p/a.ts',
     selection: { start: { line: 1, character: 0 }, end: { line: 1, character: 3 }, isEmpty: false },
   };
   await waitFor(() => one.selections.length === 1 && two.selections.length === 1);

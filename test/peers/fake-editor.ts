@@ -5,13 +5,19 @@
  * `x-claude-code-ide-authorization` and answers a bad one with HTTP 400; four tools, with
  * `getOpenEditorTabs`' empty `inputSchema.properties` serialized as `[]` (a Lua empty table);
  * `getDiagnostics` answers a map `{uri:[…]}`, and `[]` when it is empty; it sends
- * `getSuggestions` / `listSuggestionModels` (with `params: []`) requests to one client.
+ * `getSuggestions` / `listSuggestionModels` (with `params: []`) requests to one client;
+ * its `selection_changed` is `{text,filePath,selection}`, without `fileUrl`.
  * Dialect 'claude' imitates claudecode.nvim / VS Code: Claude header only, HTTP 401; the
- * full Claude tool set; `getDiagnostics` answers an array `[{uri,diagnostics}]`.
+ * full Claude tool set; `getDiagnostics` answers an array `[{uri,diagnostics}]`;
+ * `selection_changed` carries `fileUrl` too.
  * Both echo the `mcp` subprotocol, answer `initialize` with 2024-11-05, ping every 30 s,
  * block `openDiff` until `decide()`, and broadcast `selection_changed` to every client.
- * Not imitated: the ~100 ms selection debounce (tests drive selections explicitly).
- * When a client disconnects, its open diff tabs are closed (reason 'client gone').
+ * A client that disconnects leaves its diff tabs open, as pi-ide.nvim does: only a decision,
+ * `close_tab` (or a same-named openDiff, closeAllDiffTabs) closes them; deciding one then
+ * answers nobody. `closeDiffsOnDisconnect` restores closing them (reason 'client gone').
+ * Not imitated: the ~100 ms selection debounce (tests drive selections explicitly), and
+ * pi-ide.nvim's `filePath` of `"<path> [pi-proposed]"` in selection_changed while the
+ * cursor is in an open diff's proposed buffer (tests pass any filePath they like).
  *
  * CLI (for kill -9 and multi-process tests):
  *   node --import tsx test/peers/fake-editor.ts --lock-dir D --folder F [--folder F2…]
@@ -85,6 +91,7 @@ export interface EditorTab {
 export interface SelectionInput {
   filePath: string;
   text?: string;
+  /** Claude dialect only (default `file://<filePath>`); a 'pi' editor never sends one. */
   fileUrl?: string;
   start?: Position;
   end?: Position;
@@ -93,7 +100,8 @@ export interface SelectionInput {
 export interface SelectionChanged {
   text: string;
   filePath: string;
-  fileUrl: string;
+  /** Claude dialect only: pi-ide.nvim does not send it. */
+  fileUrl?: string;
   selection: { start: Position; end: Position; isEmpty: boolean };
 }
 
@@ -168,6 +176,8 @@ export interface FakeEditorOptions {
   pingIntervalMs?: number;
   /** Tools that fail: a call answers JSON-RPC error -32603 with this message. */
   failTools?: Record<string, string>;
+  /** Close (reject) a client's open diffs when it disconnects; default false, as pi-ide.nvim. */
+  closeDiffsOnDisconnect?: boolean;
   /** Decide every openDiff as soon as it arrives (benchmarks). */
   autoDecide?: DiffOutcome;
   /** Id style of the requests the editor sends; default number. */
@@ -339,12 +349,11 @@ export class FakeEditor {
     const start = input.start ?? { line: 0, character: 0 };
     const end = input.end ?? start;
     const text = input.text ?? '';
-    const sel: SelectionChanged = {
-      text,
-      filePath: input.filePath,
-      fileUrl: input.fileUrl ?? `file://${input.filePath}`,
-      selection: { start, end, isEmpty: start.line === end.line && start.character === end.character },
-    };
+    const selection = { start, end, isEmpty: start.line === end.line && start.character === end.character };
+    const sel: SelectionChanged =
+      this.dialect === 'pi'
+        ? { text, filePath: input.filePath, selection }
+        : { text, filePath: input.filePath, fileUrl: input.fileUrl ?? `file://${input.filePath}`, selection };
     this.latestSelection = sel;
     return this.broadcast('selection_changed', sel, to);
   }
@@ -523,7 +532,9 @@ export class FakeEditor {
     this.options.onEvent?.({ type: 'connection', client });
     void rpc.closed.then(({ code }) => {
       client.closeCode = code;
-      for (const tab of [...this.openDiffs.values()]) if (tab.client === client) this.closeDiff(tab, 'rejected', 'client gone');
+      if (this.options.closeDiffsOnDisconnect) {
+        for (const tab of [...this.openDiffs.values()]) if (tab.client === client) this.closeDiff(tab, 'rejected', 'client gone');
+      }
       this.options.onEvent?.({ type: 'disconnect', client, code });
     });
   }

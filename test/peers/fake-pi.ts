@@ -11,8 +11,10 @@
  * whole proposed file, then a fire-and-forget `close_tab`. FILE_SAVED → writes `content[1].text`
  * (missing → an empty file, faithfully); DIFF_REJECTED → 'rejected'; an openDiff error or a
  * dropped connection → the file is written unreviewed (the real bug) and reported so.
- * Answers the editor's `getSuggestions` / `listSuggestionModels`; a `request_cancelled {id}`
- * aborts that request, which then gets no answer. Never reconnects after a drop.
+ * Answers the editor's `getSuggestions` with `{suggestions: string[]}` (plain strings: the real
+ * pi-ide.nvim calls string methods on each item and errors on objects) and its
+ * `listSuggestionModels`; a `request_cancelled {id}` aborts that request, which then gets no
+ * answer. Never reconnects after a drop.
  *
  * CLI (for kill -9 and multi-process tests):
  *   node --import tsx test/peers/fake-pi.ts --cwd C (--lock-dir D | --lockfile F | --port N --token T)
@@ -39,10 +41,8 @@ import { waitFor, type WaitOptions } from './wait.ts';
 
 export const PI_CLIENT_INFO = { name: 'pi-ide', version: '0.1.0' } as const;
 
-export interface Suggestion {
-  text: string;
-  [key: string]: unknown;
-}
+/** One completion, as the real extension sends it: the inserted text itself. */
+export type Suggestion = string;
 
 export interface SuggestionModel {
   provider: string;
@@ -60,7 +60,8 @@ export interface SuggestionModels {
 export interface SelectionChanged {
   text: string;
   filePath: string;
-  fileUrl: string;
+  /** Sent by Claude-dialect editors only; pi-ide.nvim omits it. */
+  fileUrl?: string;
   selection: { start: { line: number; character: number }; end: { line: number; character: number }; isEmpty: boolean };
 }
 
@@ -79,7 +80,7 @@ export interface FakePiOptions {
   /** Connect to this port with this token (e.g. Patchbay's door) instead of discovering. */
   port?: number;
   authToken?: string;
-  /** Answer to getSuggestions; a function sees the request params. Default one suggestion. */
+  /** Answer to getSuggestions; a function sees the request params. Default `['fake suggestion']`. */
   suggestions?: Suggestion[] | ((params: unknown) => Suggestion[]);
   /** getSuggestions answers after this delay (so a test can cancel it). */
   suggestionDelayMs?: number;
@@ -270,7 +271,7 @@ export class FakePiClient {
       const delay = this.options.suggestionDelayMs ?? 0;
       if (delay > 0) await sleep(delay, undefined, { signal: ctl.signal });
       if (ctl.signal.aborted) return NO_REPLY;
-      const s = this.options.suggestions ?? [{ text: 'fake suggestion' }];
+      const s = this.options.suggestions ?? ['fake suggestion'];
       return { suggestions: typeof s === 'function' ? s(msg.params) : s };
     } catch (err) {
       if (ctl.signal.aborted) return NO_REPLY;
@@ -318,7 +319,7 @@ async function main(): Promise<void> {
     lockfile: values.lockfile,
     port: values.port === undefined ? undefined : Number(values.port),
     authToken: values.token,
-    suggestions: values.suggestion?.map((text) => ({ text })),
+    suggestions: values.suggestion,
     suggestionDelayMs: values['suggestion-delay-ms'] === undefined ? undefined : Number(values['suggestion-delay-ms']),
     onMessage: values.quiet ? undefined : (msg) => emit({ event: 'message', msg }),
     onClose: (code) => emit({ event: 'closed', code }),

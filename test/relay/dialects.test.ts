@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import type { FakeEditor } from '../peers/fake-editor.ts';
 import { waitFor } from '../peers/wait.ts';
 import { startHarness, type Harness } from './harness.ts';
 
@@ -86,10 +87,13 @@ describe('editor → agent traffic', () => {
     const piB = await h.pi(b);
     await bound(h, a);
     await bound(h, b);
-    await waitFor(() => editorA.openClients.length >= 2, { message: 'monitor + session upstream at A' });
-    editorA.sendSelection({ filePath: join(a, 'x.ts'), text: 'hi' });
-    const got = await piA.waitForSelection();
+    // The session's own link to A may still be opening: select until the agent hears it.
+    const got = await waitFor(() => {
+      editorA.sendSelection({ filePath: join(a, 'x.ts'), text: 'hi' });
+      return piA.selections[0];
+    }, { intervalMs: 50, message: 'selection at the session bound to A' });
     assert.equal(got.text, 'hi');
+    assert.equal(editorA.openClients.length, 1, 'Patchbay keeps one link to A: the session’s, no spare monitor');
     await new Promise((r) => setTimeout(r, 50));
     assert.equal(piB.selections.length, 0);
     const snap = await h.hub.call('snapshot', undefined);
@@ -130,6 +134,7 @@ describe('editor → agent traffic', () => {
 
 describe('a slow editor and a vanishing agent', () => {
   let h: Harness;
+  let slowEditor: FakeEditor;
   before(async () => {
     h = await startHarness({}, { diagnosticsDeadlineMs: 150 });
   });
@@ -137,7 +142,7 @@ describe('a slow editor and a vanishing agent', () => {
 
   test('getDiagnostics past the deadline is answered empty in time; the late answer is dropped', async () => {
     const folder = await h.folder('slow');
-    await h.editor({ workspaceFolders: [folder], diagnosticsDelayMs: 600 });
+    slowEditor = await h.editor({ workspaceFolders: [folder], diagnosticsDelayMs: 600 });
     await h.editors(1);
     const pi = await h.pi(folder);
     await bound(h, folder);
@@ -157,8 +162,12 @@ describe('a slow editor and a vanishing agent', () => {
     await waitFor(async () => (await h.hub.call('snapshot', undefined)).sessions.find((s) => s.editorId === editor.id && s.cwd === folder));
     void pi.write(join(folder, 'gone.txt'), 'x').catch(() => {});
     const diff = await waitFor(async () => (await h.hub.call('snapshot', undefined)).diffs.find((d) => d.inEditor));
+    await slowEditor.waitForDiff(diff.tabName);
     pi.kill();
     await waitFor(async () => (await h.hub.call('snapshot', undefined)).diffs.length === 0, { message: 'diff withdrawn' });
+    // Like pi-ide.nvim, the editor keeps a gone client's tab open: Patchbay closes it.
+    await waitFor(() => !slowEditor.diffs.has(diff.tabName), { message: 'the editor tab closed by Patchbay' });
+    assert.ok(slowEditor.closedDiffs.some((c) => c.tabName === diff.tabName && c.reason === 'close_tab'));
     const record = (await h.hub.call('snapshot', undefined)).history.find((r) => r.id === diff.id)!;
     assert.equal(record.outcome, 'withdrawn');
   });

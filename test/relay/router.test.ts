@@ -3,6 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
+import type { FakeEditor } from '../peers/fake-editor.ts';
 import { waitFor } from '../peers/wait.ts';
 import { startHarness, type Harness } from './harness.ts';
 
@@ -22,6 +23,7 @@ async function boundTo(h: Harness, cwd: string, editorId: string | null) {
 
 describe('a pi session and one pi-ide.nvim editor through Patchbay', () => {
   let h: Harness;
+  let nvim: FakeEditor;
   before(async () => {
     h = await startHarness();
   });
@@ -29,7 +31,7 @@ describe('a pi session and one pi-ide.nvim editor through Patchbay', () => {
 
   test('the session is bound by folder, its diff is decided in the editor and the file written', async () => {
     const project = await h.folder('alpha');
-    const editor = await h.editor({ workspaceFolders: [project] });
+    const editor = (nvim = await h.editor({ workspaceFolders: [project] }));
     await h.editors(1);
     const pi = await h.pi(project);
     const editorId = (await h.hub.call('snapshot', undefined)).editors[0]!.id;
@@ -58,14 +60,18 @@ describe('a pi session and one pi-ide.nvim editor through Patchbay', () => {
     await waitFor(() => pi.errors.length === 0 && pi.received.some((m) => JSON.stringify(m).includes('TAB_CLOSED')));
   });
 
-  test('diagnostics come back in pi’s map shape, and the empty `[]` quirk reads as an empty map', async () => {
+  test('diagnostics pass through as pi-ide.nvim sends them, empty `[]` quirk included', async () => {
     const project = await h.folder('alpha');
     const pi = await h.pi(project);
     await sessionOf(h, project);
     const editor = (await h.hub.call('snapshot', undefined)).editors[0]!;
     await boundTo(h, project, editor.id);
     const empty = (await pi.turn()) as { content: { text: string }[] };
-    assert.deepEqual(JSON.parse(empty.content[0]!.text), {});
+    assert.equal(Object.keys(JSON.parse(empty.content[0]!.text) as object).length, 0);
+    const uri = `file://${project}/a.ts`;
+    nvim.setDiagnostics({ [uri]: [{ message: 'oops', severity: 'Error', range: { start: { line: 1, character: 0 }, end: { line: 1, character: 2 } } }] } as never);
+    const full = (await pi.turn()) as { content: { text: string }[] };
+    assert.equal((JSON.parse(full.content[0]!.text) as Record<string, { message: string }[]>)[uri]![0]!.message, 'oops');
   });
 
   test('malformed JSON gets -32700 and the connection stays usable', async () => {

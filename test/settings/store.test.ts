@@ -64,11 +64,15 @@ test('an invalid settings patch is refused and nothing is written', () =>
     assert.equal(store.settings().launchAtLogin, true);
   }));
 
-test('the settings handed out are copies', () =>
+test('the settings handed out cannot be changed behind the store’s back', () =>
   withHome((home) => {
     const store = PatchbayStore.open(home);
-    store.settings().reviewFolders.push('/x');
+    assert.throws(() => store.settings().reviewFolders.push('/x'), TypeError);
+    assert.throws(() => {
+      (store.settings() as { takeover: boolean }).takeover = false;
+    }, TypeError);
     assert.deepEqual(store.settings().reviewFolders, []);
+    assert.equal(store.settings().takeover, true);
   }));
 
 test('an unparsable config.json is moved aside, reported and replaced by defaults', () =>

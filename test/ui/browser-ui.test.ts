@@ -175,8 +175,11 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     await waitFor(async () => (await snapshot()).sessions[0]?.editorId === null, { message: 'the session unbound' });
     assert.equal((await snapshot()).sessions[0]?.reason, 'manual');
     const before = editor.received.length;
+    const diagnosticsSince = () =>
+      editor.received.slice(before).filter((r) => (r.msg.params as { name?: string } | undefined)?.name === 'getDiagnostics').length;
     await pi.turn();
-    assert.equal(editor.received.length, before, 'unbound: getDiagnostics does not reach the editor');
+    // Patchbay may reopen its own link to the editor meanwhile; only the agent's call matters.
+    assert.equal(diagnosticsSince(), 0, 'unbound: getDiagnostics does not reach the editor');
 
     await select.selectOption({ value: editorId });
     await waitFor(async () => (await snapshot()).sessions[0]?.editorId === editorId, { message: 'the session bound again' });
