@@ -2,6 +2,7 @@
 // correlates the requests Patchbay sends to their responses. Frames that pass through
 // unchanged are forwarded as the bytes that arrived, so relaying costs one parse, not a
 // parse and a re-serialization (agents send whole files).
+import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
 import {
   errorResponse,
@@ -114,6 +115,7 @@ export class RpcLink {
   forward(frame: Frame, message: RpcMessage): void {
     if (!this.isOpen) return;
     this.handlers.onFrame?.('out', frame.text, message, frame.bytes.length);
+    this.corkUntilNextTick();
     this.ws.send(frame.bytes, { binary: false });
   }
 
@@ -122,7 +124,26 @@ export class RpcLink {
     // One encoding: the bytes measured for the log are the bytes ws sends.
     const bytes = Buffer.from(text, 'utf8');
     this.handlers.onFrame?.('out', text, message, bytes.length);
+    this.corkUntilNextTick();
     this.ws.send(bytes, { binary: false }, done && (() => done()));
+  }
+
+  private corked = false;
+
+  /**
+   * Frames sent in one tick leave in one write: an editor's burst of selection_changed
+   * costs one syscall, not one each. ws corks around each frame itself; this outer cork
+   * (on its socket, which ws does not expose otherwise) holds them until the tick ends.
+   */
+  private corkUntilNextTick(): void {
+    const socket = (this.ws as unknown as { _socket?: Socket })._socket;
+    if (this.corked || !socket) return;
+    this.corked = true;
+    socket.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      socket.uncork();
+    });
   }
 
   respond(id: RpcId, value: unknown): void {
