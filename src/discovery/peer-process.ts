@@ -1,7 +1,7 @@
 // Who is on the other end of a loopback connection to the door (DESIGN §4): the agent's
 // pid from its TCP port, then its folder, command line and start time.
 import { execFile } from 'node:child_process';
-import { readFile, readdir, readlink } from 'node:fs/promises';
+import { open, readFile, readdir, readlink, type FileHandle } from 'node:fs/promises';
 import { platform } from 'node:os';
 
 export interface ProcessInfo {
@@ -45,73 +45,38 @@ export function decodeProcAddress(hex: string): string {
   return new URL(`http://[${groups.join(':')}]`).hostname.slice(1, -1);
 }
 
+/** One row of `/proc/net/tcp{,6}`; null for the header or a line it cannot read. */
+export function parseProcNetLine(line: string): ProcNetSocket | null {
+  const fields = line.trim().split(/\s+/);
+  const [local, remote, state, inode] = [fields[1], fields[2], fields[3], fields[9]];
+  if (!local || !remote || !state || !inode) return null;
+  const [localHex, localPortHex] = local.split(':');
+  const [remoteHex, remotePortHex] = remote.split(':');
+  if (!localHex || !localPortHex || !remoteHex || !remotePortHex) return null;
+  if (![8, 32].includes(localHex.length) || localHex.length !== remoteHex.length) return null;
+  return {
+    localAddress: decodeProcAddress(localHex),
+    localPort: parseInt(localPortHex, 16),
+    remoteAddress: decodeProcAddress(remoteHex),
+    remotePort: parseInt(remotePortHex, 16),
+    state,
+    inode: Number(inode),
+  };
+}
+
 /** Parses `/proc/net/tcp` or `/proc/net/tcp6`; lines it cannot read are skipped. */
 export function parseProcNetTcp(text: string): ProcNetSocket[] {
   const sockets: ProcNetSocket[] = [];
   for (const line of text.split('\n').slice(1)) {
-    const fields = line.trim().split(/\s+/);
-    const [local, remote, state, inode] = [fields[1], fields[2], fields[3], fields[9]];
-    if (!local || !remote || !state || !inode) continue;
-    const [localHex, localPortHex] = local.split(':');
-    const [remoteHex, remotePortHex] = remote.split(':');
-    if (!localHex || !localPortHex || !remoteHex || !remotePortHex) continue;
-    if (![8, 32].includes(localHex.length) || localHex.length !== remoteHex.length) continue;
-    sockets.push({
-      localAddress: decodeProcAddress(localHex),
-      localPort: parseInt(localPortHex, 16),
-      remoteAddress: decodeProcAddress(remoteHex),
-      remotePort: parseInt(remotePortHex, 16),
-      state,
-      inode: Number(inode),
-    });
+    const socket = parseProcNetLine(line);
+    if (socket) sockets.push(socket);
   }
   return sockets;
 }
 
-async function readOptional(path: string): Promise<string | null> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EACCES' || code === 'EPERM' || code === 'ESRCH') return null;
-    throw err;
-  }
-}
-
-async function numericDirs(path: string): Promise<number[]> {
-  const names = await readdir(path);
-  return names.filter((name) => /^\d+$/.test(name)).map(Number);
-}
-
-async function holdsSocket(pid: number, inodes: Set<number>): Promise<boolean> {
-  let fds: string[];
-  try {
-    fds = await readdir(`/proc/${pid}/fd`);
-  } catch {
-    return false; // another user's process, or gone: not ours to see
-  }
-  // An fd closed between readdir and readlink is simply not a match.
-  const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
-  return links.some((target) => inodes.has(socketInode(target)));
-}
-
-/** Processes looked at concurrently: enough to hide latency, few enough to stop early. */
-const PID_BATCH = 16;
-
-/** The pids holding any of these socket inodes (other processes first, ours last). */
-async function pidsHoldingSockets(inodes: Set<number>): Promise<number[]> {
-  const found: number[] = [];
-  // Newest first (agents usually started recently); our own pid last: the door's side
-  // lives here, the agent elsewhere (except in tests).
-  const pids = (await numericDirs('/proc')).sort((a, b) => b - a);
-  pids.sort((a, b) => Number(a === process.pid) - Number(b === process.pid));
-  for (let start = 0; start < pids.length; start += PID_BATCH) {
-    const batch = pids.slice(start, start + PID_BATCH);
-    const holds = await Promise.all(batch.map((pid) => holdsSocket(pid, inodes)));
-    for (const [i, pid] of batch.entries()) if (holds[i]) found.push(pid);
-    if (found.some((pid) => pid !== process.pid)) break;
-  }
-  return found;
+/** `:1B58 `: a port as `/proc/net/tcp` prints it after an address, space included. */
+function procPortNeedle(port: number): string {
+  return `:${port.toString(16).toUpperCase().padStart(4, '0')} `;
 }
 
 function socketInode(link: string): number {
@@ -119,21 +84,155 @@ function socketInode(link: string): number {
   return match ? Number(match[1]) : -1;
 }
 
-async function findPeerPidLinux(localPort: number, remotePort: number): Promise<number | null> {
-  const tables = await Promise.all(['/proc/net/tcp', '/proc/net/tcp6'].map(readOptional));
-  const inodes = new Set<number>();
-  for (const table of tables) {
-    if (table === null) continue;
-    for (const socket of parseProcNetTcp(table)) {
-      // The agent's side: its ephemeral port locally, the door's port remotely.
-      if (socket.localPort === remotePort && socket.remotePort === localPort && socket.inode > 0) {
-        inodes.add(socket.inode);
+function isGone(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'EACCES' || code === 'EPERM' || code === 'ESRCH';
+}
+
+async function readOptional(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    if (isGone(err)) return null;
+    throw err;
+  }
+}
+
+/** What a /proc scan reads; tests count or fake it. */
+export interface ProcReader {
+  /** Hands over each line of a file in turn, without holding the whole file; false if it does not exist. */
+  eachLine(path: string, onLine: (line: string) => void): Promise<boolean>;
+  /** The pids listed in /proc. */
+  pids(): Promise<number[]>;
+  /** Where a process's fds point (`socket:[123]`, paths); empty when it is gone or not ours to see. */
+  fdTargets(pid: number): Promise<string[]>;
+}
+
+/** Bytes read from a /proc/net table at a time: a few hundred rows. */
+const TABLE_CHUNK = 64 * 1024;
+
+async function eachLine(path: string, onLine: (line: string) => void): Promise<boolean> {
+  let file: FileHandle;
+  try {
+    file = await open(path, 'r');
+  } catch (err) {
+    if (isGone(err)) return false;
+    throw err;
+  }
+  try {
+    const buffer = Buffer.allocUnsafe(TABLE_CHUNK);
+    let rest = '';
+    for (;;) {
+      const { bytesRead } = await file.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      const text = rest + buffer.toString('latin1', 0, bytesRead);
+      let start = 0;
+      for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
+        onLine(text.slice(start, end));
+        start = end + 1;
+      }
+      rest = text.slice(start);
+    }
+    if (rest !== '') onLine(rest);
+    return true;
+  } finally {
+    await file.close();
+  }
+}
+
+const liveProc: ProcReader = {
+  eachLine,
+  pids: async () => (await readdir('/proc')).filter((name) => /^\d+$/.test(name)).map(Number),
+  async fdTargets(pid) {
+    let fds: string[];
+    try {
+      fds = await readdir(`/proc/${pid}/fd`);
+    } catch {
+      return []; // another user's process, or gone: not ours to see
+    }
+    // An fd closed between readdir and readlink is simply not a match.
+    return Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
+  },
+};
+
+/** A lookup: the door's port (local to Patchbay) and the agent's port (its remote). */
+export interface PeerQuery {
+  localPort: number;
+  remotePort: number;
+}
+
+/**
+ * Per query: the agent's pid; null when its socket was seen but no process could be named;
+ * `'unseen'` when the socket was not in the table (yet: a lookup right after accept may race).
+ */
+export type PeerAnswer = number | null | 'unseen';
+
+/** Answers many lookups with one look at the system. */
+export type PeerScan = (queries: readonly PeerQuery[]) => Promise<PeerAnswer[]>;
+
+const PROC_TABLES = ['/proc/net/tcp', '/proc/net/tcp6'];
+
+/**
+ * The agent sides of the queried connections: socket inode → indexes of the queries it
+ * answers. Only rows that mention a door's port are decoded.
+ */
+async function agentSockets(reader: ProcReader, queries: readonly PeerQuery[]): Promise<Map<number, number[]>> {
+  const wanted = new Map<string, number[]>();
+  for (const [i, q] of queries.entries()) {
+    const key = `${q.localPort}:${q.remotePort}`;
+    wanted.set(key, [...(wanted.get(key) ?? []), i]);
+  }
+  const needles = [...new Set(queries.map((q) => procPortNeedle(q.localPort)))];
+  const inodes = new Map<number, number[]>();
+  const onLine = (line: string): void => {
+    if (!needles.some((needle) => line.includes(needle))) return;
+    const socket = parseProcNetLine(line);
+    if (!socket || socket.inode <= 0) return;
+    // The agent's side: its ephemeral port locally, the door's port remotely.
+    const indexes = wanted.get(`${socket.remotePort}:${socket.localPort}`);
+    if (indexes) inodes.set(socket.inode, indexes);
+  };
+  await Promise.all(PROC_TABLES.map((path) => reader.eachLine(path, onLine)));
+  return inodes;
+}
+
+/** Processes looked at concurrently: enough to hide latency, few enough to stop early. */
+const PID_BATCH = 16;
+
+/** Socket inode → the first process found holding it, other processes before our own. */
+async function socketHolders(reader: ProcReader, inodes: ReadonlySet<number>): Promise<Map<number, number>> {
+  const holders = new Map<number, number>();
+  // Newest first (agents usually started recently); our own pid last: the door's side
+  // lives here, the agent elsewhere (except in tests).
+  const pids = (await reader.pids()).sort((a, b) => b - a);
+  pids.sort((a, b) => Number(a === process.pid) - Number(b === process.pid));
+  for (let start = 0; start < pids.length && holders.size < inodes.size; start += PID_BATCH) {
+    const batch = pids.slice(start, start + PID_BATCH);
+    const targets = await Promise.all(batch.map((pid) => reader.fdTargets(pid)));
+    for (const [i, pid] of batch.entries()) {
+      for (const target of targets[i]!) {
+        const inode = socketInode(target);
+        if (inodes.has(inode) && !holders.has(inode)) holders.set(inode, pid);
       }
     }
   }
-  if (inodes.size === 0) return null;
-  const pids = await pidsHoldingSockets(inodes);
-  return pids.find((pid) => pid !== process.pid) ?? pids[0] ?? null;
+  return holders;
+}
+
+/** Linux: one pass over `/proc/net/tcp{,6}`, then one walk of `/proc/<pid>/fd` for all queries. */
+export function procScan(reader: ProcReader = liveProc): PeerScan {
+  return async (queries) => {
+    const answers: PeerAnswer[] = queries.map(() => 'unseen');
+    const sockets = await agentSockets(reader, queries);
+    if (sockets.size === 0) return answers;
+    const holders = await socketHolders(reader, new Set(sockets.keys()));
+    for (const [inode, indexes] of sockets) {
+      const pid = holders.get(inode) ?? null;
+      // A query may match sockets on two addresses (IPv4 and IPv6); any holder answers it.
+      for (const i of indexes) if (typeof answers[i] !== 'number') answers[i] = pid;
+    }
+    return answers;
+  };
 }
 
 function run(command: string, args: string[]): Promise<string | null> {
@@ -170,24 +269,102 @@ export function parseLsofPeer(output: string, localPort: number, remotePort: num
   return found.find((p) => p !== process.pid) ?? found[0] ?? null;
 }
 
-/** The pid of the process on the other end of the door connection from `remotePort`. */
-export async function findPeerPid(localPort: number, remotePort: number): Promise<number | null> {
-  const os = platform();
-  if (os === 'linux') return findPeerPidLinux(localPort, remotePort);
-  if (os === 'darwin') {
-    const output = await run('lsof', ['-nP', `-iTCP:${remotePort}`, '-sTCP:ESTABLISHED', '-Fpn']);
-    return output === null ? null : parseLsofPeer(output, localPort, remotePort);
-  }
-  return null;
+/** macOS: one `lsof` for every agent port queried. lsof cannot tell "no socket" from "no process". */
+export const lsofScan: PeerScan = async (queries) => {
+  const ports = [...new Set(queries.map((q) => q.remotePort))].join(',');
+  const output = await run('lsof', ['-nP', `-iTCP:${ports}`, '-sTCP:ESTABLISHED', '-Fpn']);
+  return queries.map((q) => (output === null ? null : parseLsofPeer(output, q.localPort, q.remotePort)) ?? 'unseen');
+};
+
+/** How long a first lookup waits for others to share its scan: agents often arrive together. */
+const BATCH_WINDOW_MS = 5;
+
+interface Waiting {
+  query: PeerQuery;
+  retried: boolean;
+  resolve: (pid: number | null) => void;
+  reject: (err: Error) => void;
 }
 
-let bootTimeSeconds: number | null = null;
+/**
+ * Coalesces lookups: those that arrive while a scan is scheduled share it; those that arrive
+ * during a scan share the next one. A socket the scan did not see is looked for once more.
+ * Its only resource is the window's timer, which always runs out on its own.
+ */
+export class PeerFinder {
+  private waiting: Waiting[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private scanning = false;
 
-async function bootTime(): Promise<number | null> {
-  if (bootTimeSeconds !== null) return bootTimeSeconds;
-  const stat = await readOptional('/proc/stat');
-  const match = stat ? /^btime (\d+)$/m.exec(stat) : null;
-  bootTimeSeconds = match ? Number(match[1]) : null;
+  constructor(
+    private readonly scan: PeerScan,
+    private readonly windowMs = BATCH_WINDOW_MS,
+  ) {}
+
+  find(localPort: number, remotePort: number): Promise<number | null> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ query: { localPort, remotePort }, retried: false, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scanning || this.timer !== null || this.waiting.length === 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.runBatch();
+    }, this.windowMs);
+  }
+
+  private async runBatch(): Promise<void> {
+    const batch = this.waiting.splice(0);
+    this.scanning = true;
+    try {
+      const answers = await this.scan(batch.map((w) => w.query));
+      for (const [i, w] of batch.entries()) {
+        const answer = answers[i] === undefined ? 'unseen' : answers[i];
+        if (answer !== 'unseen') w.resolve(answer);
+        else if (w.retried) w.resolve(null);
+        else this.waiting.push({ ...w, retried: true });
+      }
+    } catch (err) {
+      const problem = new Error(`looking up ${batch.length} agent process(es) by TCP port: ${(err as Error).message}`, { cause: err });
+      for (const w of batch) w.reject(problem);
+    } finally {
+      this.scanning = false;
+      this.schedule();
+    }
+  }
+}
+
+let defaultFinder: PeerFinder | null | undefined;
+
+function platformFinder(): PeerFinder | null {
+  if (defaultFinder !== undefined) return defaultFinder;
+  const os = platform();
+  defaultFinder = os === 'linux' ? new PeerFinder(procScan()) : os === 'darwin' ? new PeerFinder(lsofScan) : null;
+  return defaultFinder;
+}
+
+/** The pid of the process on the other end of the door connection from `remotePort`. */
+export async function findPeerPid(localPort: number, remotePort: number): Promise<number | null> {
+  return (await platformFinder()?.find(localPort, remotePort)) ?? null;
+}
+
+/** Read once: many lookups at once would otherwise each read `/proc/stat`. */
+let bootTimeSeconds: Promise<number | null> | null = null;
+
+function bootTime(): Promise<number | null> {
+  bootTimeSeconds ??= readOptional('/proc/stat').then(
+    (stat) => {
+      const match = stat ? /^btime (\d+)$/m.exec(stat) : null;
+      return match ? Number(match[1]) : null;
+    },
+    (err: Error) => {
+      bootTimeSeconds = null; // a later call may have better luck
+      throw new Error(`/proc/stat: ${err.message}`, { cause: err });
+    },
+  );
   return bootTimeSeconds;
 }
 
@@ -258,11 +435,24 @@ async function processInfoMac(pid: number): Promise<ProcessInfo | null> {
   return { pid, cwd: lsof === null ? null : parseLsofName(lsof), command, startedAt };
 }
 
-/** What a pid is: folder, command line, start time; null when there is no such process. */
-export async function processInfo(pid: number): Promise<ProcessInfo | null> {
-  if (!Number.isInteger(pid) || pid <= 0) return null;
+/** Lookups under way by pid: agents sharing a process (or one asked about twice) read it once. */
+const infoInFlight = new Map<number, Promise<ProcessInfo | null>>();
+
+function readProcessInfo(pid: number): Promise<ProcessInfo | null> {
   const os = platform();
   if (os === 'linux') return processInfoLinux(pid);
   if (os === 'darwin') return processInfoMac(pid);
-  return null;
+  return Promise.resolve(null);
+}
+
+/** What a pid is: folder, command line, start time; null when there is no such process. */
+export async function processInfo(pid: number): Promise<ProcessInfo | null> {
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  let pending = infoInFlight.get(pid);
+  if (!pending) {
+    pending = readProcessInfo(pid).finally(() => infoInFlight.delete(pid));
+    infoInFlight.set(pid, pending);
+  }
+  const info = await pending;
+  return info && { ...info }; // each caller owns its copy
 }
