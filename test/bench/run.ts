@@ -222,7 +222,7 @@ async function measureThroughput(pairs: Pair[], host: Child, keys: Record<Pair['
     bare: median(rates.get('bare')!),
     patchbay: median(rates.get('patchbay')!),
     target: { kind: 'ratio-min', min: 0.8 },
-    note: `${PLAN.burstCount.toLocaleString('en-US')} notifications per burst, median of ${PLAN.burstRounds}, timed from the burst command to the last arrival; the editor writes each to ${perBurst('patchbay')} Patchbay connections (its monitor + the session's) vs ${perBurst('bare')} bare; ${cpuNote(cpu, PLAN.burstRounds * PLAN.burstCount, 'notification', 'µs')}`,
+    note: `${PLAN.burstCount.toLocaleString('en-US')} notifications per burst, median of ${PLAN.burstRounds}, timed from the burst command to the last arrival; the editor writes each to ${perBurst('patchbay')} Patchbay connection(s) vs ${perBurst('bare')} bare; ${cpuNote(cpu, PLAN.burstRounds * PLAN.burstCount, 'notification', 'µs')}`,
   };
 }
 
@@ -428,9 +428,11 @@ async function relayMeasurements(out: Measurement[], wants: (m: Metric) => boole
     progress('the session was not bound by its folder (is /proc readable?); binding it by hand');
     await patchbay.bind(session.id, listed.id);
   }
-  // Patchbay's monitor + the session's upstream on one editor; the bare relay's one upstream on the other.
+  // One connection each: the session's upstream (Patchbay retires its own monitor link once a
+  // session has one) and the bare relay's. A diagnostics call proves the upstream is there.
   const clients = async (key: number): Promise<number> => ((await host.command({ cmd: 'clients', key })) as { clients: number }).clients;
-  await waitFor(async () => (await clients(pbEditor.key)) === 2, { timeoutMs: 5000, message: "Patchbay's two connections to its editor" });
+  await pb.agent.call('tools/call', { name: 'getDiagnostics', arguments: {} });
+  await waitFor(async () => (await clients(pbEditor.key)) === 1, { timeoutMs: 5000, message: "Patchbay's one connection to its editor" });
   await waitFor(async () => (await clients(bareEditor.key)) === 1, { timeoutMs: 5000, message: "the bare relay's connection to its editor" });
   // Measured headless: no UI or CLI attached while traffic flows.
   patchbay.detach();
