@@ -28,15 +28,10 @@ import {
 import { initializeResult, parseOpenDiffArgs, PATCHBAY_TOOLS, resultTexts, textResult, type ToolSpec } from '../protocol/mcp.ts';
 import { diffRejected, Inbox, type Decision, type InboxEffect } from '../review/inbox.ts';
 import { readOriginal } from '../review/read-original.ts';
-import {
-  chooseSuggestionSession,
-  injectModel,
-  modelToInject,
-  parseModelList,
-  suggestionModelChoice,
-} from '../suggestions/models.ts';
+import { parseModelList } from '../suggestions/models.ts';
 import { fetchTools, openEditorLink, withTimeout, type LiveEditor } from './editor-link.ts';
-import { RpcLink, type Frame, type Reply } from './rpc-link.ts';
+import { EditorRequests } from './editor-requests.ts';
+import { answer, RpcLink, type Frame, type Reply } from './rpc-link.ts';
 import { sessionKey, sessionView, type ProcessInfo, type Session, type Upstream } from './session.ts';
 import { TrafficLog } from './traffic.ts';
 
@@ -86,13 +81,17 @@ export class Relay {
   readonly inbox: Inbox;
   private readonly sessions = new Map<string, Session>();
   private readonly editors = new Map<string, EditorState>();
-  /** Editor-side request id → the agent request it became, per editor link, for request_cancelled. */
-  private readonly forwarded = new WeakMap<RpcLink, Map<RpcId, { session: Session; id: RpcId; editorId: string }>>();
+  private readonly editorRequests: EditorRequests;
   private sessionSeq = 0;
   private closed = false;
   private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(private readonly deps: RelayDeps) {
+    this.editorRequests = new EditorRequests(
+      () => this.sessions.values(),
+      () => deps.settings(),
+      (editorId) => this.superviseMonitor(editorId),
+    );
     this.inbox = new Inbox(
       {
         boundEditor: (sessionId) => {
@@ -114,10 +113,6 @@ export class Relay {
 
   sessionViews(): SessionView[] {
     return [...this.sessions.values()].map((s) => sessionView(s, this.inbox.countFor(s.id)));
-  }
-
-  editorFocus(id: string): number | null {
-    return this.editors.get(id)?.focusedAt ?? null;
   }
 
   connectedPids(): Set<number> {
@@ -314,18 +309,12 @@ export class Relay {
     }
     try {
       const link = await this.upstreamFor(session, editorId);
-      this.answer(session.link, msg.id, await link.relay(msg, frame).response, translate);
+      answer(session.link, msg.id, await link.relay(msg, frame).response, translate);
     } catch (err) {
       session.link.respondError(msg.id, INTERNAL_ERROR, `Patchbay: ${(err as Error).message}`);
     } finally {
       this.pruneUpstreams(session);
     }
-  }
-
-  /** Answers request `id` on `to` with a reply from the other side: as bytes when nothing changes. */
-  private answer(to: RpcLink, id: RpcId, reply: Reply, translate: ((r: RpcResponse) => RpcResponse) | null): void {
-    if (!translate && reply.msg.id === id) return to.forward(reply.frame, { kind: 'response', msg: reply.msg });
-    to.send({ ...(translate ? translate(reply.msg) : reply.msg), id });
   }
 
   /** Never stalls the agent: an answer within the deadline, else an empty one in its dialect. */
@@ -349,7 +338,7 @@ export class Relay {
       const remaining = Math.max(1, deadline - (this.now() - started));
       const reply = await withTimeout(call.response, remaining, 'getDiagnostics');
       if (reply.msg.error) throw new Error(reply.msg.error.message);
-      this.answer(session.link, msg.id, reply, sameDialect ? null : (r) => ({ ...r, result: translateDiagnostics(r.result, session.dialect) }));
+      answer(session.link, msg.id, reply, sameDialect ? null : (r) => ({ ...r, result: translateDiagnostics(r.result, session.dialect) }));
     } catch (err) {
       if (link && callId !== undefined) link.forget(callId);
       this.deps.log(`${session.id}: getDiagnostics answered empty: ${(err as Error).message}`);
@@ -544,7 +533,7 @@ export class Relay {
     const editor = state.editor;
     const upstream: Upstream = { editor, link: null, ready: Promise.resolve(undefined as unknown as RpcLink) };
     upstream.ready = openEditorLink(editor, session.clientInfo ?? { name: 'patchbay', version: this.deps.version }, this.maxFrame(), {
-      onRequest: (msg, link, frame) => this.onEditorRequest(editor.id, link, msg, frame),
+      onRequest: (msg, link, frame) => this.editorRequests.route(editor.id, link, msg, frame),
       onNotification: (msg, link, frame) => this.onUpstreamNotification(session, editor.id, link, msg, frame),
       onFrame: (dir, text, message, bytes) => session.traffic.record(dir === 'in' ? 'down' : 'up', editor.id, text, message, Date.now(), bytes),
       onMalformed: (problem) => this.deps.log(problem),
@@ -583,60 +572,10 @@ export class Relay {
   }
 
   private onUpstreamNotification(session: Session, editorId: string, link: RpcLink, msg: RpcNotification, frame: Frame): void {
-    if (msg.method === 'request_cancelled') return this.onEditorCancel(link, msg);
+    if (msg.method === 'request_cancelled') return this.editorRequests.cancel(link, msg);
     if (session.closed || session.editorId !== editorId) return;
     if (msg.method === 'selection_changed') this.focused(this.editors.get(editorId));
     session.link.forward(frame, { kind: 'notification', msg });
-  }
-
-  // ── editor → agent ───────────────────────────────────────────────────────
-
-  /** getSuggestions / listSuggestionModels go to one bound pi session; other requests to one bound session. */
-  private onEditorRequest(editorId: string, from: RpcLink, msg: RpcRequest, frame: Frame): void {
-    const settings = this.deps.settings();
-    // Suggestions are pi's; anything else the editor asks passes through to any bound session.
-    const piOnly = msg.method === 'getSuggestions' || msg.method === 'listSuggestionModels';
-    const candidates = [...this.sessions.values()]
-      .filter((s) => !s.closed && s.editorId === editorId && (!piOnly || s.kind === 'pi'))
-      .map((s) => ({ sessionId: s.id, key: sessionKey(s) ?? s.id, lastActiveAt: s.lastActiveAt }));
-    const chosen = chooseSuggestionSession(editorId, candidates, settings);
-    const session = chosen ? this.sessions.get(chosen) : undefined;
-    if (!session) {
-      void from.respondError(msg.id, METHOD_NOT_FOUND, `Patchbay: no ${piOnly ? 'pi ' : ''}session is bound to this editor for ${msg.method}`);
-      return;
-    }
-    let call;
-    if (msg.method === 'getSuggestions') {
-      const requested = (msg.params as { model?: unknown } | undefined)?.model;
-      const model = modelToInject(suggestionModelChoice(settings, editorId), session.models, typeof requested === 'string' ? requested : undefined);
-      call = session.link.relay({ ...msg, params: injectModel(msg.params, model) }, null);
-    } else {
-      call = session.link.relay(msg, frame);
-    }
-    let pending = this.forwarded.get(from);
-    if (!pending) this.forwarded.set(from, (pending = new Map()));
-    pending.set(msg.id, { session, id: call.id, editorId });
-    const map = pending;
-    call.response
-      .then((reply) => this.answer(from, msg.id, reply, null))
-      .catch((err: Error) => from.respondError(msg.id, INTERNAL_ERROR, `Patchbay: ${err.message}`))
-      .finally(() => {
-        map.delete(msg.id);
-        this.superviseMonitor(editorId);
-      });
-  }
-
-  private onEditorCancel(from: RpcLink, msg: RpcNotification): void {
-    const id = (msg.params as { id?: unknown } | undefined)?.id;
-    if (typeof id !== 'string' && typeof id !== 'number') return;
-    const pending = this.forwarded.get(from);
-    const target = pending?.get(id);
-    if (!target) return;
-    pending!.delete(id);
-    // The editor no longer waits; pi may never answer a cancelled request, so stop waiting too.
-    target.session.link.forget(target.id);
-    if (!target.session.closed) void target.session.link.notify('request_cancelled', { id: target.id });
-    this.superviseMonitor(target.editorId);
   }
 
   async refreshModels(sessionId: string): Promise<SessionModels> {
@@ -698,9 +637,9 @@ export class Relay {
     state.opening = true;
     try {
       const link = await openEditorLink(state.editor, { name: 'patchbay', version: this.deps.version }, this.maxFrame(), {
-        onRequest: (msg, link, frame) => this.onEditorRequest(state.editor.id, link, msg, frame),
+        onRequest: (msg, link, frame) => this.editorRequests.route(state.editor.id, link, msg, frame),
         onNotification: (msg, link) => {
-          if (msg.method === 'request_cancelled') return this.onEditorCancel(link, msg);
+          if (msg.method === 'request_cancelled') return this.editorRequests.cancel(link, msg);
           if (msg.method === 'selection_changed') this.focused(state);
         },
         onMalformed: (problem) => this.deps.log(problem),
@@ -742,7 +681,7 @@ export class Relay {
     if (!state || state.closed || this.closed) return;
     const shared = this.sessionLinks(state.editor) > 0;
     // Not while the editor waits on it for an answer (a suggestion it sent there).
-    const busy = (state.monitor && this.forwarded.get(state.monitor)?.size) ?? 0;
+    const busy = state.monitor ? this.editorRequests.waiting(state.monitor) : 0;
     if (shared && state.monitor && state.tools !== null && busy === 0) {
       state.retiring = true;
       state.monitor.close();

@@ -204,6 +204,12 @@ export class RpcLink {
   }
 }
 
+/** Answers request `id` on `to` with a reply from the other side: as bytes when nothing changes. */
+export function answer(to: RpcLink, id: RpcId, reply: Reply, translate: ((r: RpcResponse) => RpcResponse) | null): void {
+  if (!translate && reply.msg.id === id) return to.forward(reply.frame, { kind: 'response', msg: reply.msg });
+  to.send({ ...(translate ? translate(reply.msg) : reply.msg), id });
+}
+
 function classify(message: RpcRequest | RpcNotification | RpcResponse): RpcMessage {
   if ('method' in message) {
     return 'id' in message && message.id !== undefined

@@ -1,0 +1,80 @@
+// Requests an editor sends to its agents (getSuggestions, listSuggestionModels, others):
+// each goes to one session bound to that editor, and request_cancelled follows it there.
+import type { PatchbaySettings } from '../api/types.ts';
+import { INTERNAL_ERROR, METHOD_NOT_FOUND, type RpcId, type RpcNotification, type RpcRequest } from '../protocol/jsonrpc.ts';
+import { chooseSuggestionSession, injectModel, modelToInject, suggestionModelChoice } from '../suggestions/models.ts';
+import { answer, type Frame, type RpcLink } from './rpc-link.ts';
+import { sessionKey, type Session } from './session.ts';
+
+interface Forwarded {
+  session: Session;
+  /** The id the request has on the agent's link. */
+  id: RpcId;
+  editorId: string;
+}
+
+export class EditorRequests {
+  /** Per editor link: the editor's request id → where it went. */
+  private readonly forwarded = new WeakMap<RpcLink, Map<RpcId, Forwarded>>();
+
+  constructor(
+    private readonly sessions: () => Iterable<Session>,
+    private readonly settings: () => PatchbaySettings,
+    /** A request from this editor was answered or cancelled. */
+    private readonly settled: (editorId: string) => void,
+  ) {}
+
+  /** How many of the editor's requests on `link` still wait for an agent. */
+  waiting(link: RpcLink): number {
+    return this.forwarded.get(link)?.size ?? 0;
+  }
+
+  /** Suggestions are pi's: they go to a bound pi session; anything else to any bound session. */
+  route(editorId: string, from: RpcLink, msg: RpcRequest, frame: Frame): void {
+    const settings = this.settings();
+    const piOnly = msg.method === 'getSuggestions' || msg.method === 'listSuggestionModels';
+    const bound = [...this.sessions()].filter((s) => !s.closed && s.editorId === editorId && (!piOnly || s.kind === 'pi'));
+    const chosen = chooseSuggestionSession(
+      editorId,
+      bound.map((s) => ({ sessionId: s.id, key: sessionKey(s) ?? s.id, lastActiveAt: s.lastActiveAt })),
+      settings,
+    );
+    const session = bound.find((s) => s.id === chosen);
+    if (!session) {
+      from.respondError(msg.id, METHOD_NOT_FOUND, `Patchbay: no ${piOnly ? 'pi ' : ''}session is bound to this editor for ${msg.method}`);
+      return;
+    }
+    let call;
+    if (msg.method === 'getSuggestions') {
+      const requested = (msg.params as { model?: unknown } | undefined)?.model;
+      const model = modelToInject(suggestionModelChoice(settings, editorId), session.models, typeof requested === 'string' ? requested : undefined);
+      call = session.link.relay({ ...msg, params: injectModel(msg.params, model) }, null);
+    } else {
+      call = session.link.relay(msg, frame);
+    }
+    let pending = this.forwarded.get(from);
+    if (!pending) this.forwarded.set(from, (pending = new Map()));
+    pending.set(msg.id, { session, id: call.id, editorId });
+    const map = pending;
+    call.response
+      .then((reply) => answer(from, msg.id, reply, null))
+      .catch((err: Error) => from.respondError(msg.id, INTERNAL_ERROR, `Patchbay: ${err.message}`))
+      .finally(() => {
+        map.delete(msg.id);
+        this.settled(editorId);
+      });
+  }
+
+  cancel(from: RpcLink, msg: RpcNotification): void {
+    const id = (msg.params as { id?: unknown } | undefined)?.id;
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    const pending = this.forwarded.get(from);
+    const target = pending?.get(id);
+    if (!target) return;
+    pending!.delete(id);
+    // The editor no longer waits; pi may never answer a cancelled request, so stop waiting too.
+    target.session.link.forget(target.id);
+    if (!target.session.closed) target.session.link.notify('request_cancelled', { id: target.id });
+    this.settled(target.editorId);
+  }
+}
