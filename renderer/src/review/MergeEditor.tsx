@@ -4,7 +4,8 @@ import { useEffect, useImperativeHandle, useRef } from 'react';
 import type { Ref } from 'react';
 import { Compartment, EditorState } from '@codemirror/state';
 import type { Extension } from '@codemirror/state';
-import { EditorView, drawSelection, highlightActiveLine, highlightSpecialChars, lineNumbers } from '@codemirror/view';
+import { EditorView, drawSelection, highlightActiveLine, highlightSpecialChars, keymap, lineNumbers } from '@codemirror/view';
+import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { MergeView, goToNextChunk, goToPreviousChunk } from '@codemirror/merge';
 import { useDarkScheme } from '../ui/useDarkScheme.ts';
 
@@ -55,6 +56,9 @@ export function MergeEditor({ original, proposed, onEdit, label, ref }: Props) {
     if (host === null) return;
     const editable: Extension[] = [
       ...baseExtensions(`${label}: proposed contents (editable)`, themeSlot, darkRef.current),
+      // Undo/redo (Ctrl/Cmd-Z, Shift-Ctrl/Cmd-Z) and the usual editing keys in the proposal.
+      history(),
+      keymap.of([...historyKeymap, ...defaultKeymap]),
       EditorView.updateListener.of((update) => {
         if (update.docChanged) onEditRef.current(update.state.doc.toString());
       }),
