@@ -18,8 +18,9 @@ import { findPeerPid, processInfo, type ProcessInfo } from './discovery/peer-pro
 import { likelyReason, scanPiProcesses } from './discovery/pi-scan.ts';
 import type { HubOptions } from './options.ts';
 import { Relay } from './relay/relay.ts';
+import { PiHost } from './rpc/host.ts';
 import { readAutoconnect, writeAutoconnect, projectSettingsFile } from './settings/pi-settings.ts';
-import { PatchbayStore } from './settings/store.ts';
+import { PatchbayStore, type StoreBackend } from './settings/store.ts';
 import { suggestionModelPatch } from './suggestions/models.ts';
 import { Door } from './transport/door.ts';
 
@@ -40,6 +41,8 @@ export interface HubDeps {
   lookupPeer?: (remotePort: number, doorPort: number) => Promise<ProcessInfo | null>;
   /** Folder and command of a pid an agent names itself (Claude's `ide_connected`). */
   processInfo?: (pid: number) => Promise<ProcessInfo | null>;
+  /** How config.json is opened (the desktop app uses electron-store; default conf). */
+  storeBackend?: StoreBackend;
 }
 
 async function lookupPeerProcess(remotePort: number, doorPort: number): Promise<ProcessInfo | null> {
@@ -48,7 +51,12 @@ async function lookupPeerProcess(remotePort: number, doorPort: number): Promise<
 }
 
 export async function createHub(options: HubOptions, deps: HubDeps = {}): Promise<Hub> {
-  const hub = new PatchbayHub(options, deps.log ?? (() => {}), deps.lookupPeer ?? lookupPeerProcess, deps.processInfo ?? processInfo);
+  const hub = new PatchbayHub(options, {
+    log: deps.log ?? (() => {}),
+    lookupPeer: deps.lookupPeer ?? lookupPeerProcess,
+    processInfo: deps.processInfo ?? processInfo,
+    ...(deps.storeBackend ? { storeBackend: deps.storeBackend } : {}),
+  });
   try {
     await hub.start();
   } catch (err) {
@@ -62,6 +70,7 @@ class PatchbayHub implements Hub {
   private readonly store: PatchbayStore;
   private readonly relay: Relay;
   private readonly discovery: EditorDiscovery;
+  private readonly pi: PiHost;
   private readonly tokens = { pi: randomBytes(32).toString('hex'), claude: randomBytes(32).toString('hex') };
   private door: Door | null = null;
   private state: DiscoveryState = { editors: [], invalid: [] };
@@ -73,22 +82,28 @@ class PatchbayHub implements Hub {
   private scanTimer: NodeJS.Timeout | null = null;
   private closing: Promise<void> | null = null;
 
+  private readonly log: (message: string) => void;
+
   constructor(
     readonly options: HubOptions,
-    private readonly log: (message: string) => void,
-    lookupPeer: (remotePort: number, doorPort: number) => Promise<ProcessInfo | null>,
-    pidInfo: (pid: number) => Promise<ProcessInfo | null>,
+    deps: Required<Omit<HubDeps, 'storeBackend'>> & Pick<HubDeps, 'storeBackend'>,
   ) {
-    this.store = PatchbayStore.open(options.home);
+    const { log, lookupPeer } = deps;
+    this.log = log;
+    this.store = PatchbayStore.open(options.home, deps.storeBackend);
     this.warnings.push(...this.store.warnings);
     const settings = this.store.settings();
     this.relay = new Relay({
       version: options.version,
       settings: () => this.store.settings(),
       paused: () => this.paused,
-      memory: { get: (key) => this.store.memory(key), set: (key, id) => this.store.remember(key, id) },
+      memory: {
+        get: (key) => this.store.memory(key),
+        set: (key, id) => this.store.remember(key, id),
+        forget: (key) => this.store.forget(key),
+      },
       lookupPeer: async (remotePort) => (this.door ? lookupPeer(remotePort, this.door.port) : null),
-      processInfo: pidInfo,
+      processInfo: deps.processInfo,
       maxReviewFileBytes: options.maxReviewFileBytes,
       trafficEntries: options.trafficEntries,
       historyEntries: options.historyEntries,
@@ -109,6 +124,20 @@ class PatchbayHub implements Hub {
       maxLockfileBytes: options.maxLockfileBytes,
       selfPid: process.pid,
       onChange: (state) => this.onDiscovery(state),
+      log,
+    });
+    this.pi = new PiHost({
+      command: options.piCommand,
+      // A hosted pi with pi-ide looks for editors where this Patchbay publishes its door.
+      env: { ...options.piEnv, PI_IDE_LOCK_DIR: options.piLockDir },
+      startTimeoutMs: options.piStartTimeoutMs,
+      commandTimeoutMs: options.piCommandTimeoutMs,
+      stopGraceMs: options.piStopGraceMs,
+      onEvent: (id, event) => this.emit({ type: 'pi', id, event }),
+      onChange: () => this.changed(),
+      onFoldersChanged: () => this.publishDoor(),
+      door: () => (this.door ? { pid: process.pid, port: this.door.port } : null),
+      sessionIdForPid: (pid) => this.relay.sessionViews().find((s) => s.pid === pid)?.id ?? null,
       log,
     });
   }
@@ -143,11 +172,11 @@ class PatchbayHub implements Hub {
     this.changed();
   }
 
-  /** The door advertises every live editor's folders plus the review folders. */
+  /** The door advertises every live editor's folders, the review folders and hosted pi sessions' folders. */
   private async publishDoor(): Promise<void> {
     if (!this.door || this.closing) return;
     const settings = this.store.settings();
-    const folders = [...this.state.editors.flatMap((e) => e.workspaceFolders), ...settings.reviewFolders];
+    const folders = [...this.state.editors.flatMap((e) => e.workspaceFolders), ...settings.reviewFolders, ...this.pi.folders()];
     try {
       await this.discovery.publishDoor({
         port: this.door.port,
@@ -163,7 +192,8 @@ class PatchbayHub implements Hub {
   /** Running pi processes that never reached the door, with the likely reason. */
   private async scanIdle(): Promise<void> {
     try {
-      const connected = this.relay.connectedPids();
+      // Hosted sessions are listed as such, connected or not.
+      const connected = new Set([...this.relay.connectedPids(), ...this.pi.pids()]);
       const folders = [...this.state.editors.flatMap((e) => e.workspaceFolders), ...this.store.settings().reviewFolders];
       const idle: IdleAgent[] = [];
       for (const proc of await scanPiProcesses()) {
@@ -198,6 +228,7 @@ class PatchbayHub implements Hub {
   private readonly handlers: { [M in HubMethod]: (params: ParamsOf<M>) => Promise<ResultOf<M>> | ResultOf<M> } = {
     snapshot: () => this.snapshot(),
     bind: ({ sessionId, editorId }) => this.relay.bind(sessionId, editorId),
+    unpin: ({ sessionId }) => this.relay.unpin(sessionId),
     restore: async () => {
       // By hand, restoring means "stop taking over": otherwise the next check would adopt again.
       this.store.updateSettings({ takeover: false });
@@ -234,6 +265,17 @@ class PatchbayHub implements Hub {
     'models.refresh': ({ sessionId }) => this.relay.refreshModels(sessionId),
     'suggestionModel.set': ({ choice, editorId }) =>
       this.updateSettings(suggestionModelPatch(this.store.settings(), choice, editorId)),
+    'pi.start': ({ cwd, model, args }) => this.pi.start({ cwd, ...(model !== undefined ? { model } : {}), ...(args !== undefined ? { args } : {}) }),
+    'pi.get': ({ id }) => this.pi.detail(id),
+    'pi.prompt': ({ id, text, streamingBehavior }) => this.pi.prompt(id, text, streamingBehavior),
+    'pi.abort': ({ id }) => this.pi.abort(id),
+    'pi.state': ({ id }) => this.pi.getState(id),
+    'pi.models': ({ id }) => this.pi.models(id),
+    'pi.setModel': ({ id, provider, modelId }) => this.pi.setModel(id, provider, modelId),
+    'pi.setThinking': ({ id, level }) => this.pi.setThinking(id, level),
+    'pi.stats': ({ id }) => this.pi.stats(id),
+    'pi.answer': ({ id, requestId, answer }) => this.pi.answer(id, requestId, answer),
+    'pi.stop': ({ id }) => this.pi.stop(id),
   };
 
   private updateSettings(patch: Partial<PatchbaySettings>): PatchbaySettings {
@@ -270,6 +312,7 @@ class PatchbayHub implements Hub {
       diffs: this.relay.inbox.pending(),
       history: this.relay.inbox.recent(),
       settings: this.store.settings(),
+      hosted: this.pi.views(),
       warnings: [...this.warnings],
     };
   }
@@ -305,6 +348,9 @@ class PatchbayHub implements Hub {
       if (this.scanTimer) clearInterval(this.scanTimer);
       if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
       await this.relay.rejectAllForShutdown();
+      // After the rejections (a pi blocked in openDiff can then abort at once), and before the
+      // door closes: pi-ide writes an edit unreviewed when its connection drops.
+      await this.pi.close();
       this.relay.close();
       await this.door?.close();
       await this.discovery.close();

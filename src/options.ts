@@ -31,7 +31,41 @@ export interface HubOptions {
   historyEntries: number;
   /** Scan for running pi processes that are not connected (Linux /proc, macOS ps). */
   scanProcesses: boolean;
+  /**
+   * How hosted sessions run pi: the program and its leading arguments, before `--mode rpc`.
+   * `$PATCHBAY_PI_COMMAND`: a path, or a JSON array (`["/opt/node22/bin/node","/opt/pi/cli.js"]`).
+   */
+  piCommand: string[];
+  /** The environment hosted pi sessions start with (the entry point's; `PI_IDE_LOCK_DIR` is added). */
+  piEnv: NodeJS.ProcessEnv;
+  /** A hosted pi must answer its first `get_state` within this. */
+  piStartTimeoutMs: number;
+  /** Deadline for quick RPC commands (state, models, stats); prompts and aborts have none. */
+  piCommandTimeoutMs: number;
+  /** Stopping a hosted pi: each step (abort, EOF, SIGTERM) gets this long before the next. */
+  piStopGraceMs: number;
   version: string;
+}
+
+/**
+ * `$PATCHBAY_PI_COMMAND`: one path (spaces allowed), or a JSON array of program and arguments.
+ * Anything else is taken as one path, so a mistake shows up as "pi not found: …" at `pi.start`
+ * rather than stopping every command that reads the options.
+ */
+export function parsePiCommand(value: string | undefined): string[] {
+  const text = value?.trim() ?? '';
+  if (text === '') return ['pi'];
+  if (text.startsWith('[')) {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (Array.isArray(parsed) && parsed.length > 0 && parsed.every((p) => typeof p === 'string' && p !== '')) {
+        return parsed as string[];
+      }
+    } catch {
+      // Not JSON after all: a path that starts with "[".
+    }
+  }
+  return [text];
 }
 
 /** The Electron app's user-data dir, so desktop and headless share one state file. */
@@ -60,6 +94,11 @@ export function resolveOptions(env: NodeJS.ProcessEnv, overrides: Partial<HubOpt
     trafficEntries: 500,
     historyEntries: 200,
     scanProcesses: env.PATCHBAY_SCAN_PROCESSES !== '0',
+    piCommand: parsePiCommand(env.PATCHBAY_PI_COMMAND),
+    piEnv: env,
+    piStartTimeoutMs: 30_000,
+    piCommandTimeoutMs: 30_000,
+    piStopGraceMs: 3000,
     version: '0.1.0',
     ...overrides,
   };

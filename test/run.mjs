@@ -23,6 +23,17 @@ if (files.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(1);
 }
+// Browser tests load the built renderer: build it once here if it is stale, rather than
+// in two test files at once (one would empty out/ under the other's page).
+if (files.some((f) => f.startsWith(join('test', 'ui')))) {
+  const build = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '-e', "const { buildIfStale } = await import('./src/cli/start.ts'); process.exit(buildIfStale('browser', process.env) ? 0 : 1)"],
+    { cwd: root, stdio: 'inherit' },
+  );
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+
 const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
   cwd: root,
   stdio: 'inherit',

@@ -3,6 +3,7 @@ import { Menu, Notification, Tray, nativeImage, nativeTheme } from 'electron';
 import type { MenuItemConstructorOptions, NativeImage } from 'electron';
 import { join } from 'node:path';
 import Store from 'electron-store';
+import type { StoreBackend, StoreFile } from '../../src/settings/store.ts';
 import type { Notifier } from './diff-notifications.ts';
 import type { MenuAction } from './menu-model.ts';
 import type { TrayDeps } from './tray-service.ts';
@@ -42,9 +43,21 @@ export function electronNotifier(): Notifier {
 }
 
 /**
- * Window bounds in `<home>/window-state.json` via electron-store. The settings shared with
- * the headless daemon live in config.json, written by the hub's own store; a second writer
- * on that file would race it, so the shell keeps its own state beside it.
+ * config.json (settings and memory, the file the headless daemon opens with conf) opened
+ * through electron-store: the hub's store is its only writer in this process.
+ */
+export const electronStoreBackend: StoreBackend = (options) =>
+  new Store<StoreFile>({
+    name: options.configName,
+    cwd: options.cwd,
+    fileExtension: options.fileExtension,
+    accessPropertiesByDotNotation: options.accessPropertiesByDotNotation,
+    configFileMode: options.configFileMode,
+  });
+
+/**
+ * Window bounds in `<home>/window-state.json` via electron-store, beside config.json: they
+ * are the shell's own, not settings the headless daemon shares.
  */
 export function windowBoundsStore(home: string): BoundsStore {
   type WindowState = { windows: Partial<Record<WindowKind, Rect>> };

@@ -4,6 +4,7 @@
 import type { HubApi } from '../../src/api/types.ts';
 import { createHub } from '../../src/hub.ts';
 import type { HubOptions } from '../../src/options.ts';
+import type { StoreBackend } from '../../src/settings/store.ts';
 import { portAccepting } from '../../src/discovery/liveness.ts';
 import { NotRunningError, connectControl, locateDaemon } from '../../src/web/control-client.ts';
 import { startControlServer } from '../../src/web/control-server.ts';
@@ -28,7 +29,7 @@ async function runningDaemon(home: string): Promise<string | null> {
   }
 }
 
-export async function connectShellHub(options: HubOptions, rendererDir: string): Promise<ShellHub> {
+export async function connectShellHub(options: HubOptions, rendererDir: string, storeBackend: StoreBackend): Promise<ShellHub> {
   const daemon = await runningDaemon(options.home);
   if (daemon !== null) {
     const remote = await connectControl(options.home);
@@ -40,7 +41,7 @@ export async function connectShellHub(options: HubOptions, rendererDir: string):
       close: async () => remote.close(),
     };
   }
-  const hub = await createHub(options, { log: (message) => console.error(`patchbay: ${message}`) });
+  const hub = await createHub(options, { log: (message) => console.error(`patchbay: ${message}`), storeBackend });
   let server;
   try {
     server = await startControlServer({ hub, host: options.host, port: options.controlPort, home: options.home, version: options.version, staticDir: rendererDir });

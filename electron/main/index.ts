@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import type { Snapshot } from '../../src/api/types.ts';
 import { resolveOptions } from '../../src/options.ts';
 import { DiffNotifications } from './diff-notifications.ts';
-import { electronNotifier, electronTrayDeps, windowBoundsStore } from './electron-services.ts';
+import { electronNotifier, electronStoreBackend, electronTrayDeps, windowBoundsStore } from './electron-services.ts';
 import { connectShellHub } from './hub-connection.ts';
 import type { ShellHub } from './hub-connection.ts';
 import { handle, hubCallHandler, sendEvent } from './ipc-main.ts';
@@ -74,7 +74,7 @@ async function start(): Promise<void> {
   const home = process.env.PATCHBAY_HOME || app.getPath('userData');
   let hub: ShellHub;
   try {
-    hub = await connectShellHub(resolveOptions(process.env, { home }), RENDERER_DIR);
+    hub = await connectShellHub(resolveOptions(process.env, { home }), RENDERER_DIR, electronStoreBackend);
   } catch (err) {
     dialog.showErrorBox('Patchbay could not start', message(err));
     app.exit(1);

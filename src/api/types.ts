@@ -143,6 +143,57 @@ export interface AutoconnectView {
   effective: boolean;
 }
 
+// ── Hosted pi sessions (pi --mode rpc, started by Patchbay) ─────────────────
+
+export type HostedStatus = 'starting' | 'idle' | 'streaming' | 'exited';
+
+export interface HostedView {
+  id: string;
+  cwd: string;
+  pid: number | null;
+  status: HostedStatus;
+  /** `provider/id` of the current model, when known. */
+  model: string | null;
+  thinkingLevel: string | null;
+  startedAt: number;
+  /** Why it exited (exit code / signal / error text), once it has. */
+  exit: string | null;
+  /** The door session this pi opened through pi-ide, when it did. */
+  sessionId: string | null;
+  /** Extension dialogs waiting for the person. */
+  pendingDialogs: number;
+}
+
+/** One item of a hosted session's transcript, as the UI shows it. */
+export type TranscriptItem =
+  | { kind: 'user'; text: string; at: number }
+  | { kind: 'assistant'; text: string; thinking: string; at: number; done: boolean }
+  | { kind: 'tool'; toolCallId: string; name: string; args: unknown; output: string; isError: boolean; done: boolean; at: number }
+  | { kind: 'notice'; level: 'info' | 'warning' | 'error'; text: string; at: number };
+
+/** An extension UI dialog (`extension_ui_request`) waiting for an answer. */
+export interface HostedDialog {
+  requestId: string;
+  method: 'select' | 'confirm' | 'input' | 'editor';
+  title: string;
+  message?: string;
+  options?: string[];
+  placeholder?: string;
+  prefill?: string;
+  /** Epoch ms when pi gives up on it, if it set a timeout. */
+  expiresAt: number | null;
+}
+
+export interface HostedDetail extends HostedView {
+  transcript: TranscriptItem[];
+  dialogs: HostedDialog[];
+  /** Latest `setStatus` lines by key, and the latest `notify` messages. */
+  statusLines: Record<string, string>;
+  stats: unknown | null;
+}
+
+export type DialogAnswer = { value: string } | { confirmed: boolean } | { cancelled: true };
+
 export interface Snapshot {
   version: string;
   pid: number;
@@ -155,6 +206,7 @@ export interface Snapshot {
   diffs: DiffSummary[];
   history: DecisionRecord[];
   settings: PatchbaySettings;
+  hosted: HostedView[];
   /** Problems the person should see (unparsable store moved aside, another instance…). */
   warnings: string[];
 }
@@ -168,6 +220,8 @@ export interface RestoreReport {
 export interface HubCommands {
   snapshot: [void, Snapshot];
   bind: [{ sessionId: string; editorId: string | null }, SessionView];
+  /** Forget the person's choice for a session (and its folder): the broker's rules decide again. */
+  unpin: [{ sessionId: string }, SessionView];
   restore: [void, RestoreReport];
   setPaused: [{ paused: boolean }, void];
   'diffs.get': [{ id: string }, DiffDetail];
@@ -183,6 +237,18 @@ export interface HubCommands {
   'models.list': [{ sessionId?: string }, SessionModels[]];
   'models.refresh': [{ sessionId: string }, SessionModels];
   'suggestionModel.set': [{ choice: string; editorId?: string }, PatchbaySettings];
+  'pi.start': [{ cwd: string; model?: string; args?: string[] }, HostedView];
+  'pi.get': [{ id: string }, HostedDetail];
+  /** `streamingBehavior` is needed while the session streams (steer = interrupt, followUp = queue). */
+  'pi.prompt': [{ id: string; text: string; streamingBehavior?: 'steer' | 'followUp' }, void];
+  'pi.abort': [{ id: string }, void];
+  'pi.state': [{ id: string }, unknown];
+  'pi.models': [{ id: string }, unknown];
+  'pi.setModel': [{ id: string; provider: string; modelId: string }, HostedView];
+  'pi.setThinking': [{ id: string; level: string }, HostedView];
+  'pi.stats': [{ id: string }, unknown];
+  'pi.answer': [{ id: string; requestId: string; answer: DialogAnswer }, void];
+  'pi.stop': [{ id: string }, void];
 }
 
 export type HubMethod = keyof HubCommands;
@@ -192,7 +258,9 @@ export type ResultOf<M extends HubMethod> = HubCommands[M][1];
 export type HubEvent =
   | { type: 'snapshot'; snapshot: Snapshot }
   | { type: 'diffAdded'; diff: DiffSummary }
-  | { type: 'diffDecided'; record: DecisionRecord };
+  | { type: 'diffDecided'; record: DecisionRecord }
+  /** A hosted session's raw RPC event (message_update deltas, tool_execution_*, agent_end…). */
+  | { type: 'pi'; id: string; event: Record<string, unknown> };
 
 export interface HubApi {
   call<M extends HubMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
@@ -214,6 +282,7 @@ export class HubError extends Error {
 export const HUB_METHODS: readonly HubMethod[] = [
   'snapshot',
   'bind',
+  'unpin',
   'restore',
   'setPaused',
   'diffs.get',
@@ -229,6 +298,17 @@ export const HUB_METHODS: readonly HubMethod[] = [
   'models.list',
   'models.refresh',
   'suggestionModel.set',
+  'pi.start',
+  'pi.get',
+  'pi.prompt',
+  'pi.abort',
+  'pi.state',
+  'pi.models',
+  'pi.setModel',
+  'pi.setThinking',
+  'pi.stats',
+  'pi.answer',
+  'pi.stop',
 ];
 
 export function isHubMethod(value: unknown): value is HubMethod {

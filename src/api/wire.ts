@@ -31,7 +31,7 @@ export type DecodedRequest =
 
 const HUB_ERROR_CODES: readonly HubErrorCode[] = ['not-found', 'invalid', 'conflict', 'unavailable'];
 const WIRE_ERROR_CODES: readonly WireErrorCode[] = [...HUB_ERROR_CODES, 'internal'];
-const EVENT_TYPES: readonly HubEvent['type'][] = ['snapshot', 'diffAdded', 'diffDecided'];
+const EVENT_TYPES: readonly HubEvent['type'][] = ['snapshot', 'diffAdded', 'diffDecided', 'pi'];
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

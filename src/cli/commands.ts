@@ -32,11 +32,16 @@ export const status: Command = {
 };
 
 export const bind: Command = {
-  summary: 'Bind a session to an editor, or to Patchbay’s own review (none)',
-  usage: 'Usage: patchbay bind <sessionId> <editorId|none>',
+  summary: 'Bind a session to an editor, to Patchbay’s own review (none), or back to automatic (auto)',
+  usage: `Usage: patchbay bind <sessionId> <editorId|none|auto>
+The choice is remembered for the agent's folder; auto forgets it and lets the rules decide.`,
   async run(args, ctx) {
-    const [sessionId, editor] = positionals(parse(args, {}).positionals, ['sessionId', 'editorId|none']) as [string, string];
-    const session = await (await ctx.connect()).call('bind', { sessionId, editorId: editor === 'none' ? null : editor });
+    const [sessionId, editor] = positionals(parse(args, {}).positionals, ['sessionId', 'editorId|none|auto']) as [string, string];
+    const hub = await ctx.connect();
+    const session =
+      editor === 'auto'
+        ? await hub.call('unpin', { sessionId })
+        : await hub.call('bind', { sessionId, editorId: editor === 'none' ? null : editor });
     ctx.io.stdout.write(formatBinding(session));
     return 0;
   },

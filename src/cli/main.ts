@@ -8,6 +8,7 @@ import { startControlServer } from '../web/control-server.ts';
 import { UsageError, type CliIo, type Command, type CommandContext } from './command.ts';
 import { autoconnect, bind, diffs, models, open, pause, resume, settings, status, suggestionModel } from './commands.ts';
 import { daemonUsage, runDaemon, type DaemonDeps } from './daemon.ts';
+import { pi } from './pi.ts';
 import { restore } from './restore.ts';
 
 /** conf's atomic writer (when-exit) re-raises a signal it caught, at once: that is no second request. */
@@ -58,6 +59,7 @@ function commands(daemonDeps: DaemonDeps): Record<string, Command> {
     'suggestion-model': suggestionModel,
     autoconnect,
     settings,
+    pi,
     pause,
     resume,
     open,

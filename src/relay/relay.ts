@@ -39,7 +39,11 @@ export interface RelayDeps {
   version: string;
   settings(): PatchbaySettings;
   paused(): boolean;
-  memory: { get(key: string): string | null | undefined; set(key: string, editorId: string | null): void };
+  memory: {
+    get(key: string): string | null | undefined;
+    set(key: string, editorId: string | null): void;
+    forget(key: string): void;
+  };
   /** The agent's process from its TCP peer port. */
   lookupPeer(remotePort: number): Promise<ProcessInfo | null>;
   processInfo(pid: number): Promise<ProcessInfo | null>;
@@ -65,6 +69,7 @@ interface EditorState {
   monitor: RpcLink | null;
   /** The monitor is being closed on purpose (a session link took over). */
   retiring: boolean;
+  retireTimer: NodeJS.Timeout | null;
   opening: boolean;
   tools: ToolSpec[] | null;
   focusedAt: number | null;
@@ -76,6 +81,8 @@ const IDENTIFY_TIMEOUT_MS = 2000;
 const MONITOR_RETRY_MS = 1000;
 const AGENT_GONE_GRACE_MS = 3000;
 const MODELS_RETRY_MS = 2000;
+/** How long Patchbay's own link to an editor stays once a session has one. */
+const MONITOR_RETIRE_MS = 1000;
 
 export class Relay {
   readonly inbox: Inbox;
@@ -495,6 +502,17 @@ export class Relay {
     return sessionView(session, this.inbox.countFor(session.id));
   }
 
+  /** Drops the person's choice (and what was remembered for the session's folder): the rules decide again. */
+  unpin(sessionId: string): SessionView {
+    const session = this.requireSession(sessionId);
+    session.manual = undefined;
+    session.sticky = undefined;
+    const key = sessionKey(session);
+    if (key) this.deps.memory.forget(key);
+    this.rebalance();
+    return sessionView(session, this.inbox.countFor(session.id));
+  }
+
   /** Re-applies the broker's rules to every session; rebinding never drops an agent. */
   rebalance(): void {
     if (this.closed) return;
@@ -615,6 +633,7 @@ export class Relay {
 
   private dropEditor(id: string, state: EditorState): void {
     state.closed = true;
+    if (state.retireTimer) clearTimeout(state.retireTimer);
     state.monitor?.close();
     this.editors.delete(id);
     for (const session of this.sessions.values()) {
@@ -627,7 +646,7 @@ export class Relay {
   }
 
   private addEditor(editor: LiveEditor): void {
-    const state: EditorState = { editor, monitor: null, retiring: false, opening: false, tools: null, focusedAt: null, closed: false };
+    const state: EditorState = { editor, monitor: null, retiring: false, retireTimer: null, opening: false, tools: null, focusedAt: null, closed: false };
     this.editors.set(editor.id, state);
     void this.openMonitor(state);
   }
@@ -680,11 +699,18 @@ export class Relay {
     const state = this.editors.get(editorId);
     if (!state || state.closed || this.closed) return;
     const shared = this.sessionLinks(state.editor) > 0;
-    // Not while the editor waits on it for an answer (a suggestion it sent there).
-    const busy = state.monitor ? this.editorRequests.waiting(state.monitor) : 0;
-    if (shared && state.monitor && state.tools !== null && busy === 0) {
-      state.retiring = true;
-      state.monitor.close();
+    if (shared && state.monitor && state.tools !== null && !state.retireTimer) {
+      // Not at once: the editor may have just picked this link for a request (it picks any
+      // client), and its answer and cancellation travel on the same link.
+      state.retireTimer = setTimeout(() => {
+        state.retireTimer = null;
+        const monitor = state.monitor;
+        if (!monitor || state.closed || this.closed || this.sessionLinks(state.editor) === 0) return;
+        if (this.editorRequests.waiting(monitor) > 0) return; // settling calls superviseMonitor again
+        state.retiring = true;
+        monitor.close();
+      }, MONITOR_RETIRE_MS);
+      state.retireTimer.unref();
     } else if (!shared && !state.monitor && !state.opening) {
       void this.openMonitor(state);
     }

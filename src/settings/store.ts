@@ -14,7 +14,15 @@ export const MEMORY_LIMIT = 1000;
 /** Editor identity id, or null: "Patchbay reviews this session itself". */
 export type Remembered = string | null;
 
-type StoreFile = Record<string, unknown>;
+export type StoreFile = Record<string, unknown>;
+
+/**
+ * Opens the file: `conf` headless; the desktop app passes electron-store (a conf subclass),
+ * so each process has one writer and both read and write the same file the same way.
+ */
+export type StoreBackend = (options: ReturnType<typeof storeFileOptions>) => Conf<StoreFile>;
+
+const confBackend: StoreBackend = (options) => new Conf<StoreFile>(options);
 
 /** The conf / electron-store options that address Patchbay's file, shared with the desktop app. */
 export function storeFileOptions(home: string) {
@@ -95,18 +103,18 @@ export class PatchbayStore {
   #memory!: Record<string, Remembered>;
   #contentWarnings: string[] = [];
 
-  private constructor(home: string) {
+  private constructor(home: string, backend: StoreBackend) {
     this.path = join(home, STORE_FILE);
     const setAside = setAsideIfUnreadable(this.path);
     if (setAside) this.#openWarnings.push(setAside);
-    this.#conf = new Conf<StoreFile>(storeFileOptions(home));
+    this.#conf = backend(storeFileOptions(home));
     this.#load(this.#conf.store);
   }
 
   /** Opens (creating the directory `0700` when missing) the store in `home`. */
-  static open(home: string): PatchbayStore {
+  static open(home: string, backend: StoreBackend = confBackend): PatchbayStore {
     mkdirSync(home, { recursive: true, mode: 0o700 });
-    return new PatchbayStore(home);
+    return new PatchbayStore(home, backend);
   }
 
   /** Problems the person should see: a file moved aside, stored values that were ignored. */

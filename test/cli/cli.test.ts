@@ -92,7 +92,7 @@ test('a wrong command line prints the usage on stderr and exits 2', async (t) =>
   const { run } = await emptyHome(t);
   const missing = await run('bind', 's1');
   assert.equal(missing.code, 2);
-  assert.match(missing.stderr, /^patchbay bind: missing <editorId\|none>\nUsage: patchbay bind/);
+  assert.match(missing.stderr, /^patchbay bind: missing <editorId\|none\|auto>\nUsage: patchbay bind/);
   const unknownOption = await run('status', '--color');
   assert.equal(unknownOption.code, 2);
   assert.match(unknownOption.stderr, /Unknown option '--color'/);

@@ -42,6 +42,7 @@ function snapshot(parts: Partial<Snapshot>): Snapshot {
     diffs: [],
     history: [],
     settings: {} as Snapshot['settings'],
+    hosted: [],
     warnings: [],
     ...parts,
   };

@@ -93,7 +93,7 @@ describe('editor → agent traffic', () => {
       return piA.selections[0];
     }, { intervalMs: 50, message: 'selection at the session bound to A' });
     assert.equal(got.text, 'hi');
-    assert.equal(editorA.openClients.length, 1, 'Patchbay keeps one link to A: the session’s, no spare monitor');
+    await waitFor(() => editorA.openClients.length === 1, { message: 'Patchbay keeps one link to A: the session’s, no spare monitor' });
     await new Promise((r) => setTimeout(r, 50));
     assert.equal(piB.selections.length, 0);
     const snap = await h.hub.call('snapshot', undefined);

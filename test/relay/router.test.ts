@@ -291,5 +291,16 @@ describe('sticky memory', () => {
       (await h.hub.call('snapshot', undefined)).sessions.find((s) => s.cwd === folder && s.reason === 'sticky'),
     );
     assert.equal(again.editorId, chosen.editorId);
+
+    // Back to automatic: the choice and the memory go, the broker's rules decide again.
+    const auto = await h.hub.call('unpin', { sessionId: again.id });
+    assert.notEqual(auto.reason, 'manual');
+    assert.notEqual(auto.reason, 'sticky');
+    const known = new Set((await h.hub.call('snapshot', undefined)).sessions.map((s) => s.id));
+    await h.pi(folder);
+    const fresh = await waitFor(async () =>
+      (await h.hub.call('snapshot', undefined)).sessions.find((s) => !known.has(s.id) && s.cwd === folder && s.editorId !== null),
+    );
+    assert.equal(fresh.reason, 'focus', 'memory forgotten: two editors share the folder, so the rules pick by focus');
   });
 });

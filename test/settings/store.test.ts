@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HubError } from '../../src/api/types.ts';
 import { DEFAULT_SETTINGS } from '../../src/settings/defaults.ts';
-import { MEMORY_LIMIT, PatchbayStore } from '../../src/settings/store.ts';
+import { MEMORY_LIMIT, PatchbayStore, type StoreFile } from '../../src/settings/store.ts';
+import Conf from 'conf';
 
 async function withHome(run: (home: string) => Promise<void> | void): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), 'patchbay-store-'));
@@ -188,4 +189,19 @@ test('keys another writer added to the file survive Patchbay writing it', () =>
     await writeFile(path, JSON.stringify({ ...file, settings: { claude: false, takeover: false } }));
     store.reload();
     assert.equal(store.settings().takeover, false);
+  }));
+
+test('the desktop app can open the same config.json through its own conf-compatible store', () =>
+  withHome(async (home) => {
+    const seen: Record<string, unknown>[] = [];
+    const store = PatchbayStore.open(home, (options) => {
+      seen.push({ ...options });
+      return new Conf<StoreFile>(options);
+    });
+    store.updateSettings({ diagnosticsDeadlineMs: 900 });
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0]!.cwd, home);
+    assert.equal(seen[0]!.configName, 'config');
+    // What one backend wrote, the other (headless conf) reads.
+    assert.equal(PatchbayStore.open(home).settings().diagnosticsDeadlineMs, 900);
   }));

@@ -4,6 +4,7 @@ import {
   HubError,
   type DecisionRecord,
   type DiffDetail,
+  type HostedDetail,
   type HubApi,
   type HubEvent,
   type HubMethod,
@@ -101,6 +102,7 @@ export function sampleSnapshot(): Snapshot {
     ],
     history: [],
     settings: sampleSettings(),
+    hosted: [],
     warnings: ['the store was unreadable and moved aside'],
   };
 }
@@ -109,6 +111,8 @@ export interface FakeHub extends HubApi {
   state: Snapshot;
   details: Map<string, DiffDetail>;
   models: SessionModels[];
+  /** Hosted pi sessions by id; `state.hosted` lists their views. */
+  hosted: Map<string, HostedDetail>;
   calls: { method: HubMethod; params: unknown }[];
   listenerCount(): number;
   emit(event: HubEvent): void;
@@ -135,6 +139,22 @@ export function createFakeHub(): FakeHub {
   const autoconnect = { global: null as boolean | null, projects: new Map<string, boolean | null>() };
   const listeners = new Set<(event: HubEvent) => void>();
   const calls: { method: HubMethod; params: unknown }[] = [];
+  const hosted = new Map<string, HostedDetail>();
+  const emit = (event: HubEvent): void => {
+    for (const listener of listeners) listener(event);
+  };
+  const hostedSession = (id: string): HostedDetail => {
+    const found = hosted.get(id);
+    if (!found) throw new HubError(`no hosted pi session "${id}"`, 'not-found');
+    return found;
+  };
+  /** The list in the snapshot follows the details (views are the details without their big parts). */
+  const listHosted = (): void => {
+    state.hosted = [...hosted.values()].map(({ transcript: _t, dialogs: _d, statusLines: _s, stats: _st, ...view }) => ({
+      ...view,
+      pendingDialogs: _d.length,
+    }));
+  };
 
   const decide = (id: string, outcome: 'accepted' | 'rejected', contents?: string): DecisionRecord => {
     const diff = state.diffs.find((d) => d.id === id);
@@ -166,6 +186,12 @@ export function createFakeHub(): FakeHub {
 
   const handlers: Handlers = {
     snapshot: () => structuredClone(state),
+    unpin: ({ sessionId }) => {
+      const session = state.sessions.find((s) => s.id === sessionId);
+      if (!session) throw new HubError(`no session with id "${sessionId}"`, 'not-found');
+      session.reason = session.editorId === null ? 'none' : 'cwd';
+      return structuredClone(session);
+    },
     bind: ({ sessionId, editorId }) => {
       const session = state.sessions.find((s) => s.id === sessionId);
       if (!session) throw new HubError(`no session with id "${sessionId}"`, 'not-found');
@@ -218,12 +244,79 @@ export function createFakeHub(): FakeHub {
       else state.settings.suggestionModelPerEditor[editorId] = choice;
       return structuredClone(state.settings);
     },
+    // A hosted pi that answers every prompt with "ok" at once: enough for the faces' plumbing.
+    'pi.start': ({ cwd, model }) => {
+      const id = `h${hosted.size + 1}`;
+      hosted.set(id, {
+        id,
+        cwd,
+        pid: 9000 + hosted.size,
+        status: 'idle',
+        model: model ?? 'fake/model',
+        thinkingLevel: 'off',
+        startedAt: NOW,
+        exit: null,
+        sessionId: null,
+        pendingDialogs: 0,
+        transcript: [],
+        dialogs: [],
+        statusLines: {},
+        stats: null,
+      });
+      listHosted();
+      return structuredClone(state.hosted.find((h) => h.id === id)!);
+    },
+    'pi.get': ({ id }) => structuredClone(hostedSession(id)),
+    'pi.prompt': ({ id, text }) => {
+      const session = hostedSession(id);
+      if (session.status === 'exited') throw new HubError(`pi session ${id} has exited: ${session.exit}`, 'unavailable');
+      session.transcript.push({ kind: 'user', text, at: NOW }, { kind: 'assistant', text: 'ok', thinking: '', at: NOW, done: true });
+      queueMicrotask(() => {
+        for (const event of [
+          { type: 'agent_start' },
+          { type: 'message_update', assistantMessageEvent: { type: 'text_delta', contentIndex: 0, delta: 'ok' } },
+          { type: 'agent_end', messages: [] },
+          { type: 'agent_settled' },
+        ]) {
+          emit({ type: 'pi', id, event });
+        }
+      });
+    },
+    'pi.abort': ({ id }) => void hostedSession(id),
+    'pi.state': ({ id }) => ({ model: { provider: 'fake', id: 'model' }, thinkingLevel: hostedSession(id).thinkingLevel, isStreaming: false }),
+    'pi.models': ({ id }) => {
+      hostedSession(id);
+      return { models: [{ provider: 'fake', id: 'model', name: 'Fake Model' }] };
+    },
+    'pi.setModel': ({ id, provider, modelId }) => {
+      hostedSession(id).model = `${provider}/${modelId}`;
+      listHosted();
+      return structuredClone(state.hosted.find((h) => h.id === id)!);
+    },
+    'pi.setThinking': ({ id, level }) => {
+      hostedSession(id).thinkingLevel = level;
+      listHosted();
+      return structuredClone(state.hosted.find((h) => h.id === id)!);
+    },
+    'pi.stats': ({ id }) => hostedSession(id).stats,
+    'pi.answer': ({ id, requestId }) => {
+      const session = hostedSession(id);
+      if (!session.dialogs.some((d) => d.requestId === requestId)) throw new HubError(`no dialog ${requestId}`, 'not-found');
+      session.dialogs = session.dialogs.filter((d) => d.requestId !== requestId);
+      listHosted();
+    },
+    'pi.stop': ({ id }) => {
+      hostedSession(id);
+      hosted.delete(id);
+      listHosted();
+    },
   };
 
   return {
     state,
     details,
     models,
+    hosted,
     calls,
     handlers,
     async call<M extends HubMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
@@ -235,8 +328,6 @@ export function createFakeHub(): FakeHub {
       return () => listeners.delete(listener);
     },
     listenerCount: () => listeners.size,
-    emit(event) {
-      for (const listener of listeners) listener(event);
-    },
+    emit,
   };
 }

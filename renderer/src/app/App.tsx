@@ -5,6 +5,8 @@ import { ReviewView } from '../review/ReviewView.tsx';
 import { PairingView } from '../pairing/PairingView.tsx';
 import { TrafficView } from '../traffic/TrafficView.tsx';
 import { SettingsView } from '../settings/SettingsView.tsx';
+import { SessionsView } from '../hosted/SessionsView.tsx';
+import { questionsWaiting } from '../hosted/hosted-model.ts';
 import { VIEWS, routeHash } from './route.ts';
 import type { Route } from './route.ts';
 import { useRoute } from './useRoute.ts';
@@ -12,6 +14,7 @@ import { useRoute } from './useRoute.ts';
 export function App() {
   const { snapshot, lost } = useHub();
   const [route, navigate] = useRoute();
+  const questions = questionsWaiting(snapshot?.hosted);
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent): void => {
@@ -39,6 +42,12 @@ export function App() {
               aria-keyshortcuts={v.key}
             >
               {v.label} <kbd>{v.key}</kbd>
+              {v.view === 'sessions' && questions > 0 && (
+                <span className="nav-badge">
+                  {questions}
+                  <span className="visually-hidden"> {questions === 1 ? 'question' : 'questions'} from pi waiting</span>
+                </span>
+              )}
             </a>
           ))}
         </nav>
@@ -78,5 +87,7 @@ function CurrentView({ route, navigate }: { route: Route; navigate: (route: Rout
       return <TrafficView sessionId={route.id} selectSession={(id) => navigate({ view: 'traffic', id })} />;
     case 'settings':
       return <SettingsView />;
+    case 'sessions':
+      return <SessionsView selectedId={route.id} select={(id) => navigate({ view: 'sessions', id })} />;
   }
 }

@@ -1,11 +1,11 @@
 // Which view a window shows, kept in the URL hash so Electron's main process can open a
 // window straight on a view (`#/review/<diffId>`) and the browser's back button works.
 
-export type View = 'review' | 'pairing' | 'traffic' | 'settings';
+export type View = 'review' | 'pairing' | 'traffic' | 'settings' | 'sessions';
 
 export interface Route {
   view: View;
-  /** A diff (review) or a session (traffic) to select. */
+  /** A diff (review), a session (traffic) or a hosted pi session (sessions) to select. */
   id: string | null;
 }
 
@@ -14,6 +14,7 @@ export const VIEWS: readonly { view: View; label: string; key: string }[] = [
   { view: 'pairing', label: 'Pairing', key: '2' },
   { view: 'traffic', label: 'Traffic', key: '3' },
   { view: 'settings', label: 'Settings', key: '4' },
+  { view: 'sessions', label: 'Sessions', key: '5' },
 ];
 
 const DEFAULT_ROUTE: Route = { view: 'review', id: null };

@@ -1,0 +1,425 @@
+// The hosted-session panel's rules, apart from any component: which controls a status
+// allows, what a dialog answer sends, how pi's loosely shaped data (models, stats, raw
+// events) becomes something to show.
+import type { DialogAnswer, HostedDialog, HostedStatus, HostedView, Snapshot, TranscriptItem } from '../../../src/api/types.ts';
+import { baseName } from '../../../electron/shared/labels.ts';
+
+export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+
+export const STATUS_TEXT: Record<HostedStatus, string> = {
+  starting: 'starting',
+  idle: 'idle',
+  streaming: 'working',
+  exited: 'exited',
+};
+
+export function hostedTitle(view: Pick<HostedView, 'cwd'>): string {
+  return `pi · ${baseName(view.cwd)}`;
+}
+
+/** Extension questions waiting across every hosted session (for the Sessions tab's badge). */
+export function questionsWaiting(hosted: readonly Pick<HostedView, 'pendingDialogs'>[] | undefined): number {
+  return (hosted ?? []).reduce((n, h) => n + h.pendingDialogs, 0);
+}
+
+/** The hub's exit reason as a sentence ("pi exited with code 1", or a bare "SIGKILL"). */
+export function exitText(exit: string): string {
+  return /^pi\b/i.test(exit) ? exit : `pi exited: ${exit}`;
+}
+
+/** Sessions that still run first, then newest first. */
+export function sortHosted(list: readonly HostedView[]): HostedView[] {
+  return [...list].sort(
+    (a, b) => Number(a.status === 'exited') - Number(b.status === 'exited') || b.startedAt - a.startedAt || a.id.localeCompare(b.id),
+  );
+}
+
+// ── Controls ────────────────────────────────────────────────────────────────
+
+export interface Controls {
+  /** The prompt box is shown and accepts text. */
+  prompt: boolean;
+  /** Send a new prompt (idle). */
+  send: boolean;
+  /** Steer / Follow up / Abort (streaming). */
+  steer: boolean;
+  followUp: boolean;
+  abort: boolean;
+  /** Model and thinking pickers. */
+  configure: boolean;
+  stop: boolean;
+}
+
+export function controlsFor(status: HostedStatus): Controls {
+  const streaming = status === 'streaming';
+  const running = status === 'idle' || streaming;
+  return {
+    prompt: running,
+    send: status === 'idle',
+    steer: streaming,
+    followUp: streaming,
+    abort: streaming,
+    configure: running,
+    stop: status !== 'exited',
+  };
+}
+
+export type PromptAction = 'send' | 'steer' | 'followUp';
+
+/** What a prompt sends: while streaming pi needs to be told how to queue it. */
+export function promptParams(
+  id: string,
+  text: string,
+  action: PromptAction,
+): { id: string; text: string; streamingBehavior?: 'steer' | 'followUp' } {
+  return action === 'send' ? { id, text } : { id, text, streamingBehavior: action };
+}
+
+export interface PromptKeyFacts {
+  key: string;
+  ctrlKey: boolean;
+  metaKey: boolean;
+  altKey: boolean;
+  shiftKey: boolean;
+}
+
+export const PROMPT_SHORTCUTS: readonly { key: string; label: string }[] = [
+  { key: 'Ctrl+Enter', label: 'Send (steer while pi works)' },
+  { key: 'Alt+Enter', label: 'Follow up' },
+];
+
+/** The prompt box's keys (plain Enter stays a newline). */
+export function promptKeyAction(facts: PromptKeyFacts, status: HostedStatus): PromptAction | null {
+  if (facts.key !== 'Enter' || facts.shiftKey) return null;
+  const controls = controlsFor(status);
+  if ((facts.ctrlKey || facts.metaKey) && !facts.altKey) return controls.send ? 'send' : controls.steer ? 'steer' : null;
+  if (facts.altKey && !facts.ctrlKey && !facts.metaKey) return controls.followUp ? 'followUp' : null;
+  return null;
+}
+
+// ── Start form ──────────────────────────────────────────────────────────────
+
+/**
+ * Splits extra pi arguments the way a shell would for the simple cases: whitespace
+ * separates, single or double quotes keep spaces, a backslash escapes one character.
+ */
+export function parseArgs(text: string): { ok: true; args: string[] } | { ok: false; error: string } {
+  const args: string[] = [];
+  let current = '';
+  let inArg = false;
+  let quote: '"' | "'" | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote !== null) {
+      if (c === quote) quote = null;
+      else if (c === '\\' && quote === '"' && i + 1 < text.length) current += text.charAt(++i);
+      else current += c;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      inArg = true;
+    } else if (c === '\\' && i + 1 < text.length) {
+      current += text.charAt(++i);
+      inArg = true;
+    } else if (/\s/.test(c)) {
+      if (inArg) args.push(current);
+      current = '';
+      inArg = false;
+    } else {
+      current += c;
+      inArg = true;
+    }
+  }
+  if (quote !== null) return { ok: false, error: `extra arguments: the ${quote} quote is not closed` };
+  if (inArg) args.push(current);
+  return { ok: true, args };
+}
+
+export interface StartForm {
+  cwd: string;
+  model: string;
+  args: string;
+}
+
+/** Folders the person likely means: editors' workspaces and where agents already run. */
+export function folderSuggestions(snapshot: Pick<Snapshot, 'editors' | 'sessions'> & { hosted?: readonly HostedView[] }): string[] {
+  const folders = new Set<string>();
+  for (const e of snapshot.editors) for (const f of e.workspaceFolders) folders.add(f);
+  for (const s of snapshot.sessions) if (s.cwd !== null) folders.add(s.cwd);
+  for (const h of snapshot.hosted ?? []) folders.add(h.cwd);
+  return [...folders].sort();
+}
+
+export function startParams(
+  form: StartForm,
+): { ok: true; params: { cwd: string; model?: string; args?: string[] } } | { ok: false; error: string } {
+  const cwd = form.cwd.trim();
+  if (cwd === '') return { ok: false, error: 'Folder: enter the folder pi should work in' };
+  const model = form.model.trim();
+  if (model !== '' && /\s/.test(model)) return { ok: false, error: `Model: "${model}" has spaces; use provider/id` };
+  const parsed = parseArgs(form.args);
+  if (!parsed.ok) return parsed;
+  return {
+    ok: true,
+    params: { cwd, ...(model === '' ? {} : { model }), ...(parsed.args.length === 0 ? {} : { args: parsed.args }) },
+  };
+}
+
+// ── Models ──────────────────────────────────────────────────────────────────
+
+export interface ModelChoice {
+  provider: string;
+  modelId: string;
+  name: string;
+  /** `provider/id`, as HostedView.model names it. */
+  key: string;
+}
+
+/** pi's get_available_models data (`{models: [...]}` or a bare list), whatever it leaves out. */
+export function parseModels(data: unknown): ModelChoice[] {
+  const list = Array.isArray(data) ? data : isRecord(data) && Array.isArray(data.models) ? data.models : [];
+  const seen = new Set<string>();
+  const out: ModelChoice[] = [];
+  for (const m of list) {
+    if (!isRecord(m) || typeof m.provider !== 'string' || typeof m.id !== 'string') continue;
+    const key = `${m.provider}/${m.id}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ provider: m.provider, modelId: m.id, name: typeof m.name === 'string' && m.name !== '' ? m.name : m.id, key });
+  }
+  return out;
+}
+
+/** The choices to offer: the current model stays listed even when pi did not report it. */
+export function modelOptions(models: readonly ModelChoice[], current: string | null): ModelChoice[] {
+  if (current === null || models.some((m) => m.key === current)) return [...models];
+  const cut = current.indexOf('/');
+  const provider = cut > 0 ? current.slice(0, cut) : '';
+  const modelId = cut > 0 ? current.slice(cut + 1) : current;
+  return [{ provider, modelId, name: modelId, key: current }, ...models];
+}
+
+// ── Stats ───────────────────────────────────────────────────────────────────
+
+export interface StatFact {
+  label: string;
+  value: string;
+}
+
+const STAT_LABELS: Record<string, string> = {
+  userMessages: 'prompts',
+  assistantMessages: 'replies',
+  toolCalls: 'tool calls',
+  toolResults: 'tool results',
+  totalMessages: 'messages',
+  'tokens.input': 'input tokens',
+  'tokens.output': 'output tokens',
+  'tokens.cacheRead': 'cache read',
+  'tokens.cacheWrite': 'cache write',
+  'tokens.total': 'total tokens',
+  cost: 'cost',
+};
+
+/**
+ * Every finite number in pi's session stats (one level of nesting), labelled; pi's fields
+ * change between versions, so unknown ones are shown under their own names.
+ */
+export function statsFacts(stats: unknown): StatFact[] {
+  if (!isRecord(stats)) return [];
+  const facts: StatFact[] = [];
+  const add = (path: string, value: unknown): void => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) return;
+    facts.push({ label: STAT_LABELS[path] ?? humanize(path), value: formatStat(path, value) });
+  };
+  for (const [key, value] of Object.entries(stats)) {
+    if (isRecord(value)) for (const [inner, v] of Object.entries(value)) add(`${key}.${inner}`, v);
+    else add(key, value);
+  }
+  return facts;
+}
+
+function formatStat(path: string, value: number): string {
+  if (/(^|\.)cost($|\.)/i.test(path)) return formatCost(value);
+  return Number.isInteger(value) ? value.toLocaleString('en-US') : String(Math.round(value * 1000) / 1000);
+}
+
+export function formatCost(dollars: number): string {
+  if (dollars === 0) return '$0';
+  if (Math.abs(dollars) < 0.01) return `$${dollars.toFixed(4)}`;
+  return `$${dollars.toFixed(2)}`;
+}
+
+function humanize(path: string): string {
+  return path
+    .split('.')
+    .map((part) => part.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase())
+    .join(' ');
+}
+
+// ── Dialogs ─────────────────────────────────────────────────────────────────
+
+export function selectAnswer(option: string): DialogAnswer {
+  return { value: option };
+}
+
+export function confirmAnswer(yes: boolean): DialogAnswer {
+  return { confirmed: yes };
+}
+
+/** input and editor dialogs answer with their text, even an empty one (that is not a cancel). */
+export function textAnswer(text: string): DialogAnswer {
+  return { value: text };
+}
+
+export const CANCELLED: DialogAnswer = { cancelled: true };
+
+/** The first dialog still waiting that the person has not answered here yet. */
+export function currentDialog(dialogs: readonly HostedDialog[], answered: ReadonlySet<string>, now: number): HostedDialog | null {
+  return dialogs.find((d) => !answered.has(d.requestId) && (d.expiresAt === null || d.expiresAt > now)) ?? null;
+}
+
+/** "12 s left", or null when pi set no timeout. */
+export function countdownText(expiresAt: number | null, now: number): string | null {
+  if (expiresAt === null) return null;
+  const s = Math.max(0, Math.ceil((expiresAt - now) / 1000));
+  return s >= 120 ? `${Math.ceil(s / 60)} min left` : `${s} s left`;
+}
+
+// ── Transcript ──────────────────────────────────────────────────────────────
+
+/** Tool arguments as readable text: JSON, with a lone string shown as itself. */
+export function argsText(args: unknown): string {
+  if (args === undefined || args === null) return '';
+  if (typeof args === 'string') return args;
+  try {
+    return JSON.stringify(args, null, 2);
+  } catch {
+    return String(args);
+  }
+}
+
+/** One line for a tool call's header: the path or command it is about, when it has one. */
+export function toolSubject(args: unknown): string | null {
+  if (!isRecord(args)) return null;
+  for (const key of ['path', 'file_path', 'command', 'pattern', 'url']) {
+    const value = args[key];
+    if (typeof value === 'string' && value !== '') return value.split('\n')[0]!;
+  }
+  return null;
+}
+
+/** Events after which pi's token and cost stats have moved. */
+export function endsTurn(event: Record<string, unknown>): boolean {
+  return event.type === 'agent_end' || event.type === 'agent_settled';
+}
+
+/**
+ * Raw pi events that change the transcript's shape (a new item, a status); the hub's own
+ * transcript is re-read after those. Text and thinking deltas are applied locally instead.
+ */
+export function needsRefetch(event: Record<string, unknown>): boolean {
+  if (event.type !== 'message_update') return true;
+  const inner = event.assistantMessageEvent;
+  if (!isRecord(inner)) return true;
+  return !['text_delta', 'thinking_delta', 'toolcall_delta'].includes(String(inner.type));
+}
+
+export interface LiveState {
+  status: HostedStatus;
+  transcript: TranscriptItem[];
+}
+
+/**
+ * Applies one raw pi event to the shown state so text streams smoothly between reads of
+ * the hub's transcript (which replaces this state whenever it arrives).
+ */
+export function applyPiEvent(state: LiveState, event: Record<string, unknown>, now: number): LiveState {
+  switch (event.type) {
+    case 'agent_start':
+      return state.status === 'exited' ? state : { ...state, status: 'streaming' };
+    // pi ends a run with agent_end but may start the next (a queued follow-up) at once; it is
+    // idle only once settled.
+    case 'agent_settled':
+      return state.status === 'exited' ? state : { ...state, status: 'idle' };
+    case 'agent_end':
+      return {
+        ...state,
+        transcript: state.transcript.map((item) => (item.kind === 'assistant' && !item.done ? { ...item, done: true } : item)),
+      };
+    case 'message_update':
+      return applyDelta(state, event.assistantMessageEvent, now);
+    case 'tool_execution_start':
+      return applyToolStart(state, event, now);
+    case 'tool_execution_update':
+      return updateTool(state, event.toolCallId, (tool) => ({ ...tool, output: resultText(event.partialResult) ?? tool.output }));
+    case 'tool_execution_end':
+      return updateTool(state, event.toolCallId, (tool) => ({
+        ...tool,
+        output: resultText(event.result) ?? tool.output,
+        isError: event.isError === true,
+        done: true,
+      }));
+    default:
+      return state;
+  }
+}
+
+function applyDelta(state: LiveState, inner: unknown, now: number): LiveState {
+  if (!isRecord(inner) || typeof inner.delta !== 'string') return state;
+  const field = inner.type === 'text_delta' ? 'text' : inner.type === 'thinking_delta' ? 'thinking' : null;
+  if (field === null) return state;
+  const transcript = [...state.transcript];
+  // The reply still open, as the hub finds it (a tool item may have been appended after it).
+  const at = transcript.findLastIndex((item) => item.kind === 'assistant' && !item.done);
+  const open = transcript[at];
+  if (open?.kind === 'assistant') {
+    transcript[at] = field === 'text' ? { ...open, text: open.text + inner.delta } : { ...open, thinking: open.thinking + inner.delta };
+  } else {
+    const text = field === 'text' ? inner.delta : '';
+    const thinking = field === 'thinking' ? inner.delta : '';
+    transcript.push({ kind: 'assistant', text, thinking, at: now, done: false });
+  }
+  return { ...state, transcript };
+}
+
+function applyToolStart(state: LiveState, event: Record<string, unknown>, now: number): LiveState {
+  const id = event.toolCallId;
+  if (typeof id !== 'string' || state.transcript.some((item) => item.kind === 'tool' && item.toolCallId === id)) return state;
+  const tool: TranscriptItem = {
+    kind: 'tool',
+    toolCallId: id,
+    name: typeof event.toolName === 'string' ? event.toolName : 'tool',
+    args: event.args,
+    output: '',
+    isError: false,
+    done: false,
+    at: now,
+  };
+  return { ...state, transcript: [...state.transcript, tool] };
+}
+
+type ToolItem = Extract<TranscriptItem, { kind: 'tool' }>;
+
+function updateTool(state: LiveState, id: unknown, change: (tool: ToolItem) => ToolItem): LiveState {
+  if (typeof id !== 'string') return state;
+  let found = false;
+  const transcript = state.transcript.map((item) => {
+    if (item.kind !== 'tool' || item.toolCallId !== id) return item;
+    found = true;
+    return change(item);
+  });
+  return found ? { ...state, transcript } : state;
+}
+
+/** The text blocks of a tool result (`{content: [{type:'text', text}]}`). */
+export function resultText(result: unknown): string | null {
+  if (typeof result === 'string') return result;
+  if (!isRecord(result) || !Array.isArray(result.content)) return null;
+  return result.content
+    .filter((c): c is { type: 'text'; text: string } => isRecord(c) && c.type === 'text' && typeof c.text === 'string')
+    .map((c) => c.text)
+    .join('');
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,278 @@
+// A hosted pi session as the person sees it, built from pi's RPC records by pure reducers:
+// each takes the state and one record and returns the next state (nothing is mutated).
+// No node imports, so a face can run the same reducers over the streamed events.
+import type { HostedDialog, HostedStatus, TranscriptItem } from '../api/types.ts';
+import { isDialog, type RpcEvent, type UiRequest } from './protocol.ts';
+
+export interface HostedState {
+  status: HostedStatus;
+  model: string | null;
+  thinkingLevel: string | null;
+  exit: string | null;
+  transcript: TranscriptItem[];
+  dialogs: HostedDialog[];
+  /** setStatus lines by key; `notify` = the latest notification, `widget:<key>`, `title`. */
+  statusLines: Record<string, string>;
+  stats: unknown | null;
+}
+
+/** Older items fall off so a long session keeps a bounded transcript. */
+export const MAX_TRANSCRIPT_ITEMS = 2000;
+/** A tool's output is kept to its last characters (a long bash run streams a lot). */
+export const MAX_TOOL_OUTPUT_CHARS = 64 * 1024;
+
+export function initialHostedState(): HostedState {
+  return { status: 'starting', model: null, thinkingLevel: null, exit: null, transcript: [], dialogs: [], statusLines: {}, stats: null };
+}
+
+type Obj = Record<string, unknown>;
+
+function isObject(value: unknown): value is Obj {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** `provider/id` of a pi Model object. */
+export function modelName(model: unknown): string | null {
+  if (!isObject(model)) return null;
+  const provider = str(model.provider);
+  const id = str(model.id);
+  return provider && id ? `${provider}/${id}` : null;
+}
+
+/** The text of message content: a string, or text blocks (images shown as a marker). */
+export function contentText(content: unknown, blockType: 'text' | 'thinking' = 'text'): string {
+  if (typeof content === 'string') return blockType === 'text' ? content : '';
+  if (!Array.isArray(content)) return '';
+  const parts: string[] = [];
+  for (const block of content) {
+    if (!isObject(block)) continue;
+    if (block.type === blockType) parts.push(str(blockType === 'text' ? block.text : block.thinking) ?? '');
+    else if (blockType === 'text' && block.type === 'image') parts.push('[image]');
+  }
+  return parts.join(blockType === 'text' ? '\n' : '');
+}
+
+function capOutput(text: string): string {
+  return text.length > MAX_TOOL_OUTPUT_CHARS ? `…${text.slice(-MAX_TOOL_OUTPUT_CHARS)}` : text;
+}
+
+function withItems(state: HostedState, transcript: TranscriptItem[]): HostedState {
+  const over = transcript.length - MAX_TRANSCRIPT_ITEMS;
+  return { ...state, transcript: over > 0 ? transcript.slice(over) : transcript };
+}
+
+function append(state: HostedState, item: TranscriptItem): HostedState {
+  return withItems(state, [...state.transcript, item]);
+}
+
+/** A line from Patchbay itself or about pi (a retry, an extension's failure, a notification). */
+export function notice(state: HostedState, level: 'info' | 'warning' | 'error', text: string, at: number): HostedState {
+  return append(state, { kind: 'notice', level, text, at });
+}
+
+/** Index of the newest item matching `pred`, searching from the end (live items are recent). */
+function lastIndex(items: TranscriptItem[], pred: (item: TranscriptItem) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i--) if (pred(items[i]!)) return i;
+  return -1;
+}
+
+function replaceAt(state: HostedState, index: number, item: TranscriptItem | null): HostedState {
+  const transcript = [...state.transcript];
+  if (item === null) transcript.splice(index, 1);
+  else transcript[index] = item;
+  return { ...state, transcript };
+}
+
+const isOpenAssistant = (item: TranscriptItem): boolean => item.kind === 'assistant' && !item.done;
+
+/** Adds a streamed delta to the open assistant item (opening one if the start was missed). */
+function assistantDelta(state: HostedState, field: 'text' | 'thinking', delta: string, at: number): HostedState {
+  const index = lastIndex(state.transcript, isOpenAssistant);
+  if (index === -1) {
+    return append(state, { kind: 'assistant', text: field === 'text' ? delta : '', thinking: field === 'thinking' ? delta : '', at, done: false });
+  }
+  const item = state.transcript[index] as Extract<TranscriptItem, { kind: 'assistant' }>;
+  return replaceAt(state, index, { ...item, [field]: item[field] + delta });
+}
+
+function messageStart(state: HostedState, message: unknown, at: number): HostedState {
+  if (!isObject(message)) return state;
+  if (message.role === 'user') return append(state, { kind: 'user', text: contentText(message.content), at });
+  if (message.role === 'assistant') return append(state, { kind: 'assistant', text: '', thinking: '', at, done: false });
+  return state;
+}
+
+/** The final message replaces what the deltas built; an empty one (tool calls only, or aborted early) is dropped. */
+function messageEnd(state: HostedState, message: unknown, at: number): HostedState {
+  if (!isObject(message) || message.role !== 'assistant') return state;
+  let next = state;
+  const index = lastIndex(next.transcript, isOpenAssistant);
+  const text = contentText(message.content, 'text');
+  const thinking = contentText(message.content, 'thinking');
+  if (index !== -1) {
+    const item = next.transcript[index] as Extract<TranscriptItem, { kind: 'assistant' }>;
+    next = replaceAt(next, index, text === '' && thinking === '' ? null : { ...item, text, thinking, done: true });
+  } else if (text !== '' || thinking !== '') {
+    next = append(next, { kind: 'assistant', text, thinking, at, done: true });
+  }
+  const error = str(message.errorMessage);
+  if (message.stopReason === 'error') next = notice(next, 'error', error ?? 'the model call failed', at);
+  if (message.stopReason === 'aborted') next = notice(next, 'warning', 'Aborted', at);
+  return next;
+}
+
+function toolUpdate(state: HostedState, event: RpcEvent, result: unknown, done: boolean): HostedState {
+  const id = str(event.toolCallId);
+  const index = lastIndex(state.transcript, (item) => item.kind === 'tool' && item.toolCallId === id);
+  if (index === -1) return state;
+  const item = state.transcript[index] as Extract<TranscriptItem, { kind: 'tool' }>;
+  const output = isObject(result) ? capOutput(contentText(result.content)) : item.output;
+  return replaceAt(state, index, { ...item, output, done, isError: done ? event.isError === true : item.isError });
+}
+
+/** One session event (json.md). Unknown events leave the state as it was. */
+export function reduceEvent(state: HostedState, event: RpcEvent, at: number): HostedState {
+  switch (event.type) {
+    case 'agent_start':
+      return state.status === 'exited' ? state : { ...state, status: 'streaming' };
+    case 'agent_settled':
+      return state.status === 'exited' ? state : { ...state, status: 'idle' };
+    case 'message_start':
+      return messageStart(state, event.message, at);
+    case 'message_end':
+      return messageEnd(state, event.message, at);
+    case 'message_update': {
+      const update = event.assistantMessageEvent;
+      if (!isObject(update)) return state;
+      const delta = str(update.delta) ?? '';
+      if (update.type === 'text_delta') return assistantDelta(state, 'text', delta, at);
+      if (update.type === 'thinking_delta') return assistantDelta(state, 'thinking', delta, at);
+      return state;
+    }
+    case 'tool_execution_start':
+      return append(state, {
+        kind: 'tool',
+        toolCallId: str(event.toolCallId) ?? '',
+        name: str(event.toolName) ?? '?',
+        args: event.args ?? null,
+        output: '',
+        isError: false,
+        done: false,
+        at,
+      });
+    case 'tool_execution_update':
+      return toolUpdate(state, event, event.partialResult, false);
+    case 'tool_execution_end':
+      return toolUpdate(state, event, event.result, true);
+    case 'thinking_level_changed':
+      return { ...state, thinkingLevel: str(event.level) ?? state.thinkingLevel };
+    case 'extension_error': {
+      const where = str(event.extensionPath);
+      const during = str(event.event);
+      return notice(state, 'error', `${where ? where.split(/[\\/]/).pop() : 'an extension'}${during ? ` (${during})` : ''}: ${str(event.error) ?? 'failed'}`, at);
+    }
+    case 'auto_retry_start': {
+      const seconds = typeof event.delayMs === 'number' ? ` in ${Math.round(event.delayMs / 1000)} s` : '';
+      const attempt = typeof event.attempt === 'number' ? ` (attempt ${event.attempt}/${String(event.maxAttempts ?? '?')})` : '';
+      return notice(state, 'warning', `Retrying${attempt}${seconds}: ${str(event.errorMessage) ?? 'the model call failed'}`, at);
+    }
+    case 'auto_retry_end':
+      return event.success === false ? notice(state, 'error', `Gave up retrying: ${str(event.finalError) ?? 'the model call failed'}`, at) : state;
+    case 'compaction_start':
+      return notice(state, 'info', `Compacting the conversation${str(event.reason) ? ` (${str(event.reason)})` : ''}…`, at);
+    case 'compaction_end': {
+      if (event.aborted === true) return notice(state, 'warning', 'Compaction aborted', at);
+      const error = str(event.errorMessage);
+      if (error) return notice(state, 'error', `Compaction failed: ${error}`, at);
+      const result = isObject(event.result) ? event.result : {};
+      const sizes = typeof result.tokensBefore === 'number' ? `: ${result.tokensBefore} → ${String(result.estimatedTokensAfter ?? '?')} tokens` : '';
+      return notice(state, 'info', `Compacted the conversation${sizes}`, at);
+    }
+    default:
+      return state;
+  }
+}
+
+function setLine(lines: Record<string, string>, key: string, value: string | undefined): Record<string, string> {
+  const next = { ...lines };
+  if (value === undefined) delete next[key];
+  else next[key] = value;
+  return next;
+}
+
+/** An extension UI request: dialogs wait in `dialogs`; the rest update notices and status lines. */
+export function reduceUiRequest(state: HostedState, request: UiRequest, at: number): HostedState {
+  if (isDialog(request)) {
+    const dialog: HostedDialog = {
+      requestId: request.id,
+      method: request.method,
+      title: request.title ?? '',
+      ...(request.message !== undefined ? { message: request.message } : {}),
+      ...(request.options !== undefined ? { options: request.options } : {}),
+      ...(request.placeholder !== undefined ? { placeholder: request.placeholder } : {}),
+      ...(request.prefill !== undefined ? { prefill: request.prefill } : {}),
+      expiresAt: typeof request.timeout === 'number' && request.timeout > 0 ? at + request.timeout : null,
+    };
+    return { ...state, dialogs: [...state.dialogs.filter((d) => d.requestId !== request.id), dialog] };
+  }
+  switch (request.method) {
+    case 'notify': {
+      const level = request.notifyType === 'warning' || request.notifyType === 'error' ? request.notifyType : 'info';
+      const next = notice(state, level, request.message, at);
+      return { ...next, statusLines: setLine(next.statusLines, 'notify', request.message) };
+    }
+    case 'setStatus':
+      return { ...state, statusLines: setLine(state.statusLines, request.statusKey, request.statusText) };
+    case 'setWidget':
+      return { ...state, statusLines: setLine(state.statusLines, `widget:${request.widgetKey}`, request.widgetLines?.join('\n')) };
+    case 'setTitle':
+      return { ...state, statusLines: setLine(state.statusLines, 'title', request.title) };
+    case 'set_editor_text':
+      // For the prompt box: the face gets the raw record; nothing to keep here.
+      return state;
+  }
+}
+
+/** The dialog was answered (or withdrawn); answering twice is not an error. */
+export function removeDialog(state: HostedState, requestId: string): HostedState {
+  return state.dialogs.some((d) => d.requestId === requestId)
+    ? { ...state, dialogs: state.dialogs.filter((d) => d.requestId !== requestId) }
+    : state;
+}
+
+/** pi resolves timed dialogs itself; they leave the list at their deadline. */
+export function expireDialogs(state: HostedState, now: number): HostedState {
+  const live = state.dialogs.filter((d) => d.expiresAt === null || d.expiresAt > now);
+  return live.length === state.dialogs.length ? state : { ...state, dialogs: live };
+}
+
+/** The soonest dialog deadline, for the one timer that expires them. */
+export function nextDialogExpiry(state: HostedState): number | null {
+  let soonest: number | null = null;
+  for (const d of state.dialogs) if (d.expiresAt !== null && (soonest === null || d.expiresAt < soonest)) soonest = d.expiresAt;
+  return soonest;
+}
+
+/** A `get_state` answer (rpc-commands.md): model, thinking level and whether a run is going. */
+export function reduceGetState(state: HostedState, data: unknown): HostedState {
+  if (!isObject(data) || state.status === 'exited') return state;
+  return {
+    ...state,
+    model: modelName(data.model) ?? state.model,
+    thinkingLevel: str(data.thinkingLevel) ?? state.thinkingLevel,
+    status: data.isStreaming === true ? 'streaming' : state.status === 'starting' || data.isStreaming === false ? 'idle' : state.status,
+  };
+}
+
+/** pi is gone: open items end, dialogs can no longer be answered, and the reason is shown. */
+export function reduceExit(state: HostedState, message: string, at: number, expected = false): HostedState {
+  const transcript = state.transcript.map((item) =>
+    (item.kind === 'assistant' || item.kind === 'tool') && !item.done ? { ...item, done: true } : item,
+  );
+  const next = { ...state, transcript, status: 'exited' as const, exit: message, dialogs: [] };
+  return notice(next, expected ? 'info' : 'error', message, at);
+}

@@ -1,0 +1,289 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { HostedDialog, HostedView, TranscriptItem } from '../../src/api/types.ts';
+import {
+  CANCELLED,
+  applyPiEvent,
+  confirmAnswer,
+  controlsFor,
+  countdownText,
+  currentDialog,
+  endsTurn,
+  exitText,
+  questionsWaiting,
+  folderSuggestions,
+  modelOptions,
+  needsRefetch,
+  parseArgs,
+  parseModels,
+  promptKeyAction,
+  promptParams,
+  selectAnswer,
+  sortHosted,
+  startParams,
+  statsFacts,
+  textAnswer,
+  toolSubject,
+} from '../../renderer/src/hosted/hosted-model.ts';
+import type { LiveState } from '../../renderer/src/hosted/hosted-model.ts';
+
+const NOW = 1_700_000_000_000;
+
+test('the prompt box offers Send when idle, and Steer, Follow up and Abort while pi works', () => {
+  const idle = controlsFor('idle');
+  assert.deepEqual([idle.send, idle.steer, idle.followUp, idle.abort, idle.stop], [true, false, false, false, true]);
+  const streaming = controlsFor('streaming');
+  assert.deepEqual([streaming.send, streaming.steer, streaming.followUp, streaming.abort], [false, true, true, true]);
+  assert.equal(controlsFor('starting').prompt, false, 'no prompting before pi is ready');
+  assert.equal(controlsFor('starting').stop, true, 'a pi that hangs while starting can still be stopped');
+  const exited = controlsFor('exited');
+  assert.deepEqual([exited.prompt, exited.configure, exited.stop], [false, false, false]);
+});
+
+test('a prompt sent while pi works says whether it steers or follows up', () => {
+  assert.deepEqual(promptParams('h1', 'hi', 'send'), { id: 'h1', text: 'hi' });
+  assert.deepEqual(promptParams('h1', 'stop that', 'steer'), { id: 'h1', text: 'stop that', streamingBehavior: 'steer' });
+  assert.deepEqual(promptParams('h1', 'then this', 'followUp'), { id: 'h1', text: 'then this', streamingBehavior: 'followUp' });
+});
+
+const key = (k: string, more: Partial<Parameters<typeof promptKeyAction>[0]> = {}) => ({
+  key: k,
+  ctrlKey: false,
+  metaKey: false,
+  altKey: false,
+  shiftKey: false,
+  ...more,
+});
+
+test('Ctrl+Enter sends (or steers while pi works), Alt+Enter follows up, plain Enter is a newline', () => {
+  assert.equal(promptKeyAction(key('Enter', { ctrlKey: true }), 'idle'), 'send');
+  assert.equal(promptKeyAction(key('Enter', { metaKey: true }), 'idle'), 'send');
+  assert.equal(promptKeyAction(key('Enter', { ctrlKey: true }), 'streaming'), 'steer');
+  assert.equal(promptKeyAction(key('Enter', { altKey: true }), 'streaming'), 'followUp');
+  assert.equal(promptKeyAction(key('Enter', { altKey: true }), 'idle'), null, 'nothing to follow up');
+  assert.equal(promptKeyAction(key('Enter'), 'idle'), null);
+  assert.equal(promptKeyAction(key('Enter', { ctrlKey: true, shiftKey: true }), 'idle'), null);
+  assert.equal(promptKeyAction(key('a', { ctrlKey: true }), 'idle'), null);
+  assert.equal(promptKeyAction(key('Enter', { ctrlKey: true }), 'exited'), null);
+});
+
+test('extra pi arguments split like a shell would, quotes kept together', () => {
+  assert.deepEqual(parseArgs(''), { ok: true, args: [] });
+  assert.deepEqual(parseArgs('  --no-session   --thinking high '), { ok: true, args: ['--no-session', '--thinking', 'high'] });
+  assert.deepEqual(parseArgs(`--append-system-prompt "be brief, please" --x 'a b'`), {
+    ok: true,
+    args: ['--append-system-prompt', 'be brief, please', '--x', 'a b'],
+  });
+  assert.deepEqual(parseArgs(String.raw`a\ b "say \"hi\"" ''`), { ok: true, args: ['a b', 'say "hi"', ''] });
+  const open = parseArgs('--x "unclosed');
+  assert.equal(open.ok, false);
+  assert.match(!open.ok ? open.error : '', /quote is not closed/);
+});
+
+test('the start form needs a folder and sends only what was filled in', () => {
+  assert.deepEqual(startParams({ cwd: ' /work/p ', model: '', args: '' }), { ok: true, params: { cwd: '/work/p' } });
+  assert.deepEqual(startParams({ cwd: '/work/p', model: 'openai/gpt-4o', args: '--no-session' }), {
+    ok: true,
+    params: { cwd: '/work/p', model: 'openai/gpt-4o', args: ['--no-session'] },
+  });
+  const noFolder = startParams({ cwd: '  ', model: '', args: '' });
+  assert.equal(noFolder.ok, false);
+  assert.match(!noFolder.ok ? noFolder.error : '', /^Folder:/);
+  assert.equal(startParams({ cwd: '/p', model: 'open ai/x', args: '' }).ok, false);
+  assert.equal(startParams({ cwd: '/p', model: '', args: '"x' }).ok, false);
+});
+
+test('folder suggestions come from editors, connected agents and hosted sessions, once each', () => {
+  const folders = folderSuggestions({
+    editors: [{ workspaceFolders: ['/w/b', '/w/a'] }] as never,
+    sessions: [{ cwd: '/w/a' }, { cwd: null }] as never,
+    hosted: [{ cwd: '/w/c' }] as never,
+  });
+  assert.deepEqual(folders, ['/w/a', '/w/b', '/w/c']);
+});
+
+test("pi's model list is read defensively: bare or wrapped, junk and duplicates dropped", () => {
+  const models = parseModels({
+    models: [
+      { provider: 'openai', id: 'gpt-4o', name: 'GPT-4o', contextWindow: 128000 },
+      { provider: 'fake', id: 'smart' },
+      { provider: 'openai', id: 'gpt-4o', name: 'dup' },
+      { id: 'no-provider' },
+      'nonsense',
+      null,
+    ],
+  });
+  assert.deepEqual(
+    models.map((m) => [m.key, m.name]),
+    [
+      ['openai/gpt-4o', 'GPT-4o'],
+      ['fake/smart', 'smart'],
+    ],
+  );
+  assert.deepEqual(parseModels([{ provider: 'a', id: 'b', name: 'B' }]).map((m) => m.key), ['a/b']);
+  assert.deepEqual(parseModels(null), []);
+  assert.deepEqual(parseModels({ models: 'x' }), []);
+});
+
+test('the current model stays choosable even when pi did not list it', () => {
+  const listed = parseModels([{ provider: 'openai', id: 'gpt-4o' }]);
+  assert.deepEqual(modelOptions(listed, 'openai/gpt-4o').map((m) => m.key), ['openai/gpt-4o']);
+  const withCurrent = modelOptions(listed, 'local/qwen/2.5');
+  assert.deepEqual(withCurrent[0], { provider: 'local', modelId: 'qwen/2.5', name: 'qwen/2.5', key: 'local/qwen/2.5' });
+  assert.equal(withCurrent.length, 2);
+  assert.equal(modelOptions(listed, null).length, 1);
+});
+
+test('stats show every number pi reports, costs in dollars, unknown fields by their own name', () => {
+  const facts = statsFacts({
+    sessionFile: '/x.jsonl',
+    userMessages: 2,
+    toolCalls: 3,
+    tokens: { input: 50000, output: 1234, total: 51234 },
+    cost: 0.4512,
+    contextUsage: { percent: 12.5 },
+    weird: Number.NaN,
+  });
+  const byLabel = Object.fromEntries(facts.map((f) => [f.label, f.value]));
+  assert.equal(byLabel.prompts, '2');
+  assert.equal(byLabel['tool calls'], '3');
+  assert.equal(byLabel['input tokens'], '50,000');
+  assert.equal(byLabel['total tokens'], '51,234');
+  assert.equal(byLabel.cost, '$0.45');
+  assert.equal(byLabel['context usage percent'], '12.5');
+  assert.equal(facts.some((f) => f.label === 'weird' || f.label === 'session file'), false, 'only finite numbers');
+  assert.deepEqual(statsFacts(null), []);
+  assert.deepEqual(statsFacts('x'), []);
+  assert.equal(statsFacts({ cost: 0.0012 })[0]?.value, '$0.0012', 'small costs keep their digits');
+  assert.equal(statsFacts({ cost: { total: 1.5 } })[0]?.value, '$1.50');
+});
+
+test('dialog answers carry the chosen option, yes/no, the typed text, or a cancel', () => {
+  assert.deepEqual(selectAnswer('Allow once'), { value: 'Allow once' });
+  assert.deepEqual(confirmAnswer(true), { confirmed: true });
+  assert.deepEqual(confirmAnswer(false), { confirmed: false });
+  assert.deepEqual(textAnswer(''), { value: '' }, 'an empty answer is not a cancel');
+  assert.deepEqual(CANCELLED, { cancelled: true });
+});
+
+const dialog = (requestId: string, expiresAt: number | null = null): HostedDialog => ({
+  requestId,
+  method: 'select',
+  title: 't',
+  options: ['a'],
+  expiresAt,
+});
+
+test('the shown dialog is the oldest one not yet answered here and not expired', () => {
+  const list = [dialog('r1', NOW - 1), dialog('r2'), dialog('r3', NOW + 5000)];
+  assert.equal(currentDialog(list, new Set(), NOW)?.requestId, 'r2', 'r1 expired');
+  assert.equal(currentDialog(list, new Set(['r2']), NOW)?.requestId, 'r3');
+  assert.equal(currentDialog(list, new Set(['r2', 'r3']), NOW), null);
+});
+
+test('a dialog with a timeout counts down', () => {
+  assert.equal(countdownText(null, NOW), null);
+  assert.equal(countdownText(NOW + 9_200, NOW), '10 s left');
+  assert.equal(countdownText(NOW - 50, NOW), '0 s left');
+  assert.equal(countdownText(NOW + 300_000, NOW), '5 min left');
+});
+
+test('text deltas between reads of the hub stream into the open reply', () => {
+  const delta = (type: string, d: string) => ({ type: 'message_update', assistantMessageEvent: { type, delta: d } });
+  let state: LiveState = { status: 'idle', transcript: [{ kind: 'user', text: 'hi', at: NOW }] };
+  state = applyPiEvent(state, { type: 'agent_start' }, NOW);
+  assert.equal(state.status, 'streaming');
+  state = applyPiEvent(state, delta('thinking_delta', 'Hmm'), NOW);
+  state = applyPiEvent(state, delta('text_delta', 'Hel'), NOW);
+  state = applyPiEvent(state, delta('text_delta', 'lo'), NOW);
+  assert.equal(state.transcript.length, 2);
+  assert.deepEqual(state.transcript[1], { kind: 'assistant', text: 'Hello', thinking: 'Hmm', at: NOW, done: false });
+  state = applyPiEvent(state, { type: 'agent_end', messages: [] }, NOW);
+  assert.equal((state.transcript[1] as { done: boolean }).done, true);
+  assert.equal(state.status, 'streaming', 'a queued follow-up may start a new run right after agent_end');
+  state = applyPiEvent(state, { type: 'agent_settled' }, NOW);
+  assert.equal(state.status, 'idle');
+  // A new turn's text opens a new reply rather than extending a finished one.
+  state = applyPiEvent(state, delta('text_delta', 'Again'), NOW);
+  assert.equal(state.transcript.length, 3);
+  const unchanged = applyPiEvent(state, { type: 'message_update', assistantMessageEvent: { type: 'text_delta' } }, NOW);
+  assert.equal(unchanged, state, 'a delta without text changes nothing');
+});
+
+test('a delta goes to the reply still open, even with a tool call listed after it', () => {
+  const open: TranscriptItem = { kind: 'assistant', text: 'Let me', thinking: '', at: NOW, done: false };
+  const tool: TranscriptItem = { kind: 'tool', toolCallId: 'c', name: 'read', args: {}, output: '', isError: false, done: false, at: NOW };
+  const state = applyPiEvent(
+    { status: 'streaming', transcript: [open, tool] },
+    { type: 'message_update', assistantMessageEvent: { type: 'text_delta', delta: ' look' } },
+    NOW,
+  );
+  assert.equal(state.transcript.length, 2);
+  assert.equal((state.transcript[0] as { text: string }).text, 'Let me look');
+});
+
+test('an exited session stays exited whatever late events say', () => {
+  const state: LiveState = { status: 'exited', transcript: [] };
+  assert.equal(applyPiEvent(state, { type: 'agent_start' }, NOW).status, 'exited');
+  assert.equal(applyPiEvent(state, { type: 'agent_settled' }, NOW).status, 'exited');
+});
+
+test('stats are re-read when a run ends', () => {
+  assert.equal(endsTurn({ type: 'agent_end' }), true);
+  assert.equal(endsTurn({ type: 'agent_settled' }), true);
+  assert.equal(endsTurn({ type: 'message_update' }), false);
+});
+
+test('tool calls appear when they start, show output as it streams, and end failed or done', () => {
+  let state: LiveState = { status: 'streaming', transcript: [] };
+  state = applyPiEvent(state, { type: 'tool_execution_start', toolCallId: 'c1', toolName: 'bash', args: { command: 'ls' } }, NOW);
+  state = applyPiEvent(state, { type: 'tool_execution_start', toolCallId: 'c1', toolName: 'bash', args: {} }, NOW);
+  assert.equal(state.transcript.length, 1, 'a repeated start adds nothing');
+  state = applyPiEvent(
+    state,
+    { type: 'tool_execution_update', toolCallId: 'c1', partialResult: { content: [{ type: 'text', text: 'a.txt\n' }] } },
+    NOW,
+  );
+  assert.equal((state.transcript[0] as { output: string }).output, 'a.txt\n');
+  state = applyPiEvent(
+    state,
+    { type: 'tool_execution_end', toolCallId: 'c1', result: { content: [{ type: 'text', text: 'a.txt\nb.txt\n' }] }, isError: true },
+    NOW,
+  );
+  const tool = state.transcript[0] as Extract<TranscriptItem, { kind: 'tool' }>;
+  assert.deepEqual([tool.name, tool.output, tool.isError, tool.done], ['bash', 'a.txt\nb.txt\n', true, true]);
+  assert.equal(applyPiEvent(state, { type: 'tool_execution_end', toolCallId: 'unknown' }, NOW), state);
+});
+
+test('only events that change the transcript’s shape trigger a re-read of the hub', () => {
+  assert.equal(needsRefetch({ type: 'message_update', assistantMessageEvent: { type: 'text_delta', delta: 'x' } }), false);
+  assert.equal(needsRefetch({ type: 'message_update', assistantMessageEvent: { type: 'thinking_delta', delta: 'x' } }), false);
+  assert.equal(needsRefetch({ type: 'message_update', assistantMessageEvent: { type: 'text_end' } }), true);
+  assert.equal(needsRefetch({ type: 'tool_execution_start' }), true);
+  assert.equal(needsRefetch({ type: 'extension_ui_request' }), true);
+  assert.equal(needsRefetch({ type: 'agent_end' }), true);
+});
+
+test("a tool call's header names the file or command it is about", () => {
+  assert.equal(toolSubject({ path: 'src/a.ts', content: 'x' }), 'src/a.ts');
+  assert.equal(toolSubject({ command: 'ls -la\nrm x' }), 'ls -la');
+  assert.equal(toolSubject({ other: 1 }), null);
+  assert.equal(toolSubject('raw'), null);
+});
+
+test('running sessions list before exited ones, newest first', () => {
+  const h = (id: string, status: HostedView['status'], startedAt: number) => ({ id, status, startedAt }) as HostedView;
+  const sorted = sortHosted([h('a', 'exited', 3), h('b', 'idle', 1), h('c', 'streaming', 2)]);
+  assert.deepEqual(sorted.map((x) => x.id), ['c', 'b', 'a']);
+});
+
+test('an exit reason reads as a sentence either way the hub words it', () => {
+  assert.equal(exitText('pi exited with code 1'), 'pi exited with code 1');
+  assert.equal(exitText('SIGKILL'), 'pi exited: SIGKILL');
+});
+
+test('the Sessions tab counts the questions waiting in every hosted session', () => {
+  assert.equal(questionsWaiting([{ pendingDialogs: 1 }, { pendingDialogs: 2 }, { pendingDialogs: 0 }]), 3);
+  assert.equal(questionsWaiting([]), 0);
+  assert.equal(questionsWaiting(undefined), 0, 'a hub without hosted sessions');
+});

@@ -1,0 +1,125 @@
+// `patchbay pi …` against the in-memory hub behind a real control server: arguments, output
+// and exit codes, without starting pi (the real pi is in hosted-pi.test.ts).
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { HubError } from '../../src/api/types.ts';
+import { main } from '../../src/cli/main.ts';
+import { startControlServer } from '../../src/web/control-server.ts';
+import { createFakeHub } from '../web/fake-hub.ts';
+import { tempDir } from '../peers/wait.ts';
+
+async function withDaemon(t: TestContext) {
+  const dir = await tempDir('cli-pi');
+  const home = join(dir.path, 'home');
+  const hub = createFakeHub();
+  const server = await startControlServer({ hub, host: '127.0.0.1', port: 0, home, staticDir: dir.path, version: 'test', log: () => {} });
+  t.after(async () => {
+    await server.close();
+    await dir.cleanup();
+  });
+  const run = async (...argv: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, env: { PATCHBAY_HOME: home }, cwd: dir.path };
+    const code = await main(argv, io);
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  };
+  return { hub, run, dir: dir.path };
+}
+
+test('pi start resolves the folder, passes the model and everything after -- to pi, and prints the id', async (t) => {
+  const { hub, run, dir } = await withDaemon(t);
+  const { code, stdout, stderr } = await run('pi', 'start', 'proj', '--model', 'fake/one', '--', '-e', './ext.ts', '--model', 'not/ours');
+  assert.equal(stderr, '');
+  assert.equal(code, 0);
+  assert.equal(stdout, 'h1\n');
+  assert.deepEqual(hub.calls.at(-1), {
+    method: 'pi.start',
+    params: { cwd: join(dir, 'proj'), model: 'fake/one', args: ['-e', './ext.ts', '--model', 'not/ours'] },
+  });
+  const json = await run('pi', 'start', '/abs/dir', '--json');
+  assert.equal(JSON.parse(json.stdout).cwd, '/abs/dir');
+  assert.deepEqual(hub.calls.at(-1)?.params, { cwd: '/abs/dir' }, 'no model, no args: none sent');
+});
+
+test('pi prompt joins its words, streams the text and ends when pi settles', async (t) => {
+  const { hub, run } = await withDaemon(t);
+  await run('pi', 'start', '/p');
+  const { code, stdout, stderr } = await run('pi', 'prompt', 'h1', 'hello', 'there', '--steer');
+  assert.equal(stderr, '');
+  assert.equal(code, 0);
+  assert.equal(stdout, 'ok\n');
+  assert.deepEqual(hub.calls.find((c) => c.method === 'pi.prompt')?.params, { id: 'h1', text: 'hello there', streamingBehavior: 'steer' });
+});
+
+test('pi prompt of an extension command that runs no agent returns once pi answered', async (t) => {
+  const { hub, run } = await withDaemon(t);
+  await run('pi', 'start', '/p');
+  hub.handlers['pi.prompt'] = () => {};
+  const { code, stdout } = await run('pi', 'prompt', 'h1', '/ask');
+  assert.equal(code, 0);
+  assert.equal(stdout, '');
+  assert.ok(hub.calls.some((c) => c.method === 'pi.state'), 'it asked whether a run was going');
+});
+
+test('pi prompt fails with exit 1 when the turn fails or pi exits mid-turn', async (t) => {
+  const { hub, run } = await withDaemon(t);
+  await run('pi', 'start', '/p');
+  const script = (events: Record<string, unknown>[]) => {
+    hub.handlers['pi.prompt'] = ({ id }) => {
+      queueMicrotask(() => {
+        for (const event of events) hub.emit({ type: 'pi', id, event });
+      });
+    };
+  };
+  script([
+    { type: 'agent_start' },
+    { type: 'message_update', assistantMessageEvent: { type: 'text_delta', delta: 'partial' } },
+    { type: 'message_end', message: { role: 'assistant', stopReason: 'error', errorMessage: '401 invalid key' } },
+    { type: 'agent_settled' },
+  ]);
+  const failed = await run('pi', 'prompt', 'h1', 'go');
+  assert.equal(failed.code, 1);
+  assert.equal(failed.stdout, 'partial\n');
+  assert.equal(failed.stderr, 'patchbay pi: 401 invalid key\n');
+
+  script([{ type: 'agent_start' }, { type: 'hosted_exit', code: 1, signal: null, message: 'pi exited with code 1' }]);
+  const exited = await run('pi', 'prompt', 'h1', 'go');
+  assert.equal(exited.code, 1);
+  assert.equal(exited.stderr, 'patchbay pi: pi session h1 exited: pi exited with code 1\n');
+});
+
+test('pi state, list and stop print for people; --json prints the values as they are', async (t) => {
+  const { run } = await withDaemon(t);
+  assert.equal((await run('pi', 'list')).stdout, 'No hosted pi sessions.\n');
+  await run('pi', 'start', '/p');
+  const list = await run('pi', 'list');
+  assert.equal(list.stdout, 'ID  STATUS  MODEL       PID   FOLDER  DOOR SESSION\nh1  idle    fake/model  9000  /p      -\n');
+  const state = await run('pi', 'state', 'h1');
+  assert.match(state.stdout, /^Model +fake\/model\nThinking +off\nStreaming +no\n/);
+  assert.deepEqual(JSON.parse((await run('pi', 'state', 'h1', '--json')).stdout), {
+    model: { provider: 'fake', id: 'model' },
+    thinkingLevel: 'off',
+    isStreaming: false,
+  });
+  assert.equal((await run('pi', 'stop', 'h1')).stdout, 'Stopped pi session h1.\n');
+  const gone = await run('pi', 'stop', 'h1');
+  assert.equal(gone.code, 1);
+  assert.equal(gone.stderr, 'patchbay: no hosted pi session "h1"\n');
+});
+
+test('a wrong pi command line exits 2 with the usage', async (t) => {
+  const { run, hub } = await withDaemon(t);
+  for (const argv of [['pi'], ['pi', 'launch'], ['pi', 'prompt', 'h1'], ['pi', 'start'], ['pi', 'prompt', 'h1', 'x', '--steer', '--follow-up']]) {
+    const { code, stderr } = await run(...argv);
+    assert.equal(code, 2, argv.join(' '));
+    assert.match(stderr, /^patchbay pi: .+\nUsage:\n {2}patchbay pi start <dir>/, argv.join(' '));
+  }
+  hub.handlers['pi.abort'] = () => {
+    throw new HubError('pi session h1 has exited: pi exited with code 0', 'unavailable');
+  };
+  const abort = await run('pi', 'abort', 'h1');
+  assert.equal(abort.code, 1);
+  assert.equal(abort.stderr, 'patchbay: pi session h1 has exited: pi exited with code 0\n');
+});

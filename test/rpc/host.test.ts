@@ -1,0 +1,135 @@
+// PiHost (the hub's hosted sessions) over the scripted stand-in for pi: how starts fail, how
+// dialogs come and go, what an exit looks like. The real pi is in hosted-pi.test.ts.
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { HubError } from '../../src/api/types.ts';
+import { pidAlive } from '../../src/discovery/liveness.ts';
+import { PiHost, type PiHostOptions } from '../../src/rpc/host.ts';
+import { TSX_LOADER } from '../peers/spawn.ts';
+import { tempDir, waitFor } from '../peers/wait.ts';
+
+const FAKE = fileURLToPath(new URL('../peers/fake-pi-rpc.ts', import.meta.url));
+
+async function host(t: TestContext, overrides: Partial<PiHostOptions> = {}) {
+  const dir = await tempDir('pi-host');
+  const events: { id: string; event: Record<string, unknown> }[] = [];
+  const logs: string[] = [];
+  let changes = 0;
+  let folderChanges = 0;
+  const pi = new PiHost({
+    command: [process.execPath, '--import', TSX_LOADER, FAKE],
+    env: process.env,
+    startTimeoutMs: 10_000,
+    commandTimeoutMs: 5000,
+    stopGraceMs: 500,
+    onEvent: (id, event) => events.push({ id, event }),
+    onChange: () => void changes++,
+    onFoldersChanged: async () => void folderChanges++,
+    door: () => ({ pid: 4242, port: 40123 }),
+    sessionIdForPid: () => null,
+    log: (m) => logs.push(m),
+    ...overrides,
+  });
+  t.after(async () => {
+    await pi.close();
+    await dir.cleanup();
+  });
+  return { pi, dir: dir.path, events, logs, changes: () => changes, folderChanges: () => folderChanges };
+}
+
+const emit = (records: unknown[]): string => `emit ${JSON.stringify(records)}`;
+
+test('pi.start refuses a relative path, a missing folder and a file, before starting anything', async (t) => {
+  const { pi, dir } = await host(t);
+  await writeFile(join(dir, 'file.txt'), 'x');
+  await assert.rejects(pi.start({ cwd: 'relative/dir' }), /"cwd" must be an absolute path/);
+  await assert.rejects(pi.start({ cwd: join(dir, 'missing') }), new RegExp(`cannot use ${dir}/missing: no such folder`));
+  await assert.rejects(pi.start({ cwd: join(dir, 'file.txt') }), /is not a folder/);
+  assert.deepEqual(pi.views(), []);
+});
+
+test('a missing pi binary fails the start with "pi not found", and the session is not kept', async (t) => {
+  const { pi, dir } = await host(t, { command: ['/nonexistent/bin/pi'] });
+  await assert.rejects(pi.start({ cwd: dir }), (err: unknown) => {
+    assert.ok(err instanceof HubError);
+    assert.equal(err.code, 'unavailable');
+    assert.match(err.message, /pi not found: "\/nonexistent\/bin\/pi"/);
+    return true;
+  });
+  assert.deepEqual(pi.views(), []);
+  assert.deepEqual(pi.folders(), []);
+});
+
+test('a started session is listed with its folder; dialogs wait, expire on time, and are answered once', async (t) => {
+  const { pi, dir, events, folderChanges } = await host(t);
+  const view = await pi.start({ cwd: dir, model: 'fake/one', args: ['--flag'] });
+  assert.equal(view.status, 'idle');
+  assert.deepEqual(pi.folders(), [dir]);
+  assert.ok(folderChanges() >= 1, 'the door hears of the folder before pi starts');
+  const { id } = view;
+
+  await pi.prompt(id, emit([
+    { type: 'extension_ui_request', id: 'slow', method: 'input', title: 'Name?', placeholder: 'a name' },
+    { type: 'extension_ui_request', id: 'quick', method: 'confirm', title: 'Sure?', timeout: 60 },
+  ]));
+  assert.deepEqual(pi.detail(id).dialogs.map((d) => d.requestId), ['slow', 'quick']);
+  assert.equal(pi.views()[0]?.pendingDialogs, 2);
+  await waitFor(() => pi.detail(id).dialogs.length === 1, { message: 'the timed dialog to expire' });
+  assert.equal(pi.detail(id).dialogs[0]?.placeholder, 'a name');
+
+  assert.throws(() => pi.answer(id, 'slow', { confirmed: true }), /input dialog takes \{value: string\}/);
+  pi.answer(id, 'slow', { value: 'Ada' });
+  assert.deepEqual(pi.detail(id).dialogs, []);
+  assert.throws(() => pi.answer(id, 'slow', { value: 'Ada' }), (err: unknown) => err instanceof HubError && err.code === 'not-found');
+  assert.ok(events.some((e) => e.event.type === 'extension_ui_request' && e.event.id === 'quick'), 'raw UI requests are streamed too');
+});
+
+test("pi-ide's /ide dialog never reaches the person when Patchbay's door is among the choices", async (t) => {
+  const { pi, dir } = await host(t);
+  const { id } = await pi.start({ cwd: dir });
+  await pi.prompt(id, emit([
+    {
+      type: 'extension_ui_request',
+      id: 'ide',
+      method: 'select',
+      title: 'Connect to IDE',
+      options: ['Neovim · /p · pid=5000 port=41000', 'Patchbay · /p · pid=4242 port=40123'],
+    },
+  ]));
+  const d = pi.detail(id);
+  assert.deepEqual(d.dialogs, []);
+  const last = d.transcript.at(-1);
+  assert.equal(last?.kind, 'notice');
+  assert.equal(last.text, 'Patchbay answered "Connect to IDE" with its door: Patchbay · /p · pid=4242 port=40123');
+});
+
+test('pi exiting on its own: status exited with the reason, a hosted_exit event, commands refused', async (t) => {
+  const { pi, dir, events } = await host(t);
+  const { id, pid } = await pi.start({ cwd: dir });
+  await assert.rejects(pi.prompt(id, '   '), /"text" must not be empty/);
+  process.kill(pid!, 'SIGKILL');
+  await waitFor(() => pi.views()[0]?.status === 'exited', { message: 'the exit' });
+  assert.equal(pi.views()[0]?.exit, 'pi was killed by SIGKILL');
+  assert.deepEqual(pi.folders(), [], 'an exited session no longer needs the door');
+  const exit = events.find((e) => e.event.type === 'hosted_exit');
+  assert.deepEqual(exit, { id, event: { type: 'hosted_exit', code: null, signal: 'SIGKILL', message: 'pi was killed by SIGKILL' } });
+  await assert.rejects(pi.getState(id), (err: unknown) => err instanceof HubError && err.code === 'unavailable' && /has exited: pi was killed by SIGKILL/.test(err.message));
+  await pi.stop(id);
+  assert.deepEqual(pi.views(), []);
+  await assert.rejects(pi.getState(id), (err: unknown) => err instanceof HubError && err.code === 'not-found');
+});
+
+test('close stops every session', async (t) => {
+  const { pi, dir } = await host(t);
+  const a = await pi.start({ cwd: dir });
+  const b = await pi.start({ cwd: dir });
+  assert.notEqual(a.id, b.id);
+  await pi.close();
+  assert.equal(pidAlive(a.pid!), false);
+  assert.equal(pidAlive(b.pid!), false);
+  assert.deepEqual(pi.views(), []);
+  await assert.rejects(pi.start({ cwd: dir }), /shutting down/);
+});

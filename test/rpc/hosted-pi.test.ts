@@ -1,0 +1,274 @@
+// Hosted pi sessions end to end: the real pi (npm, on Node 22) run by a real hub in `--mode rpc`
+// against the fake OpenAI-compatible server, driven through HubApi and the `patchbay pi` CLI
+// over the control server. One pi serves most tests (each start costs ~1 s on 2 cores); a
+// second one is killed mid-turn.
+import assert from 'node:assert/strict';
+import { readFile, readdir, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { HubError, type HostedDetail, type HubEvent, type TranscriptItem } from '../../src/api/types.ts';
+import { main } from '../../src/cli/main.ts';
+import { pidAlive } from '../../src/discovery/liveness.ts';
+import { createHub, type Hub } from '../../src/hub.ts';
+import { resolveOptions } from '../../src/options.ts';
+import { startControlServer, type ControlServer } from '../../src/web/control-server.ts';
+import { startFakeLlm, type FakeLlm } from '../peers/fake-llm.ts';
+import { tempDir, waitFor, type TempDir } from '../peers/wait.ts';
+import { piCommand, piWorld, skipWithoutPi, type PiWorld } from './real-pi.ts';
+
+/** Without the runtime the suite shows as skipped, naming the install command. */
+const skip = skipWithoutPi();
+
+/** pi answers within a second here; CI machines can be slower. */
+const PI_MS = 20_000;
+
+describe('hosted pi sessions against the real pi', { skip }, () => {
+  let root: TempDir;
+  let llm: FakeLlm;
+  let world: PiWorld;
+  let hub: Hub;
+  let server: ControlServer;
+  let home: string;
+  let work: string;
+  let id: string;
+  const events: { id: string; event: Record<string, unknown> }[] = [];
+
+  const cli = async (...argv: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, env: { PATCHBAY_HOME: home }, cwd: root.path };
+    const code = await main(argv, io);
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  };
+  const detail = (which = id): Promise<HostedDetail> => hub.call('pi.get', { id: which });
+  const last = <K extends TranscriptItem['kind']>(d: HostedDetail, kind: K) =>
+    d.transcript.filter((i): i is Extract<TranscriptItem, { kind: K }> => i.kind === kind).at(-1);
+  const eventIndex = (): number => events.length;
+  const waitEvent = (from: number, type: string, which = id) =>
+    waitFor(() => events.slice(from).find((e) => e.id === which && e.event.type === type), {
+      timeoutMs: PI_MS,
+      message: () => `pi event ${type} (seen: ${events.slice(from).map((e) => e.event.type).join(', ')})`,
+    });
+
+  before(async () => {
+    root = await tempDir('hosted-pi');
+    llm = await startFakeLlm();
+    world = await piWorld(root.path, llm.baseUrl);
+    home = join(root.path, 'home');
+    work = join(root.path, 'work');
+    await mkdir(work);
+    const options = resolveOptions(
+      {},
+      {
+        home,
+        piLockDir: join(root.path, 'pi-ide'),
+        claudeLockDir: join(root.path, 'claude-ide'),
+        piSettingsFile: join(world.agentDir, 'settings.json'),
+        scanProcesses: false,
+        pollMs: 50,
+        livenessMs: 200,
+        piCommand: piCommand()!,
+        piEnv: world.env,
+        piStopGraceMs: 1000,
+      },
+    );
+    hub = await createHub(options);
+    hub.subscribe((e: HubEvent) => {
+      if (e.type === 'pi') events.push({ id: e.id, event: e.event });
+    });
+    server = await startControlServer({ hub, host: '127.0.0.1', port: 0, home, staticDir: root.path, version: 'test', log: () => {} });
+  });
+
+  after(async () => {
+    const pids = hub ? hub.call('snapshot', undefined).then((s) => s.hosted.map((h) => h.pid)) : Promise.resolve([]);
+    const running = await pids.catch(() => []);
+    await server?.close();
+    await hub?.close();
+    for (const pid of running) if (pid !== null) assert.equal(pidAlive(pid), false, `pi ${pid} outlived the hub`);
+    await llm?.close();
+    await root?.cleanup();
+  });
+
+  test('patchbay pi start prints the session id; the session is listed idle with its model, its folder at the door', async () => {
+    const started = await cli('pi', 'start', 'work', '--model', 'fake/fake-1', '--', '-e', world.extension);
+    assert.equal(started.stderr, '');
+    assert.equal(started.code, 0);
+    assert.match(started.stdout, /^pi-[0-9a-f]{8}\n$/);
+    id = started.stdout.trim();
+    const [view] = (await hub.call('snapshot', undefined)).hosted;
+    assert.equal(view?.id, id);
+    assert.equal(view?.status, 'idle');
+    assert.equal(view?.model, 'fake/fake-1');
+    assert.equal(view?.cwd, work);
+    assert.ok(view?.pid && pidAlive(view.pid));
+    // pi-ide in this pi would find the door: it covers the session's folder.
+    const lockDir = join(root.path, 'pi-ide');
+    const [lockName] = (await readdir(lockDir)).filter((n) => n.endsWith('.lock'));
+    const lock = JSON.parse(await readFile(join(lockDir, lockName!), 'utf8')) as { workspaceFolders: string[] };
+    assert.ok(lock.workspaceFolders.includes(work), `door folders ${lock.workspaceFolders.join(', ')}`);
+  });
+
+  test('patchbay pi prompt streams the answer to stdout, U+2028 inside it intact', async () => {
+    llm.enqueue({ text: 'Hello\u2028world, line one.\nLine two.', thinking: 'Let me think…' });
+    const from = eventIndex();
+    const { code, stdout, stderr } = await cli('pi', 'prompt', id, 'say', 'hello');
+    assert.equal(stderr, '');
+    assert.equal(code, 0);
+    assert.equal(stdout, 'Hello\u2028world, line one.\nLine two.\n');
+    const deltas = events
+      .slice(from)
+      .map((e) => e.event.assistantMessageEvent as { type: string; delta?: string } | undefined)
+      .filter((u) => u?.type === 'text_delta');
+    assert.ok(deltas.length > 3, 'the text arrived in pieces');
+    assert.equal(deltas.map((u) => u!.delta).join(''), 'Hello\u2028world, line one.\nLine two.');
+
+    const d = await detail();
+    assert.deepEqual(last(d, 'user')?.text, 'say hello');
+    const answer = last(d, 'assistant');
+    assert.equal(answer?.text, 'Hello\u2028world, line one.\nLine two.');
+    assert.equal(answer?.thinking, 'Let me think…');
+    assert.equal(answer?.done, true);
+    assert.equal(d.status, 'idle');
+    const request = llm.requests.at(-1)!;
+    assert.equal(request.model, 'fake-1');
+    assert.ok(JSON.stringify(request.messages).includes('say hello'));
+  });
+
+  test('a write tool call runs in the session folder and shows with its result', async () => {
+    llm.enqueue({ toolCall: { name: 'write', arguments: { path: 'hello.txt', content: 'hi there\n' } } }, { text: 'Wrote hello.txt.' });
+    const { code, stdout, stderr } = await cli('pi', 'prompt', id, 'write hello.txt');
+    assert.equal(code, 0, stderr);
+    assert.equal(stdout, 'Wrote hello.txt.\n');
+    assert.match(stderr, /^\[write \{"path":"hello.txt","content":"hi there\\n"\}\]\n$/);
+    assert.equal(await readFile(join(work, 'hello.txt'), 'utf8'), 'hi there\n');
+    const tool = last(await detail(), 'tool');
+    assert.equal(tool?.name, 'write');
+    assert.deepEqual(tool?.args, { path: 'hello.txt', content: 'hi there\n' });
+    assert.match(tool?.output ?? '', /Successfully wrote/);
+    assert.equal(tool?.done, true);
+    assert.equal(tool?.isError, false);
+  });
+
+  test('abort stops a turn mid-stream; the session is idle again and says so', async () => {
+    llm.enqueue({ text: 'I will go on and on', stall: true });
+    const from = eventIndex();
+    await hub.call('pi.prompt', { id, text: 'talk forever' });
+    await waitEvent(from, 'message_update');
+    assert.equal((await hub.call('snapshot', undefined)).hosted[0]?.status, 'streaming');
+    await assert.rejects(hub.call('pi.prompt', { id, text: 'no behaviour given' }), (err: unknown) => err instanceof HubError && /streaming/i.test(err.message));
+    await hub.call('pi.abort', { id });
+    await waitEvent(from, 'agent_settled');
+    const d = await detail();
+    assert.equal(d.status, 'idle');
+    assert.deepEqual(d.transcript.at(-1) && { ...d.transcript.at(-1)!, at: 0 }, { kind: 'notice', level: 'warning', text: 'Aborted', at: 0 });
+  });
+
+  test('models are listed; set_model switches, get_state and the thinking level follow', async () => {
+    const listed = (await hub.call('pi.models', { id })) as { models: { provider: string; id: string }[] };
+    assert.deepEqual(listed.models.map((m) => `${m.provider}/${m.id}`), ['fake/fake-1', 'fake/fake-2']);
+    const view = await hub.call('pi.setModel', { id, provider: 'fake', modelId: 'fake-2' });
+    assert.equal(view.model, 'fake/fake-2');
+    const state = (await hub.call('pi.state', { id })) as { model: { id: string }; isStreaming: boolean };
+    assert.equal(state.model.id, 'fake-2');
+    assert.equal(state.isStreaming, false);
+    const thinking = await hub.call('pi.setThinking', { id, level: 'high' });
+    assert.equal(thinking.thinkingLevel, 'high');
+    await assert.rejects(hub.call('pi.setModel', { id, provider: 'fake', modelId: 'nope' }), (err: unknown) => err instanceof HubError && err.code === 'invalid' && /nope/.test(err.message));
+
+    const printed = await cli('pi', 'state', id, '--json');
+    assert.equal(printed.code, 0);
+    const json = JSON.parse(printed.stdout) as { model: { id: string }; thinkingLevel: string };
+    assert.equal(json.model.id, 'fake-2');
+    assert.equal(json.thinkingLevel, 'high');
+    const human = await cli('pi', 'state', id);
+    assert.match(human.stdout, /^Model +fake\/fake-2\nThinking +high\nStreaming +no\n/);
+  });
+
+  test('session stats count the tokens of the runs so far', async () => {
+    const stats = (await hub.call('pi.stats', { id })) as { tokens: { total: number }; userMessages: number };
+    assert.ok(stats.tokens.total >= 15 * 3, JSON.stringify(stats.tokens));
+    assert.equal(stats.userMessages, 3);
+    assert.deepEqual((await detail()).stats, stats);
+  });
+
+  test('an extension dialog waits for the person; a wrong answer is refused, the right one reaches the extension', async () => {
+    const prompting = hub.call('pi.prompt', { id, text: '/ask' });
+    const dialog = await waitFor(async () => (await detail()).dialogs[0], { timeoutMs: PI_MS, message: 'the /ask dialog' });
+    assert.equal(dialog.method, 'select');
+    assert.equal(dialog.title, 'Pick one');
+    assert.deepEqual(dialog.options, ['alpha', 'beta']);
+    assert.equal(dialog.expiresAt, null);
+    assert.equal((await hub.call('snapshot', undefined)).hosted[0]?.pendingDialogs, 1);
+    await assert.rejects(hub.call('pi.answer', { id, requestId: dialog.requestId, answer: { value: 'gamma' } }), /"gamma" is not one of the options/);
+    await hub.call('pi.answer', { id, requestId: dialog.requestId, answer: { value: 'beta' } });
+    await prompting;
+    const d = await detail();
+    assert.deepEqual(d.dialogs, []);
+    assert.equal(last(d, 'notice')?.text, 'picked beta');
+    assert.equal(d.statusLines['test-ext'], 'status beta');
+    await assert.rejects(hub.call('pi.answer', { id, requestId: dialog.requestId, answer: { value: 'beta' } }), (err: unknown) => err instanceof HubError && err.code === 'not-found');
+  });
+
+  test('a dialog pi times out leaves the list at its deadline', async () => {
+    const began = Date.now();
+    const prompting = hub.call('pi.prompt', { id, text: '/timed' });
+    const dialog = await waitFor(async () => (await detail()).dialogs[0], { timeoutMs: PI_MS, message: 'the /timed dialog' });
+    assert.equal(dialog.method, 'confirm');
+    assert.equal(dialog.message, 'This goes away by itself.');
+    assert.ok(dialog.expiresAt !== null && dialog.expiresAt >= began + 300);
+    await prompting;
+    await waitFor(async () => (await detail()).dialogs.length === 0, { timeoutMs: 2000, message: 'the dialog to expire' });
+    assert.equal(last(await detail(), 'notice')?.text, 'confirmed false');
+  });
+
+  test("pi-ide's /ide dialog is answered by Patchbay with its door", async () => {
+    await hub.call('pi.prompt', { id, text: '/ide' });
+    const d = await detail();
+    assert.deepEqual(d.dialogs, []);
+    const notices = d.transcript.filter((i) => i.kind === 'notice').map((i) => i.text);
+    const choice = `Patchbay · ${work} · pid=${process.pid} port=${hub.doorPort}`;
+    assert.ok(notices.includes(`connected to ${choice}`), notices.join('\n'));
+  });
+
+  test('pi dying mid-turn: the prompt fails with the reason, the session shows it has exited', async () => {
+    const second = await hub.call('pi.start', { cwd: work });
+    assert.equal(second.status, 'idle');
+    llm.enqueue({ text: 'about to be cut off', stall: true });
+    const from = eventIndex();
+    const prompting = cli('pi', 'prompt', second.id, 'go');
+    // Killed once text is streaming (the first message_update may carry no text yet).
+    await waitFor(
+      () =>
+        events
+          .slice(from)
+          .find((e) => e.id === second.id && e.event.type === 'message_update' && (e.event.assistantMessageEvent as { type?: string } | undefined)?.type === 'text_delta'),
+      { timeoutMs: PI_MS, message: 'a text delta from the second session' },
+    );
+    process.kill(second.pid!, 'SIGKILL');
+    const { code, stdout, stderr } = await prompting;
+    assert.equal(code, 1);
+    assert.match(stdout, /^about/);
+    assert.match(stderr, new RegExp(`^patchbay pi: pi session ${second.id} exited: pi was killed by SIGKILL`));
+    const view = (await hub.call('snapshot', undefined)).hosted.find((h) => h.id === second.id);
+    assert.equal(view?.status, 'exited');
+    assert.match(view?.exit ?? '', /^pi was killed by SIGKILL/);
+    assert.equal(last(await detail(second.id), 'notice')?.level, 'error');
+    await assert.rejects(hub.call('pi.prompt', { id: second.id, text: 'hello?' }), (err: unknown) => err instanceof HubError && err.code === 'unavailable' && /has exited/.test(err.message));
+    await hub.call('pi.stop', { id: second.id });
+    assert.deepEqual((await hub.call('snapshot', undefined)).hosted.map((h) => h.id), [id]);
+  });
+
+  test('patchbay pi list and stop: the process ends and the session is gone', async () => {
+    const listed = await cli('pi', 'list');
+    assert.match(listed.stdout, new RegExp(`^ID +STATUS +MODEL +PID +FOLDER +DOOR SESSION\n${id} +idle +fake/fake-2 +\\d+ +${work} +-\n$`));
+    const pid = (await hub.call('snapshot', undefined)).hosted[0]!.pid!;
+    const stopped = await cli('pi', 'stop', id);
+    assert.equal(stopped.code, 0);
+    assert.equal(stopped.stdout, `Stopped pi session ${id}.\n`);
+    assert.equal(pidAlive(pid), false);
+    assert.deepEqual((await hub.call('snapshot', undefined)).hosted, []);
+    const gone = await cli('pi', 'state', id);
+    assert.equal(gone.code, 1);
+    assert.match(gone.stderr, /no hosted pi session/);
+  });
+});

@@ -1,0 +1,261 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { TranscriptItem } from '../../src/api/types.ts';
+import { answerProblem } from '../../src/rpc/host.ts';
+import {
+  MAX_TRANSCRIPT_ITEMS,
+  expireDialogs,
+  initialHostedState,
+  nextDialogExpiry,
+  reduceEvent,
+  reduceExit,
+  reduceGetState,
+  reduceUiRequest,
+  removeDialog,
+  type HostedState,
+} from '../../src/rpc/hosted.ts';
+import { doorChoice } from '../../src/rpc/ide-dialog.ts';
+import { classifyRecord, type RpcEvent, type UiRequest } from '../../src/rpc/protocol.ts';
+
+const T = 1_700_000_000_000;
+
+function run(events: RpcEvent[], state: HostedState = { ...initialHostedState(), status: 'idle' }): HostedState {
+  return events.reduce((s, e, i) => reduceEvent(s, e, T + i), state);
+}
+
+const update = (type: string, delta: string): RpcEvent => ({ type: 'message_update', assistantMessageEvent: { type, contentIndex: 0, delta } });
+const assistantEnd = (content: unknown[], more: Record<string, unknown> = {}): RpcEvent => ({
+  type: 'message_end',
+  message: { role: 'assistant', content, stopReason: 'stop', ...more },
+});
+
+/** What pi sends for "hi" → thinking "hmm", text "Hello world" (as recorded from pi 0.87.1). */
+const HELLO_TURN: RpcEvent[] = [
+  { type: 'agent_start' },
+  { type: 'turn_start' },
+  { type: 'message_start', message: { role: 'system', content: '' } },
+  { type: 'message_start', message: { role: 'user', content: [{ type: 'text', text: 'hi' }] } },
+  { type: 'message_end', message: { role: 'user', content: [{ type: 'text', text: 'hi' }] } },
+  { type: 'message_start', message: { role: 'assistant', content: [], stopReason: 'pending' } },
+  { type: 'message_update', assistantMessageEvent: { type: 'thinking_start', contentIndex: 0 } },
+  update('thinking_delta', 'hmm'),
+  update('text_delta', 'Hell'),
+  update('text_delta', 'o wo'),
+  update('text_delta', 'rld'),
+  assistantEnd([
+    { type: 'thinking', thinking: 'hmm' },
+    { type: 'text', text: 'Hello world' },
+  ]),
+  { type: 'turn_end' },
+  { type: 'agent_end', messages: [], willRetry: false },
+  { type: 'agent_settled' },
+];
+
+test('a turn builds the user prompt and the streamed assistant text and thinking', () => {
+  const midway = run(HELLO_TURN.slice(0, 10));
+  assert.equal(midway.status, 'streaming');
+  const live = midway.transcript.at(-1);
+  assert.deepEqual(live && { ...live, at: 0 }, { kind: 'assistant', text: 'Hello wo', thinking: 'hmm', at: 0, done: false });
+
+  const done = run(HELLO_TURN);
+  assert.equal(done.status, 'idle', 'agent_settled ends streaming');
+  assert.deepEqual(
+    done.transcript.map((item) => ({ ...item, at: 0 })),
+    [
+      { kind: 'user', text: 'hi', at: 0 },
+      { kind: 'assistant', text: 'Hello world', thinking: 'hmm', at: 0, done: true },
+    ],
+  );
+});
+
+test('message_end is authoritative: it replaces what the deltas built', () => {
+  const state = run([
+    { type: 'message_start', message: { role: 'assistant', content: [] } },
+    update('text_delta', 'Helo'),
+    assistantEnd([{ type: 'text', text: 'Hello' }]),
+  ]);
+  assert.equal((state.transcript[0] as Extract<TranscriptItem, { kind: 'assistant' }>).text, 'Hello');
+});
+
+test('U+2028 inside streamed text is kept as a character', () => {
+  const state = run([{ type: 'message_start', message: { role: 'assistant', content: [] } }, update('text_delta', 'a\u2028b')]);
+  assert.equal((state.transcript[0] as Extract<TranscriptItem, { kind: 'assistant' }>).text, 'a\u2028b');
+});
+
+test('a tool call shows its arguments, its streamed output and its result', () => {
+  let state = run([
+    { type: 'message_start', message: { role: 'assistant', content: [] } },
+    assistantEnd([{ type: 'toolCall', id: 'call_1', name: 'bash', arguments: { command: 'ls' } }], { stopReason: 'toolUse' }),
+    { type: 'tool_execution_start', toolCallId: 'call_1', toolName: 'bash', args: { command: 'ls' } },
+    { type: 'tool_execution_update', toolCallId: 'call_1', toolName: 'bash', partialResult: { content: [{ type: 'text', text: 'a.txt' }] } },
+  ]);
+  assert.equal(state.transcript.length, 1, 'an assistant message with only a tool call leaves no empty bubble');
+  assert.deepEqual({ ...state.transcript[0]!, at: 0 }, {
+    kind: 'tool',
+    toolCallId: 'call_1',
+    name: 'bash',
+    args: { command: 'ls' },
+    output: 'a.txt',
+    isError: false,
+    done: false,
+    at: 0,
+  });
+  state = reduceEvent(state, { type: 'tool_execution_end', toolCallId: 'call_1', toolName: 'bash', result: { content: [{ type: 'text', text: 'a.txt\nb.txt' }] }, isError: true }, T);
+  const tool = state.transcript[0] as Extract<TranscriptItem, { kind: 'tool' }>;
+  assert.equal(tool.output, 'a.txt\nb.txt');
+  assert.equal(tool.isError, true);
+  assert.equal(tool.done, true);
+});
+
+test('a failed or aborted model call leaves a notice saying so', () => {
+  const failed = run([{ type: 'message_start', message: { role: 'assistant', content: [] } }, assistantEnd([], { stopReason: 'error', errorMessage: '401 bad key' })]);
+  assert.deepEqual(failed.transcript.map((i) => i.kind), ['notice']);
+  assert.deepEqual({ ...failed.transcript[0]!, at: 0 }, { kind: 'notice', level: 'error', text: '401 bad key', at: 0 });
+
+  const aborted = run([
+    { type: 'message_start', message: { role: 'assistant', content: [] } },
+    update('text_delta', 'partial'),
+    assistantEnd([{ type: 'text', text: 'partial' }], { stopReason: 'aborted' }),
+  ]);
+  assert.deepEqual(aborted.transcript.map((i) => i.kind), ['assistant', 'notice']);
+  assert.equal((aborted.transcript[1] as Extract<TranscriptItem, { kind: 'notice' }>).text, 'Aborted');
+});
+
+test('retries, compaction and extension errors become notices', () => {
+  const state = run([
+    { type: 'auto_retry_start', attempt: 1, maxAttempts: 3, delayMs: 2000, errorMessage: '529 overloaded' },
+    { type: 'auto_retry_end', success: false, attempt: 3, finalError: '529 overloaded' },
+    { type: 'compaction_start', reason: 'threshold' },
+    { type: 'compaction_end', reason: 'threshold', result: { tokensBefore: 1000, estimatedTokensAfter: 200 }, aborted: false },
+    { type: 'extension_error', extensionPath: '/home/u/.pi/ext/guard.ts', event: 'tool_call', error: 'boom' },
+  ]);
+  assert.deepEqual(
+    state.transcript.map((i) => (i.kind === 'notice' ? `${i.level}: ${i.text}` : i.kind)),
+    [
+      'warning: Retrying (attempt 1/3) in 2 s: 529 overloaded',
+      'error: Gave up retrying: 529 overloaded',
+      'info: Compacting the conversation (threshold)…',
+      'info: Compacted the conversation: 1000 → 200 tokens',
+      'error: guard.ts (tool_call): boom',
+    ],
+  );
+});
+
+test('the transcript is bounded: the oldest items fall off', () => {
+  let state = initialHostedState();
+  for (let i = 0; i < MAX_TRANSCRIPT_ITEMS + 5; i++) {
+    state = reduceEvent(state, { type: 'message_start', message: { role: 'user', content: `m${i}` } }, T);
+  }
+  assert.equal(state.transcript.length, MAX_TRANSCRIPT_ITEMS);
+  assert.equal((state.transcript[0] as Extract<TranscriptItem, { kind: 'user' }>).text, 'm5');
+});
+
+test('reducers never change the state they are given', () => {
+  const before = run(HELLO_TURN.slice(0, 8));
+  const frozen = structuredClone(before);
+  run(HELLO_TURN.slice(8), before);
+  reduceExit(before, 'gone', T);
+  assert.deepEqual(before, frozen);
+});
+
+const select = (id: string, timeout?: number): UiRequest => ({
+  type: 'extension_ui_request',
+  id,
+  method: 'select',
+  title: 'Allow?',
+  options: ['Allow', 'Block'],
+  ...(timeout !== undefined ? { timeout } : {}),
+});
+
+test('dialogs wait until answered; a timed one leaves the list at its deadline', () => {
+  let state = reduceUiRequest(initialHostedState(), select('d1'), T);
+  state = reduceUiRequest(state, { type: 'extension_ui_request', id: 'd2', method: 'confirm', title: 'Sure?', message: 'really', timeout: 300 }, T);
+  assert.deepEqual(
+    state.dialogs.map((d) => [d.requestId, d.method, d.expiresAt]),
+    [
+      ['d1', 'select', null],
+      ['d2', 'confirm', T + 300],
+    ],
+  );
+  assert.equal(nextDialogExpiry(state), T + 300);
+  assert.equal(expireDialogs(state, T + 299), state, 'nothing expired yet: same state');
+  state = expireDialogs(state, T + 300);
+  assert.deepEqual(state.dialogs.map((d) => d.requestId), ['d1']);
+  assert.equal(nextDialogExpiry(state), null);
+  state = removeDialog(state, 'd1');
+  assert.deepEqual(state.dialogs, []);
+});
+
+test('notify, setStatus, setWidget and setTitle update notices and status lines; clearing removes the line', () => {
+  let state = initialHostedState();
+  const ui = (r: Record<string, unknown>) => (state = reduceUiRequest(state, { type: 'extension_ui_request', id: 'x', ...r } as UiRequest, T));
+  ui({ method: 'notify', message: 'Command blocked', notifyType: 'warning' });
+  ui({ method: 'setStatus', statusKey: 'demo', statusText: 'Turn 1 running…' });
+  ui({ method: 'setWidget', widgetKey: 'pi-ide', widgetLines: ['Neovim', 'In a.ts'] });
+  ui({ method: 'setTitle', title: 'pi - proj' });
+  assert.deepEqual(state.statusLines, { notify: 'Command blocked', demo: 'Turn 1 running…', 'widget:pi-ide': 'Neovim\nIn a.ts', title: 'pi - proj' });
+  assert.deepEqual({ ...state.transcript[0]!, at: 0 }, { kind: 'notice', level: 'warning', text: 'Command blocked', at: 0 });
+  ui({ method: 'setStatus', statusKey: 'demo' });
+  ui({ method: 'setWidget', widgetKey: 'pi-ide' });
+  assert.deepEqual(Object.keys(state.statusLines).sort(), ['notify', 'title']);
+});
+
+test('get_state gives the model and thinking level and ends "starting"', () => {
+  const state = reduceGetState(initialHostedState(), {
+    model: { provider: 'fake', id: 'fake-1', name: 'Fake One' },
+    thinkingLevel: 'off',
+    isStreaming: false,
+  });
+  assert.equal(state.status, 'idle');
+  assert.equal(state.model, 'fake/fake-1');
+  assert.equal(state.thinkingLevel, 'off');
+  assert.equal(reduceGetState(state, { isStreaming: true }).status, 'streaming');
+});
+
+test('exit ends open items, drops dialogs and says why', () => {
+  let state = run(HELLO_TURN.slice(0, 9));
+  state = reduceUiRequest(state, select('d1'), T);
+  state = reduceExit(state, 'pi was killed by SIGKILL', T);
+  assert.equal(state.status, 'exited');
+  assert.equal(state.exit, 'pi was killed by SIGKILL');
+  assert.deepEqual(state.dialogs, []);
+  assert.ok(state.transcript.every((i) => i.kind !== 'assistant' || i.done));
+  assert.deepEqual({ ...state.transcript.at(-1)!, at: 0 }, { kind: 'notice', level: 'error', text: 'pi was killed by SIGKILL', at: 0 });
+  assert.equal(reduceEvent(state, { type: 'agent_start' }, T).status, 'exited', 'late records do not revive it');
+});
+
+test('records are sorted into responses, UI requests and events; malformed ones say why', () => {
+  assert.equal(classifyRecord({ type: 'response', id: 'pb-1', command: 'get_state', success: true, data: {} }).kind, 'response');
+  assert.equal(classifyRecord(select('d1')).kind, 'ui');
+  assert.equal(classifyRecord({ type: 'agent_start' }).kind, 'event');
+  assert.deepEqual(classifyRecord([1]), { kind: 'invalid', reason: 'record is not a JSON object' });
+  assert.deepEqual(classifyRecord({ type: 'response', command: 'x', success: false }), {
+    kind: 'invalid',
+    reason: 'failed x response has no string "error"',
+  });
+  assert.deepEqual(classifyRecord({ type: 'extension_ui_request', id: 'a', method: 'custom' }), {
+    kind: 'invalid',
+    reason: 'extension_ui_request has unknown method "custom"',
+  });
+});
+
+test('an answer must fit its dialog', () => {
+  assert.equal(answerProblem('select', ['Allow', 'Block'], { value: 'Allow' }), null);
+  assert.equal(answerProblem('select', ['Allow', 'Block'], { value: 'Maybe' }), '"Maybe" is not one of the options');
+  assert.equal(answerProblem('confirm', undefined, { confirmed: false }), null);
+  assert.match(answerProblem('confirm', undefined, { value: 'yes' }) ?? '', /confirm dialog takes/);
+  assert.match(answerProblem('input', undefined, { confirmed: true }) ?? '', /input dialog takes \{value: string\}/);
+  assert.equal(answerProblem('editor', undefined, { cancelled: true }), null);
+});
+
+test("pi-ide's /ide dialog is answered with Patchbay's door only when it is offered exactly once", () => {
+  const door = { pid: 4242, port: 40123 };
+  const ide = (options: string[], title = 'Connect to IDE') => ({ method: 'select', title, options });
+  const patchbay = 'Patchbay · /work/proj · pid=4242 port=40123';
+  const nvim = 'Neovim · /work/proj · pid=5000 port=41000';
+  assert.equal(doorChoice(ide([nvim, patchbay]), door), patchbay);
+  assert.equal(doorChoice(ide([nvim]), door), null, 'the door is not offered');
+  assert.equal(doorChoice(ide([nvim, patchbay], 'Select IDE (toggle to disconnect)'), door), null, 'already connected: choosing would disconnect');
+  assert.equal(doorChoice({ method: 'confirm', title: 'Connect to IDE' }, door), null);
+  assert.equal(doorChoice(ide([patchbay]), null), null, 'no door');
+});

@@ -1,0 +1,69 @@
+// The hub's side of hosted sessions, with a scripted stand-in for pi (fast): the door covers the
+// session's folder, pi-ide from that pi is linked to it and its edits reach the inbox, status
+// changes reach subscribers, and closing Patchbay stops the pi.
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { HubEvent } from '../../src/api/types.ts';
+import { pidAlive } from '../../src/discovery/liveness.ts';
+import { createHub } from '../../src/hub.ts';
+import { resolveOptions } from '../../src/options.ts';
+import { FakePiClient } from '../peers/fake-pi.ts';
+import { TSX_LOADER } from '../peers/spawn.ts';
+import { tempDir, waitFor } from '../peers/wait.ts';
+
+const FAKE = fileURLToPath(new URL('../peers/fake-pi-rpc.ts', import.meta.url));
+
+test('a hosted pi’s pi-ide finds the door for its folder, is linked to the session, and its edits wait in the inbox', async (t) => {
+  const root = await tempDir('hub-pi');
+  t.after(() => root.cleanup());
+  const work = join(root.path, 'work');
+  await mkdir(work);
+  let hostedPid: number | null = null;
+  const options = resolveOptions(
+    {},
+    {
+      home: join(root.path, 'home'),
+      piLockDir: join(root.path, 'pi-ide'),
+      claudeLockDir: join(root.path, 'claude-ide'),
+      piSettingsFile: join(root.path, 'agent', 'settings.json'),
+      scanProcesses: false,
+      pollMs: 50,
+      piCommand: [process.execPath, '--import', TSX_LOADER, FAKE],
+      piEnv: process.env,
+      piStopGraceMs: 500,
+    },
+  );
+  // Stands in for the /proc lookup: the connection comes from the hosted pi's process.
+  const hub = await createHub(options, { lookupPeer: async () => ({ pid: hostedPid!, cwd: work, command: 'pi', startedAt: null }) });
+  let closed = false;
+  t.after(() => (closed ? undefined : hub.close()));
+  const snapshots: HubEvent[] = [];
+  hub.subscribe((e) => e.type === 'snapshot' && snapshots.push(e));
+
+  const view = await hub.call('pi.start', { cwd: work });
+  hostedPid = view.pid;
+  assert.equal(view.sessionId, null);
+  await waitFor(() => snapshots.some((e) => e.type === 'snapshot' && e.snapshot.hosted[0]?.status === 'idle'), {
+    message: 'a snapshot with the session idle',
+  });
+
+  // What pi-ide inside that pi does: look in $PI_IDE_LOCK_DIR for a lockfile covering its cwd.
+  const piIde = await FakePiClient.connect({ cwd: work, lockDir: options.piLockDir });
+  t.after(() => piIde.close());
+  const linked = await waitFor(async () => (await hub.call('snapshot', undefined)).hosted[0]?.sessionId, { message: 'the link' });
+  const session = (await hub.call('snapshot', undefined)).sessions.find((s) => s.id === linked);
+  assert.equal(session?.pid, hostedPid);
+
+  const outcome = piIde.write(join(work, 'a.txt'), 'proposed\n');
+  const diff = await waitFor(async () => (await hub.call('snapshot', undefined)).diffs[0], { message: 'the diff in the inbox' });
+  assert.equal(diff.sessionId, linked);
+  await hub.call('diffs.accept', { id: diff.id });
+  assert.equal((await outcome).outcome, 'saved');
+
+  closed = true;
+  await hub.close();
+  assert.equal(pidAlive(hostedPid!), false, 'closing Patchbay stops its hosted pi');
+});
