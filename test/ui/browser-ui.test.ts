@@ -2,11 +2,9 @@
 // server in this process, a fake editor and a fake pi client, the built UI in a browser.
 // Screenshots of every view go to test-results/ui/ (look at them).
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { createHub } from '../../src/hub.ts';
@@ -20,21 +18,10 @@ import { FakePiClient } from '../peers/fake-pi.ts';
 import type { WriteOutcome } from '../peers/fake-pi.ts';
 import { tempDir, waitFor, withTimeout } from '../peers/wait.ts';
 import type { TempDir } from '../peers/wait.ts';
+import { CHROMIUM, CHROMIUM_ARGS, ROOT, SHOTS, skipWithoutChromium } from './chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const SHOTS = join(ROOT, 'test-results', 'ui');
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium)`;
+const skip = skipWithoutChromium;
 
 describe('the browser UI against the headless daemon', { skip }, () => {
   let tmp: TempDir;

@@ -3,7 +3,6 @@
 // the hub does and emits the raw pi RPC events (`{type:'pi'}`) a real pi would, so the view
 // is driven over the real control server and WebSocket. Screenshots: test-results/ui/hosted-*.png.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -23,21 +22,10 @@ import { tempDir, waitFor } from '../peers/wait.ts';
 import type { TempDir } from '../peers/wait.ts';
 import { createFakeHub } from '../web/fake-hub.ts';
 import type { FakeHub } from '../web/fake-hub.ts';
+import { CHROMIUM, CHROMIUM_ARGS, ROOT, SHOTS, skipWithoutChromium } from './chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 /** The core's stand-in for `pi --mode rpc`: answers every command, streams nothing by itself. */
 const FAKE_PI_RPC = fileURLToPath(new URL('../peers/fake-pi-rpc.ts', import.meta.url));
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const SHOTS = join(ROOT, 'test-results', 'ui');
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 /** The little of the DOM these checks use (this file is type-checked without the DOM library). */
 interface DomElement {
@@ -46,7 +34,7 @@ interface DomElement {
   getBoundingClientRect(): { bottom: number };
 }
 
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium)`;
+const skip = skipWithoutChromium;
 
 const MODELS = {
   models: [
