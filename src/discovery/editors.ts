@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { lstat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import type { InvalidLockfile, RestoreReport } from '../api/types.ts';
-import { serializeLockfile, type Dialect, type LockEntry, type Lockfile } from '../protocol/lockfile.ts';
+import { serializeLockfile, type Dialect, type EditorInstance, type LockEntry, type Lockfile } from '../protocol/lockfile.ts';
 import { LockDirWatcher, scanLockDir } from './lock-dir.ts';
 import { describeProbe, pidAlive, probeEditor, type ProbeResult } from './liveness.ts';
 import {
@@ -24,20 +24,10 @@ export interface DiscoveryDir {
   dialect: Dialect;
 }
 
-export interface DiscoveredEditor {
+export interface DiscoveredEditor extends EditorInstance {
   /** `${port}`: one live instance per port. */
   key: string;
-  /** Stable across restarts: derived from (ideName, first workspace folder). */
-  id: string;
-  port: number;
-  pid: number;
-  ideName: string;
-  workspaceFolders: string[];
-  authToken: string;
-  dialect: Dialect;
-  /** Where the lockfile is now. */
-  lockfile: string;
-  /** Where the editor wrote it, and where a restore puts it back. */
+  /** Where the editor wrote its lockfile, and where a restore puts it back. */
   originalPath: string;
 }
 

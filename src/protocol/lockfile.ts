@@ -29,6 +29,20 @@ const lockfileSchema = z.object({
 
 export type Lockfile = z.infer<typeof lockfileSchema>;
 
+/** A live editor instance: what its lockfile says, under its stable identity. */
+export interface EditorInstance {
+  /** Stable across restarts: derived from (ideName, first workspace folder). */
+  id: string;
+  port: number;
+  pid: number;
+  ideName: string;
+  workspaceFolders: string[];
+  authToken: string;
+  dialect: Dialect;
+  /** Where the lockfile is now. */
+  lockfile: string;
+}
+
 export interface LockEntry {
   /** Where the file is now (`<dir>/<port>.lock`, or under `<dir>/.patchbay/` once adopted). */
   path: string;

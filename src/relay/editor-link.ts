@@ -1,21 +1,11 @@
 // A connection from Patchbay to one editor instance, initialized like an agent would.
-import type { Dialect } from '../api/types.ts';
+import type { EditorInstance } from '../protocol/lockfile.ts';
 import { MCP_PROTOCOL_VERSION, type ToolSpec } from '../protocol/mcp.ts';
 import { connectEditor } from '../transport/editor-socket.ts';
 import { RpcLink, type LinkHandlers } from './rpc-link.ts';
 
 /** A live editor instance as the relay needs it (discovery supplies these). */
-export interface LiveEditor {
-  /** Stable identity (ideName + first folder). */
-  id: string;
-  port: number;
-  pid: number;
-  ideName: string;
-  workspaceFolders: string[];
-  authToken: string;
-  dialect: Dialect;
-  lockfile: string;
-}
+export type LiveEditor = EditorInstance;
 
 export const HANDSHAKE_TIMEOUT_MS = 5000;
 
