@@ -62,6 +62,9 @@ const STDERR_LINES = 12;
 /** After `exit`, stdout may still hold records; `close` normally follows within a tick. */
 const DRAIN_MS = 250;
 
+/** Process groups are POSIX; on Windows pi is signalled alone. */
+const OWN_GROUP = process.platform !== 'win32';
+
 export class PiRpcClient {
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly pending = new Map<string, Pending>();
@@ -86,6 +89,8 @@ export class PiRpcClient {
       cwd: options.cwd,
       env: options.env,
       stdio: ['pipe', 'pipe', 'pipe'],
+      // Its own process group, so stopping pi also stops the commands its tools started.
+      detached: OWN_GROUP,
     });
     const decoder = new JsonlDecoder({
       onRecord: (value) => this.record(value),
@@ -160,13 +165,28 @@ export class PiRpcClient {
         this.options.log(`pi ${this.label()}: abort before stopping: ${(err as Error).message}`);
       }
       this.child.stdin.end();
-      if (await this.exitWithin(grace)) return this.exited;
-      this.child.kill('SIGTERM');
-      if (await this.exitWithin(grace)) return this.exited;
-      this.child.kill('SIGKILL');
-      return this.exited;
+      if (!(await this.exitWithin(grace))) {
+        this.signal('SIGTERM');
+        if (!(await this.exitWithin(grace))) this.signal('SIGKILL');
+      }
+      const exit = await this.exited;
+      // Whatever its tools left running in its group goes with it.
+      this.signal('SIGKILL');
+      return exit;
     })();
     return this.closing;
+  }
+
+  /** Signals pi's whole process group (its tools' commands too) where there is one. */
+  private signal(signal: NodeJS.Signals): void {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    try {
+      if (OWN_GROUP) process.kill(-pid, signal);
+      else this.child.kill(signal);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') this.options.log(`pi ${this.label()}: ${signal}: ${(err as Error).message}`);
+    }
   }
 
   private label(): string {

@@ -10,8 +10,10 @@
 //   {type:"fail"}              answers success:false
 //   {type:"abort"}             answers at once (not with --stubborn)
 //   {type:"prompt", message}   answers; a message "emit <json array>" first writes those records
+//   {type:"tool"}              starts a long-running child (as pi's bash tool would), answers {pid}
 //   anything else              answers success:true with data {echo: <command>}
 // --stubborn: ignores abort, EOF on stdin and SIGTERM (only SIGKILL ends it).
+import { spawn } from 'node:child_process';
 import { JsonlDecoder, encodeJsonl } from '../../src/rpc/jsonl.ts';
 
 const stubborn = process.argv.includes('--stubborn');
@@ -25,6 +27,13 @@ function handle(command: Record<string, unknown>): void {
   const id = command.id;
   const ok = (data?: unknown): void => out({ id, type: 'response', command: command.type, success: true, ...(data === undefined ? {} : { data }) });
   switch (command.type) {
+    case 'tool': {
+      // Like a bash tool's command: a child in pi's process group that outlives pi if no one cleans up.
+      const child = spawn('sleep', ['300'], { stdio: 'ignore' });
+      child.unref();
+      ok({ pid: child.pid });
+      return;
+    }
     case 'wait':
       setTimeout(() => ok({ waited: command.ms }), Number(command.ms));
       return;

@@ -107,3 +107,20 @@ test('close escalates to SIGKILL when pi ignores abort, EOF and SIGTERM', async 
   assert.match(exit.message, /^pi was stopped by SIGKILL; stderr:\nfake pi: ignoring SIGTERM/);
   assert.ok(Date.now() - began < 3000, 'three grace periods, not more');
 });
+
+test('stopping pi also stops the commands its tools left running', async (t) => {
+  const { client } = start(t);
+  const { pid } = (await client.request({ type: 'tool' })) as { pid: number };
+  assert.ok(alive(pid), 'the tool command runs');
+  await client.close();
+  await waitFor(() => !alive(pid), { timeoutMs: 2000, message: `tool process ${pid} to end with pi` });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
