@@ -181,3 +181,34 @@ describe('a slow editor and a vanishing agent', () => {
     assert.equal((await writing).outcome, 'rejected');
   });
 });
+
+describe('pi against a Claude-dialect editor (VS Code-like) through Patchbay', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+
+  test('the editor is found in Claude’s lock dir; its diagnostics array reaches pi as a map, and its diffs work', async () => {
+    const project = await h.folder('vscode');
+    const code = await h.editor({ workspaceFolders: [project], dialect: 'claude' });
+    code.setDiagnostics({ [`file://${project}/b.ts`]: [diag('from vscode')] } as never);
+    await h.editors(1);
+    const listed = (await h.hub.call('snapshot', undefined)).editors[0]!;
+    assert.equal(listed.dialect, 'claude');
+    const pi = await h.pi(project);
+    await bound(h, project);
+    // Patchbay speaks to the editor in its own dialect: the Claude header, which it requires.
+    await waitFor(() => code.clients.some((c) => c.authHeader === 'x-claude-code-ide-authorization'));
+
+    const result = (await pi.turn()) as { content: { text: string }[] };
+    assert.deepEqual(JSON.parse(result.content[0]!.text), { [`file://${project}/b.ts`]: [diag('from vscode')] });
+
+    const file = join(project, 'c.txt');
+    const writing = pi.write(file, 'from pi\n');
+    const open = await code.waitForDiff();
+    code.decide(open.tabName, 'saved');
+    assert.equal((await writing).outcome, 'saved');
+    assert.equal(await readFile(file, 'utf8'), 'from pi\n');
+  });
+});
