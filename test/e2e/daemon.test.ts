@@ -163,6 +163,9 @@ describe('patchbay daemon with a real editor process and a real agent process', 
     assert.ok(!existsSync(adopted));
     const lock = JSON.parse(await readFile(join(env.piLockDir, `${nvim.ready.port}.lock`), 'utf8')) as { ideName: string };
     assert.equal(lock.ideName, 'nvim');
-    assert.ok(!files.some((f) => f !== `${nvim.ready.port}.lock` && f.endsWith('.lock') && !['1111.lock', '2222.lock'].includes(f) && !f.startsWith(String((squatter.address() as AddressInfo).port))), `door lockfile removed: ${files.join(', ')}`);
+    const expected = [`${nvim.ready.port}.lock`, '1111.lock', '2222.lock', `${(squatter.address() as AddressInfo).port}.lock`];
+    const left = files.filter((f) => f.endsWith('.lock') && !expected.includes(f));
+    const described = await Promise.all(left.map(async (f) => `${f}: ${await readFile(join(env.piLockDir, f), 'utf8')}`));
+    assert.deepEqual(described, [], 'no door lockfile (nor anything else) left behind');
   });
 });

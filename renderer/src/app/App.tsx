@@ -13,7 +13,7 @@ import { useRoute } from './useRoute.ts';
 
 export function App() {
   const { snapshot, lost } = useHub();
-  const [route, navigate] = useRoute();
+  const [route, { navigate, selectWithin }] = useRoute();
   const questions = questionsWaiting(snapshot?.hosted);
 
   useEffect(() => {
@@ -70,24 +70,24 @@ export function App() {
         {snapshot === null ? (
           lost === null && <p className="empty">Connecting to Patchbay…</p>
         ) : (
-          <CurrentView route={route} navigate={navigate} />
+          <CurrentView route={route} select={selectWithin} />
         )}
       </main>
     </div>
   );
 }
 
-function CurrentView({ route, navigate }: { route: Route; navigate: (route: Route) => void }) {
+function CurrentView({ route, select }: { route: Route; select: (route: Route) => void }) {
   switch (route.view) {
     case 'review':
-      return <ReviewView selectedId={route.id} select={(id) => navigate({ view: 'review', id })} />;
+      return <ReviewView selectedId={route.id} select={(id) => select({ view: 'review', id })} />;
     case 'pairing':
       return <PairingView />;
     case 'traffic':
-      return <TrafficView sessionId={route.id} selectSession={(id) => navigate({ view: 'traffic', id })} />;
+      return <TrafficView sessionId={route.id} selectSession={(id) => select({ view: 'traffic', id })} />;
     case 'settings':
       return <SettingsView />;
     case 'sessions':
-      return <SessionsView selectedId={route.id} select={(id) => navigate({ view: 'sessions', id })} />;
+      return <SessionsView selectedId={route.id} select={(id) => select({ view: 'sessions', id })} />;
   }
 }

@@ -2,7 +2,18 @@ import { useCallback, useEffect, useState } from 'react';
 import { parseRoute, routeHash } from './route.ts';
 import type { Route } from './route.ts';
 
-export function useRoute(): [Route, (route: Route) => void] {
+export interface Navigation {
+  /** Go somewhere (a tab, a link). */
+  navigate(route: Route): void;
+  /**
+   * A view changing its own selection (a diff decided, the next one picked). Applied only
+   * while the location still shows that view: a late update must not pull the person back
+   * from the view they just switched to.
+   */
+  selectWithin(route: Route): void;
+}
+
+export function useRoute(): [Route, Navigation] {
   const [route, setRoute] = useState(() => parseRoute(window.location.hash));
   useEffect(() => {
     const onChange = (): void => setRoute(parseRoute(window.location.hash));
@@ -12,5 +23,8 @@ export function useRoute(): [Route, (route: Route) => void] {
   const navigate = useCallback((next: Route) => {
     window.location.hash = routeHash(next);
   }, []);
-  return [route, navigate];
+  const selectWithin = useCallback((next: Route) => {
+    if (parseRoute(window.location.hash).view === next.view) window.location.hash = routeHash(next);
+  }, []);
+  return [route, { navigate, selectWithin }];
 }
