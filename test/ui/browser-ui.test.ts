@@ -5,20 +5,17 @@ import assert from 'node:assert/strict';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium } from 'playwright-core';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { createHub } from '../../src/hub.ts';
 import type { Hub } from '../../src/hub.ts';
 import { resolveOptions } from '../../src/options.ts';
 import { buildIfStale } from '../../src/cli/start.ts';
-import { startControlServer } from '../../src/web/control-server.ts';
-import type { ControlServer } from '../../src/web/control-server.ts';
 import { FakeEditor } from '../peers/fake-editor.ts';
 import { FakePiClient } from '../peers/fake-pi.ts';
 import type { WriteOutcome } from '../peers/fake-pi.ts';
 import { tempDir, waitFor, withTimeout } from '../peers/wait.ts';
 import type { TempDir } from '../peers/wait.ts';
-import { CHROMIUM, CHROMIUM_ARGS, ROOT, SHOTS, skipWithoutChromium } from './chromium.ts';
+import { openUi, SHOTS, skipWithoutChromium, type UiSession } from './chromium.ts';
 
 
 const skip = skipWithoutChromium;
@@ -28,12 +25,10 @@ describe('the browser UI against the headless daemon', { skip }, () => {
   let project: string;
   let piSettingsFile: string;
   let hub: Hub;
-  let server: ControlServer;
   let editor: FakeEditor;
   let pi: FakePiClient;
-  let browser: Browser;
+  let ui: UiSession;
   let page: Page;
-  const consoleErrors: string[] = [];
 
   const snapshot = () => hub.call('snapshot', undefined);
   const shot = async (name: string): Promise<void> => {
@@ -68,31 +63,18 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     hub = await createHub(options, {
       lookupPeer: async () => ({ pid: process.pid, cwd: project, command: 'pi (fake)', startedAt: null }),
     });
-    server = await startControlServer({
-      hub,
-      host: '127.0.0.1',
-      port: 0,
-      home: options.home,
-      version: options.version,
-      staticDir: join(ROOT, 'out', 'renderer'),
-      log: () => {},
-    });
     await waitFor(async () => (await snapshot()).editors.length === 1, { timeoutMs: 5000, message: 'the editor discovered' });
     pi = await FakePiClient.connect({ cwd: project, lockDir: options.piLockDir });
     await waitFor(async () => (await snapshot()).sessions[0]?.reason === 'cwd', { timeoutMs: 5000, message: 'the session bound to the editor' });
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
-    page = await browser.newPage({ viewport: { width: 1100, height: 720 } });
-    page.on('console', (msg) => msg.type() === 'error' && consoleErrors.push(msg.text()));
-    page.on('pageerror', (err) => consoleErrors.push(err.message));
-    await page.goto(`${server.url}/?t=${server.mintOpenToken()}`);
+    ui = await openUi(hub, options);
+    page = ui.page;
     await page.getByRole('heading', { name: /Review inbox/ }).waitFor({ timeout: 10_000 });
   });
 
   after(async () => {
-    await browser?.close();
+    await ui?.close();
     await pi?.close();
-    await server?.close();
     await hub?.close('test over');
     await editor?.stop();
     await tmp?.cleanup();
@@ -225,6 +207,6 @@ describe('the browser UI against the headless daemon', { skip }, () => {
   });
 
   test('the page logged no errors', () => {
-    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(ui.consoleErrors, []);
   });
 });

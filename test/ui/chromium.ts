@@ -2,6 +2,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import type { HubApi } from '../../src/api/types.ts';
+import { startControlServer, type ControlServer } from '../../src/web/control-server.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -20,3 +24,42 @@ export const CHROMIUM_ARGS = [
 
 /** false, or why the browser tests are skipped. */
 export const skipWithoutChromium: false | string = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium)`;
+
+export interface UiSession {
+  server: ControlServer;
+  browser: Browser;
+  /** Signed in through a one-time link, at 1100×720. */
+  page: Page;
+  /** Console errors and uncaught exceptions of the page, for a final "no errors" check. */
+  consoleErrors: string[];
+  close(): Promise<void>;
+}
+
+/** Serves the built renderer for `hub` on a control server and signs a fresh page in at `hash`. */
+export async function openUi(hub: HubApi, server: { home: string; version: string }, hash = ''): Promise<UiSession> {
+  const control = await startControlServer({
+    hub,
+    host: '127.0.0.1',
+    port: 0,
+    home: server.home,
+    version: server.version,
+    staticDir: join(ROOT, 'out', 'renderer'),
+    log: () => {},
+  });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  const page = await browser.newPage({ viewport: { width: 1100, height: 720 } });
+  const consoleErrors: string[] = [];
+  page.on('console', (msg) => msg.type() === 'error' && consoleErrors.push(msg.text()));
+  page.on('pageerror', (err) => consoleErrors.push(err.message));
+  await page.goto(`${control.url}/?t=${control.mintOpenToken()}${hash}`);
+  return {
+    server: control,
+    browser,
+    page,
+    consoleErrors,
+    close: async () => {
+      await browser.close();
+      await control.close();
+    },
+  };
+}

@@ -7,22 +7,19 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { HubError } from '../../src/api/types.ts';
 import type { DialogAnswer, HostedDetail, HostedDialog, HostedView, HubMethod, TranscriptItem } from '../../src/api/types.ts';
 import { buildIfStale } from '../../src/cli/start.ts';
 import { createHub } from '../../src/hub.ts';
 import type { Hub } from '../../src/hub.ts';
 import { resolveOptions } from '../../src/options.ts';
-import { startControlServer } from '../../src/web/control-server.ts';
-import type { ControlServer } from '../../src/web/control-server.ts';
 import { TSX_LOADER } from '../peers/spawn.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
 import type { TempDir } from '../peers/wait.ts';
 import { createFakeHub } from '../web/fake-hub.ts';
 import type { FakeHub } from '../web/fake-hub.ts';
-import { CHROMIUM, CHROMIUM_ARGS, ROOT, SHOTS, skipWithoutChromium } from './chromium.ts';
+import { openUi, SHOTS, skipWithoutChromium, type UiSession } from './chromium.ts';
 
 /** The core's stand-in for `pi --mode rpc`: answers every command, streams nothing by itself. */
 const FAKE_PI_RPC = fileURLToPath(new URL('../peers/fake-pi-rpc.ts', import.meta.url));
@@ -170,10 +167,8 @@ describe('the hosted pi session panel in a browser', { skip }, () => {
   let tmp: TempDir;
   let hub: FakeHub;
   let pi: ScriptedPi | null = null;
-  let server: ControlServer;
-  let browser: Browser;
+  let ui: UiSession;
   let page: Page;
-  const consoleErrors: string[] = [];
   const folder = '/work/demo-project';
 
   const shot = async (name: string): Promise<void> => {
@@ -238,26 +233,13 @@ describe('the hosted pi session panel in a browser', { skip }, () => {
       hub.emit({ type: 'snapshot', snapshot: structuredClone(hub.state) });
     };
 
-    server = await startControlServer({
-      hub,
-      host: '127.0.0.1',
-      port: 0,
-      home: tmp.path,
-      version: '0.1.0',
-      staticDir: join(ROOT, 'out', 'renderer'),
-      log: () => {},
-    });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
-    page = await browser.newPage({ viewport: { width: 1100, height: 720 } });
-    page.on('console', (msg) => msg.type() === 'error' && consoleErrors.push(msg.text()));
-    page.on('pageerror', (err) => consoleErrors.push(err.message));
-    await page.goto(`${server.url}/?t=${server.mintOpenToken()}#/sessions`);
+    ui = await openUi(hub, { home: tmp.path, version: '0.1.0' }, '#/sessions');
+    page = ui.page;
     await page.getByRole('heading', { name: 'pi sessions (0 running)' }).waitFor({ timeout: 10_000 });
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await ui?.close();
     await tmp?.cleanup();
   });
 
@@ -440,7 +422,7 @@ describe('the hosted pi session panel in a browser', { skip }, () => {
   });
 
   test('the page logged no errors', () => {
-    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(ui.consoleErrors, []);
   });
 });
 
@@ -448,10 +430,8 @@ describe('the hosted pi session panel against the real hub', { skip }, () => {
   let tmp: TempDir;
   let project: string;
   let hub: Hub;
-  let server: ControlServer;
-  let browser: Browser;
+  let ui: UiSession;
   let page: Page;
-  const consoleErrors: string[] = [];
   const hosted = async () => (await hub.call('snapshot', undefined)).hosted;
 
   before(async () => {
@@ -474,26 +454,13 @@ describe('the hosted pi session panel against the real hub', { skip }, () => {
     );
     await mkdir(options.piLockDir, { recursive: true });
     hub = await createHub(options);
-    server = await startControlServer({
-      hub,
-      host: '127.0.0.1',
-      port: 0,
-      home: options.home,
-      version: options.version,
-      staticDir: join(ROOT, 'out', 'renderer'),
-      log: () => {},
-    });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
-    page = await browser.newPage({ viewport: { width: 1100, height: 720 } });
-    page.on('console', (msg) => msg.type() === 'error' && consoleErrors.push(msg.text()));
-    page.on('pageerror', (err) => consoleErrors.push(err.message));
-    await page.goto(`${server.url}/?t=${server.mintOpenToken()}#/sessions`);
+    ui = await openUi(hub, options, '#/sessions');
+    page = ui.page;
     await page.getByRole('heading', { name: 'pi sessions (0 running)' }).waitFor({ timeout: 10_000 });
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await ui?.close();
     await hub?.close('test over');
     await tmp?.cleanup();
   });
@@ -543,6 +510,6 @@ describe('the hosted pi session panel against the real hub', { skip }, () => {
   });
 
   test('the page logged no errors', () => {
-    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(ui.consoleErrors, []);
   });
 });
