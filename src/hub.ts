@@ -172,11 +172,15 @@ class PatchbayHub implements Hub {
     this.changed();
   }
 
-  /** The door advertises every live editor's folders, the review folders and hosted pi sessions' folders. */
+  /** What the door advertises: every live editor's folders, the review folders and hosted pi sessions' folders. */
+  private advertisedFolders(): string[] {
+    return [...this.state.editors.flatMap((e) => e.workspaceFolders), ...this.store.settings().reviewFolders, ...this.pi.folders()];
+  }
+
   private async publishDoor(): Promise<void> {
     if (!this.door || this.closing) return;
     const settings = this.store.settings();
-    const folders = [...this.state.editors.flatMap((e) => e.workspaceFolders), ...settings.reviewFolders, ...this.pi.folders()];
+    const folders = this.advertisedFolders();
     try {
       await this.discovery.publishDoor({
         port: this.door.port,
@@ -194,7 +198,7 @@ class PatchbayHub implements Hub {
     try {
       // Hosted sessions are listed as such, connected or not.
       const connected = new Set([...this.relay.connectedPids(), ...this.pi.pids()]);
-      const folders = [...this.state.editors.flatMap((e) => e.workspaceFolders), ...this.store.settings().reviewFolders];
+      const folders = this.advertisedFolders();
       const idle: IdleAgent[] = [];
       for (const proc of await scanPiProcesses()) {
         if (connected.has(proc.pid) || proc.pid === process.pid) continue;
