@@ -417,6 +417,12 @@ export class EditorDiscovery {
       if (this.closed) break;
       const result = probes[index] ?? 'timeout';
       const original = originalPath(dir, entry.port);
+      if (result !== 'ok' && !pidAlive(entry.lock.pid)) {
+        // It died while we probed: a killed editor closes its port a moment before its pid goes.
+        if (isAdopted) await this.remove(entry.path, `editor pid ${entry.lock.pid} is gone`);
+        else invalid.push({ path: entry.path, reason: `pid ${entry.lock.pid} is not running` });
+        continue;
+      }
       if (result !== 'ok') {
         const reason = describeProbe(result, entry.port, this.probeTimeoutMs);
         // Agents count any lockfile whose pid lives and whose port accepts TCP; leaving such a

@@ -1,17 +1,35 @@
 // Is an editor really there: its process, its port, its WebSocket server and its token.
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import WebSocket from 'ws';
 import { AUTH_HEADER, type Dialect } from '../protocol/dialect.ts';
 
-/** Signal 0 tests for existence; EPERM means it exists under another user. */
+/**
+ * Signal 0 tests for existence; EPERM means it exists under another user. A zombie still
+ * answers signal 0, but it is dead: a killed editor stays one until its parent reaps it,
+ * and its port is already closed by then.
+ */
 export function pidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return (err as NodeJS.ErrnoException).code === 'EPERM' && !isZombie(pid);
   }
+  return !isZombie(pid);
+}
+
+/** Linux only (elsewhere there is no cheap way to ask, and a zombie counts as alive). */
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return false;
+  }
+  // `pid (comm) state …`: comm may itself hold spaces and parentheses, so read after the last ')'.
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state === 'Z' || state === 'X';
 }
 
 /** Whether something accepts TCP connections on 127.0.0.1:port. */

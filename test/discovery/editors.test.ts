@@ -14,6 +14,7 @@ import {
   deadPid,
   lockBody,
   spawnLive,
+  spawnUnreaped,
   startEditor,
   startHttpServer,
   tempDir,
@@ -253,6 +254,27 @@ test("an editor that dies drops out and its adopted lockfile is deleted", async 
   await assert.rejects(lstat(adopted!), { code: 'ENOENT' });
   assert.ok(logs.some((line) => line.includes(`editor pid ${proc.pid} is gone`)));
   assert.deepEqual(discovery.current().invalid, [], 'a removed file is not listed as invalid');
+});
+
+test('an editor killed but not yet reaped (a zombie) is dead: its adopted lockfile is deleted, not given back', { skip: process.platform !== 'linux' && 'zombies are read from /proc' }, async (t) => {
+  const dirs = await freshDirs();
+  const ed = await startEditor('zombie');
+  const proc = await spawnUnreaped();
+  t.after(proc.cleanup);
+  await writeLock(dirs.pi, ed.port, lockBody(proc.pid, 'zombie'));
+  const { discovery } = await discover(t, dirs, { livenessMs: 60_000 });
+  await discovery.start();
+  const adopted = discovery.current().editors[0]?.lockfile;
+  assert.equal(adopted, join(dirs.pi, '.patchbay', `${ed.port}.lock`));
+
+  // A kill -9 closes the editor's port and leaves its pid a zombie until the parent reaps it.
+  await ed.close();
+  await proc.kill();
+  await discovery.markSuspect(ed.port);
+  assert.deepEqual(discovery.current().editors, []);
+  await assert.rejects(lstat(adopted!), { code: 'ENOENT' });
+  assert.deepEqual(await ls(dirs.pi), ['.patchbay'], 'nothing given back for agents to trip on');
+  assert.deepEqual(discovery.current().invalid, []);
 });
 
 test('leftovers of a crash are recovered on start: live editors stay adopted, dead ones go', async (t) => {

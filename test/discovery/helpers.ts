@@ -2,6 +2,7 @@
 // WebSocket server that, like pi-ide.nvim, answers a bad token with HTTP 400 before upgrade.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -55,6 +56,32 @@ export async function deadPid(): Promise<number> {
   const live = await spawnLive(['-e', '']);
   if (live.child.exitCode === null && live.child.signalCode === null) await once(live.child, 'exit');
   return live.pid;
+}
+
+/**
+ * A process whose parent never reaps it, so once killed it stays a zombie: pid taken, signal 0
+ * answered, nothing running. That is what a killed editor is until its parent gets to it.
+ * Linux only; perl is Essential on Debian.
+ */
+export async function spawnUnreaped(): Promise<{ pid: number; kill: () => Promise<void>; cleanup: () => void }> {
+  const parent = spawn('perl', ['-e', '$| = 1; my $p = fork; if (!$p) { sleep 60; exit 0 } print "$p\\n"; sleep 60'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
+  const pid = Number(line.toString().trim());
+  return {
+    pid,
+    kill: async () => {
+      process.kill(pid, 'SIGKILL');
+      await waitFor('a zombie', () => isZombie(pid));
+    },
+    cleanup: () => parent.kill('SIGKILL'),
+  };
+}
+
+export function isZombie(pid: number): boolean {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
 }
 
 export interface FakeEditor {

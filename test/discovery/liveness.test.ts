@@ -4,7 +4,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import { pidAlive, portAccepting, probeEditor } from '../../src/discovery/liveness.ts';
-import { deadPid, spawnLive, startEditor, startHttpServer, type FakeEditor, type LiveProcess } from './helpers.ts';
+import { deadPid, isZombie, spawnLive, spawnUnreaped, startEditor, startHttpServer, type FakeEditor, type LiveProcess } from './helpers.ts';
 
 let live: LiveProcess;
 let editor: FakeEditor;
@@ -38,6 +38,16 @@ test('a running process is alive; an exited one and nonsense pids are not', asyn
   assert.equal(pidAlive(0), false);
   assert.equal(pidAlive(-1), false);
   assert.equal(pidAlive(1.5), false);
+});
+
+test('a zombie (killed, not yet reaped by its parent) is not alive', { skip: process.platform !== 'linux' && 'zombies are read from /proc' }, async (t) => {
+  const proc = await spawnUnreaped();
+  t.after(proc.cleanup);
+  assert.equal(pidAlive(proc.pid), true);
+  await proc.kill();
+  assert.ok(isZombie(proc.pid));
+  assert.doesNotThrow(() => process.kill(proc.pid, 0), 'a zombie still answers signal 0');
+  assert.equal(pidAlive(proc.pid), false);
 });
 
 test('a process of another user counts as alive', { skip: process.getuid?.() === 0 && 'root can signal anyone' }, () => {
