@@ -6,10 +6,9 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Snapshot } from '../../src/api/types.ts';
 import { resolveOptions } from '../../src/options.ts';
+import { connectShellHub, type ShellHub } from '../../src/web/shell-hub.ts';
 import { DiffNotifications } from './diff-notifications.ts';
 import { electronNotifier, electronStoreBackend, electronTrayDeps, windowBoundsStore } from './electron-services.ts';
-import { connectShellHub } from './hub-connection.ts';
-import type { ShellHub } from './hub-connection.ts';
 import { handle, hubCallHandler, sendEvent } from './ipc-main.ts';
 import { HIDDEN_ARG, LoginItemService } from './login-item.ts';
 import { pendingCount } from './menu-model.ts';
@@ -74,7 +73,11 @@ async function start(): Promise<void> {
   const home = process.env.PATCHBAY_HOME || app.getPath('userData');
   let hub: ShellHub;
   try {
-    hub = await connectShellHub(resolveOptions(process.env, { home }), RENDERER_DIR, electronStoreBackend);
+    hub = await connectShellHub(resolveOptions(process.env, { home }), {
+      rendererDir: RENDERER_DIR,
+      storeBackend: electronStoreBackend,
+      log: (line) => console.error(`patchbay: ${line}`),
+    });
   } catch (err) {
     dialog.showErrorBox('Patchbay could not start', message(err));
     app.exit(1);

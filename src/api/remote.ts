@@ -15,6 +15,8 @@ export interface MessageSocket {
 export interface RemoteHub extends HubApi {
   /** Rejects every call still waiting; safe to call twice. */
   close(): void;
+  /** Called once when the connection ends, whoever ended it (at once if it already has). */
+  onClose(cb: (why: string) => void): void;
 }
 
 interface Pending {
@@ -33,6 +35,7 @@ function report(err: unknown): void {
 export function createRemoteHub(socket: MessageSocket): RemoteHub {
   const pending = new Map<number, Pending>();
   const listeners = new Set<(event: HubEvent) => void>();
+  const closeListeners: ((why: string) => void)[] = [];
   let nextId = 1;
   /** Set once: why no more calls can be answered. */
   let closedBecause: string | null = null;
@@ -43,6 +46,15 @@ export function createRemoteHub(socket: MessageSocket): RemoteHub {
     const waiting = [...pending.values()];
     pending.clear();
     for (const p of waiting) p.reject(new HubError(`${p.method}: ${why} before it answered`, 'unavailable'));
+    for (const cb of closeListeners.splice(0)) notifyClosed(cb, why);
+  };
+
+  const notifyClosed = (cb: (why: string) => void, why: string): void => {
+    try {
+      cb(why);
+    } catch (err) {
+      report(err);
+    }
   };
 
   const fail = (why: string): void => {
@@ -108,6 +120,13 @@ export function createRemoteHub(socket: MessageSocket): RemoteHub {
     },
     close() {
       if (closedBecause === null) fail('the connection to Patchbay was closed by this client');
+    },
+    onClose(cb) {
+      if (closedBecause === null) closeListeners.push(cb);
+      else {
+        const why = closedBecause;
+        queueMicrotask(() => notifyClosed(cb, why));
+      }
     },
   };
 }

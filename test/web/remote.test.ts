@@ -86,6 +86,20 @@ test('closing the client rejects what is waiting and closes the socket once', as
   assert.equal(peer.closedByClient(), 1);
 });
 
+test('close listeners hear why once, including ones added after the close', async () => {
+  const peer = fakeSocket();
+  const hub = createRemoteHub(peer.socket);
+  const heard: string[] = [];
+  hub.onClose((why) => heard.push(`early: ${why}`));
+  peer.drop(new Error('Patchbay is stopping'));
+  peer.drop(new Error('again'));
+  hub.close();
+  hub.onClose((why) => heard.push(`late: ${why}`));
+  assert.deepEqual(heard, ['early: the connection to Patchbay closed (Patchbay is stopping)']);
+  await Promise.resolve();
+  assert.deepEqual(heard.slice(1), ['late: the connection to Patchbay closed (Patchbay is stopping)']);
+});
+
 test('events reach every subscriber until it unsubscribes', () => {
   const peer = fakeSocket();
   const hub = createRemoteHub(peer.socket);

@@ -1,0 +1,177 @@
+// The hub a long-lived face (the desktop app) shows: the running daemon's when there is one,
+// else its own, with a control server so the CLI and `patchbay open` reach it. Two hubs would
+// fight over the lock dirs, so there is only ever one. When the daemon it follows goes away,
+// it follows the one that replaced it or becomes the hub itself: the tray never shows a dead
+// connection, and agents find a door again.
+import type { RemoteHub } from '../api/remote.ts';
+import { HubError, type HubApi, type HubEvent, type HubMethod, type ParamsOf, type ResultOf } from '../api/types.ts';
+import { portAccepting } from '../discovery/liveness.ts';
+import { createHub } from '../hub.ts';
+import type { HubOptions } from '../options.ts';
+import type { StoreBackend } from '../settings/store.ts';
+import { NotRunningError, connectControl, locateDaemon } from './control-client.ts';
+import { startControlServer } from './control-server.ts';
+
+export interface ShellHub extends HubApi {
+  /** false while it follows a daemon: closing then only disconnects, its pending diffs stay. */
+  readonly owned: boolean;
+  /** Which hub it shows, for logs and the About line. */
+  readonly description: string;
+  close(reason: string): Promise<void>;
+}
+
+export interface ShellHubDeps {
+  log: (message: string) => void;
+  /** The built renderer the own control server serves (the browser face). */
+  rendererDir?: string;
+  /** How config.json is opened by the own hub (the desktop app: electron-store). */
+  storeBackend?: StoreBackend;
+  /** First wait between attempts after the daemon went away; doubles up to 5 s. */
+  retryMs?: number;
+}
+
+/** One hub shown: the daemon's over its control socket, or our own. */
+interface Backend {
+  api: HubApi;
+  owned: boolean;
+  description: string;
+  close(reason: string): Promise<void>;
+  /** The daemon's connection ended (never called for our own hub). */
+  onLost?(cb: (why: string) => void): void;
+}
+
+const PROBE_TIMEOUT_MS = 1000;
+const MAX_RETRY_MS = 5000;
+
+/** The daemon that answers on its control port, or null when none runs. */
+async function runningDaemon(home: string): Promise<string | null> {
+  try {
+    const control = await locateDaemon(home);
+    return (await portAccepting(control.port, PROBE_TIMEOUT_MS)) ? `the daemon (pid ${control.pid}) at ${control.host}:${control.port}` : null;
+  } catch (err) {
+    if (err instanceof NotRunningError) return null;
+    throw err;
+  }
+}
+
+async function ownBackend(options: HubOptions, deps: ShellHubDeps): Promise<Backend> {
+  const hub = await createHub(options, { log: deps.log, ...(deps.storeBackend ? { storeBackend: deps.storeBackend } : {}) });
+  let server;
+  try {
+    server = await startControlServer({
+      hub,
+      host: options.host,
+      port: options.controlPort,
+      home: options.home,
+      version: options.version,
+      log: deps.log,
+      ...(deps.rendererDir ? { staticDir: deps.rendererDir } : {}),
+    });
+  } catch (err) {
+    await hub.close('the control server did not start');
+    throw err;
+  }
+  let closing: Promise<void> | null = null;
+  return {
+    api: hub,
+    owned: true,
+    description: `control server ${server.url}`,
+    close: (reason) =>
+      (closing ??= (async () => {
+        // The control server first, so no command lands on a hub that is closing.
+        await server.close();
+        await hub.close(reason);
+      })()),
+  };
+}
+
+function remoteBackend(remote: RemoteHub, description: string): Backend {
+  return { api: remote, owned: false, description, close: async () => remote.close(), onLost: (cb) => remote.onClose(cb) };
+}
+
+export async function connectShellHub(options: HubOptions, deps: ShellHubDeps): Promise<ShellHub> {
+  const listeners = new Set<(event: HubEvent) => void>();
+  const firstRetryMs = deps.retryMs ?? 250;
+  let backend: Backend | null = null;
+  let unsubscribe: () => void = () => {};
+  let lostBecause = '';
+  let closed = false;
+  let retryTimer: NodeJS.Timeout | null = null;
+
+  const emit = (event: HubEvent): void => {
+    for (const listener of [...listeners]) listener(event);
+  };
+
+  /** The daemon if one runs, else our own hub. Throws when neither can be had right now. */
+  const attach = async (): Promise<Backend> => {
+    const daemon = await runningDaemon(options.home);
+    if (daemon === null) return ownBackend(options, deps);
+    return remoteBackend(await connectControl(options.home), daemon);
+  };
+
+  const show = (next: Backend): void => {
+    backend = next;
+    unsubscribe = next.api.subscribe(emit);
+    next.onLost?.((why) => lost(next, why));
+    deps.log(`showing ${next.owned ? 'its own hub' : next.description}`);
+  };
+
+  /** The daemon we followed is gone: find or become the hub again, until it works. */
+  const lost = (gone: Backend, why: string): void => {
+    if (closed || backend !== gone) return;
+    unsubscribe();
+    backend = null;
+    lostBecause = why;
+    deps.log(`lost the daemon (${why}); reconnecting`);
+    retry(firstRetryMs);
+  };
+
+  const retry = (waitMs: number): void => {
+    retryTimer = setTimeout(() => {
+      retryTimer = null;
+      attach().then(
+        async (next) => {
+          if (closed) return next.close('Patchbay is quitting');
+          show(next);
+          // Faces redraw from this; whatever they held came from the hub that went away.
+          emit({ type: 'snapshot', snapshot: await next.api.call('snapshot', undefined) });
+        },
+        (err: Error) => {
+          if (closed) return;
+          lostBecause = `${err.message}; still trying`;
+          deps.log(`cannot reconnect yet: ${err.message}`);
+          retry(Math.min(waitMs * 2, MAX_RETRY_MS));
+        },
+      ).catch((err: Error) => deps.log(`after reconnecting: ${err.message}`));
+    }, waitMs);
+  };
+
+  show(await attach());
+
+  return {
+    get owned() {
+      return backend?.owned ?? false;
+    },
+    get description() {
+      return backend?.description ?? `no hub (${lostBecause})`;
+    },
+    call<M extends HubMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
+      if (backend === null) {
+        return Promise.reject(new HubError(`${method}: Patchbay is reconnecting (${lostBecause})`, 'unavailable'));
+      }
+      return backend.api.call(method, params);
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+    async close(reason) {
+      closed = true;
+      if (retryTimer !== null) clearTimeout(retryTimer);
+      unsubscribe();
+      await backend?.close(reason);
+    },
+  };
+}

@@ -1,0 +1,102 @@
+// The desktop app's hub follows a running daemon; when that daemon goes away it follows the
+// one that replaced it, or becomes the hub itself. Real daemon processes, a real editor process.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { HubEvent } from '../../src/api/types.ts';
+import { resolveOptions, type HubOptions } from '../../src/options.ts';
+import { connectShellHub, type ShellHub } from '../../src/web/shell-hub.ts';
+import { spawnPeer, type PeerProcess } from '../peers/spawn.ts';
+import { tempDir, waitFor, type TempDir } from '../peers/wait.ts';
+import { cli, isolatedEnv, startDaemon, type Daemon, type Env } from './daemon-process.ts';
+
+describe('the desktop hub when the daemon it follows goes away', () => {
+  let tmp: TempDir;
+  let env: Env;
+  let options: HubOptions;
+  let editor: PeerProcess;
+  const daemons: Daemon[] = [];
+  const shells: ShellHub[] = [];
+
+  before(async () => {
+    tmp = await tempDir('shell-hub');
+    env = await isolatedEnv(tmp.path);
+    options = { ...resolveOptions(env.env), pollMs: 100, livenessMs: 200 };
+    const project = join(tmp.path, 'project');
+    await mkdir(project);
+    editor = await spawnPeer('editor', ['--lock-dir', env.piLockDir, '--folder', project, '--ide-name', 'nvim', '--quiet']);
+  });
+
+  after(async () => {
+    for (const shell of shells) await shell.close('the test is over');
+    for (const daemon of daemons) await daemon.stop('SIGKILL');
+    await editor.kill();
+    await tmp.cleanup();
+  });
+
+  const shell = async (retryMs: number): Promise<{ hub: ShellHub; events: HubEvent[]; logs: string[] }> => {
+    const logs: string[] = [];
+    const hub = await connectShellHub(options, { log: (line) => logs.push(line), retryMs });
+    shells.push(hub);
+    const events: HubEvent[] = [];
+    hub.subscribe((event) => events.push(event));
+    return { hub, events, logs };
+  };
+
+  const daemon = async (): Promise<Daemon> => {
+    const started = await startDaemon(env);
+    daemons.push(started);
+    return started;
+  };
+
+  test('it follows a daemon that was restarted', async () => {
+    const first = await daemon();
+    // A long first wait, so the second daemon is up before the shell looks again.
+    const { hub, events } = await shell(4000);
+    assert.equal(hub.owned, false);
+    assert.match(hub.description, new RegExp(`pid ${first.child.pid}`));
+
+    assert.equal((await first.stop('SIGTERM')).code, 0, first.output());
+    await waitFor(() => hub.description.startsWith('no hub'), { message: () => `the loss noticed: ${hub.description}` });
+    await assert.rejects(hub.call('snapshot', undefined), { code: 'unavailable', message: /reconnecting/ });
+    const second = await daemon();
+    await waitFor(() => hub.description.includes(`pid ${second.child.pid}`), { timeoutMs: 10_000, message: () => hub.description });
+    assert.equal(hub.owned, false, 'the new daemon is followed, not fought');
+    await waitFor(() => events.some((e) => e.type === 'snapshot'), { message: 'a fresh snapshot for the faces' });
+    const snap = await hub.call('snapshot', undefined);
+    assert.equal(snap.editors.length, 1, 'the editor, adopted by the new daemon');
+
+    await hub.close('done with it');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(second.child.exitCode, null, 'closing a follower leaves the daemon running');
+    assert.equal((await second.stop('SIGTERM')).code, 0, second.output());
+  });
+
+  test('when the daemon dies it becomes the hub: recovers its leftovers, serves the CLI, restores on close', async () => {
+    const crashed = await daemon();
+    const { hub, events, logs } = await shell(50);
+    assert.equal(hub.owned, false);
+    const adopted = join(env.piLockDir, '.patchbay', `${editor.ready.port}.lock`);
+    await waitFor(() => existsSync(adopted), { message: 'the editor adopted by the daemon' });
+
+    await crashed.stop('SIGKILL');
+    await waitFor(() => hub.owned, { timeoutMs: 10_000, message: () => `the shell to take over: ${logs.join('\n')}` });
+    const snap = await waitFor(async () => {
+      const now = await hub.call('snapshot', undefined);
+      return now.editors.length === 1 && now;
+    }, { timeoutMs: 5000, message: 'the editor re-adopted by the shell’s own hub' });
+    assert.equal(snap.editors[0]!.port, editor.ready.port);
+    assert.ok(events.some((e) => e.type === 'snapshot'), 'faces were told');
+
+    // The CLI now reaches the shell's hub through its control server.
+    const status = await cli(env, ['status', '--json']);
+    assert.equal(status.code, 0, status.stderr);
+    assert.equal((JSON.parse(status.stdout) as { door: { port: number } }).door.port, snap.door.port);
+
+    await hub.close('quitting');
+    assert.ok(existsSync(join(env.piLockDir, `${editor.ready.port}.lock`)), 'the editor’s lockfile is back');
+    assert.ok(!existsSync(adopted));
+  });
+});
