@@ -61,6 +61,8 @@ export default defineConfig({
       outDir: resolve(root, 'out/renderer'),
       // The same bundle runs in Electron's Chromium and in the person's own browser.
       target: 'es2022',
+      // electron-vite leaves output unminified; the browser face downloads it: 1.4 MB -> about 0.6 MB.
+      minify: true,
       // electron-vite 6 takes the input from `rolldownOptions` (Vite 8's name), unknown to Vite 7's types.
       ...({ rolldownOptions: { input: resolve(root, 'renderer/index.html') } } as object),
     },

@@ -1,15 +1,17 @@
 // One pending diff: what it is, the side-by-side editor, and the decision buttons.
-import { useEffect, useRef, useState } from 'react';
+import { Suspense, lazy, useEffect, useRef, useState } from 'react';
 import type { DiffDetail, DiffSummary } from '../../../src/api/types.ts';
 import { useHub } from '../hub/HubProvider.tsx';
 import { useCommand } from '../hub/useCommand.ts';
 import { ErrorText } from '../ui/ErrorText.tsx';
 import { acceptParams } from './inbox-model.ts';
 import type { SessionGroup } from './inbox-model.ts';
-import { MergeEditor } from './MergeEditor.tsx';
 import type { MergeEditorHandle } from './MergeEditor.tsx';
 import type { ReviewCommand } from './shortcuts.ts';
 import { useDiffDetail } from './useDiffDetail.ts';
+
+// CodeMirror is most of the bundle and only this panel needs it: the other views load without it.
+const MergeEditor = lazy(() => import('./MergeEditor.tsx').then((m) => ({ default: m.MergeEditor })));
 
 interface Props {
   diff: DiffSummary;
@@ -80,13 +82,15 @@ function DiffBody({ detail, bindCommands }: { detail: DiffDetail; bindCommands: 
           <span>Proposed (editable)</span>
         </div>
       )}
-      <MergeEditor
-        ref={editor}
-        label={detail.path}
-        original={detail.tooLarge ? null : (detail.oldContents ?? '')}
-        proposed={detail.newContents}
-        onEdit={setEdited}
-      />
+      <Suspense fallback={<div className="merge-editor">Loading the diff editor…</div>}>
+        <MergeEditor
+          ref={editor}
+          label={detail.path}
+          original={detail.tooLarge ? null : (detail.oldContents ?? '')}
+          proposed={detail.newContents}
+          onEdit={setEdited}
+        />
+      </Suspense>
       <div className="actions">
         <button type="button" className="primary" onClick={accept} disabled={command.busy} aria-keyshortcuts="a">
           Accept
