@@ -92,7 +92,8 @@ export async function streamPrompt(
         io.stderr.write(`[${String(e.toolName)} ${oneLine(e.args)}]\n`);
         return;
       case 'extension_ui_request':
-        if (['select', 'confirm', 'input', 'editor'].includes(String(e.method))) {
+        if (typeof e.patchbayAnswer === 'string') io.stderr.write(`[pi asked: ${String(e.title)}; Patchbay answered: ${e.patchbayAnswer}]\n`);
+        else if (['select', 'confirm', 'input', 'editor'].includes(String(e.method))) {
           io.stderr.write(`[pi asks: ${String(e.title)} — answer it in Patchbay's window]\n`);
         }
         return;

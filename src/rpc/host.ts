@@ -334,14 +334,14 @@ export class PiHost {
   }
 
   private onUiRequest(session: HostedSession, request: UiRequest): void {
-    this.options.onEvent(session.id, request as unknown as Record<string, unknown>);
-    if (isDialog(request)) {
-      const choice = doorChoice(request, this.options.door());
-      if (choice !== null && session.client) {
-        session.client.answer(request.id, { value: choice });
-        this.update(session, notice(session.state, 'info', `Patchbay answered "${request.title}" with its door: ${choice}`, this.now()));
-        return;
-      }
+    const choice = isDialog(request) && session.client ? doorChoice(request, this.options.door()) : null;
+    // Faces see every request; one Patchbay answers itself says so, so no face asks the person.
+    const event = choice === null ? request : { ...request, patchbayAnswer: choice };
+    this.options.onEvent(session.id, event as unknown as Record<string, unknown>);
+    if (choice !== null && isDialog(request)) {
+      session.client!.answer(request.id, { value: choice });
+      this.update(session, notice(session.state, 'info', `Patchbay answered "${request.title}" with its door: ${choice}`, this.now()));
+      return;
     }
     this.update(session, reduceUiRequest(session.state, request, this.now()));
   }

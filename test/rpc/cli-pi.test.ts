@@ -90,6 +90,23 @@ test('pi prompt fails with exit 1 when the turn fails or pi exits mid-turn', asy
   assert.equal(exited.stderr, 'patchbay pi: pi session h1 exited: pi exited with code 1\n');
 });
 
+test('pi prompt says which dialogs wait for the person and which Patchbay answered itself', async (t) => {
+  const { hub, run } = await withDaemon(t);
+  await run('pi', 'start', '/p');
+  hub.handlers['pi.prompt'] = ({ id }) => {
+    queueMicrotask(() => {
+      hub.emit({ type: 'pi', id, event: { type: 'agent_start' } });
+      hub.emit({ type: 'pi', id, event: { type: 'extension_ui_request', id: 'u1', method: 'select', title: 'Connect to IDE', patchbayAnswer: 'Patchbay · /p · pid=1 port=2' } });
+      hub.emit({ type: 'pi', id, event: { type: 'extension_ui_request', id: 'u2', method: 'confirm', title: 'Sure?' } });
+      hub.emit({ type: 'pi', id, event: { type: 'extension_ui_request', id: 'u3', method: 'notify', message: 'hi' } });
+      hub.emit({ type: 'pi', id, event: { type: 'agent_settled' } });
+    });
+  };
+  const { code, stderr } = await run('pi', 'prompt', 'h1', '/ide');
+  assert.equal(code, 0);
+  assert.equal(stderr, "[pi asked: Connect to IDE; Patchbay answered: Patchbay · /p · pid=1 port=2]\n[pi asks: Sure? — answer it in Patchbay's window]\n");
+});
+
 test('pi state, list and stop print for people; --json prints the values as they are', async (t) => {
   const { run } = await withDaemon(t);
   assert.equal((await run('pi', 'list')).stdout, 'No hosted pi sessions.\n');

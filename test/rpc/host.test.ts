@@ -88,7 +88,7 @@ test('a started session is listed with its folder; dialogs wait, expire on time,
 });
 
 test("pi-ide's /ide dialog never reaches the person when Patchbay's door is among the choices", async (t) => {
-  const { pi, dir } = await host(t);
+  const { pi, dir, events } = await host(t);
   const { id } = await pi.start({ cwd: dir });
   await pi.prompt(id, emit([
     {
@@ -104,6 +104,8 @@ test("pi-ide's /ide dialog never reaches the person when Patchbay's door is amon
   const last = d.transcript.at(-1);
   assert.equal(last?.kind, 'notice');
   assert.equal(last.text, 'Patchbay answered "Connect to IDE" with its door: Patchbay · /p · pid=4242 port=40123');
+  const streamed = events.find((e) => e.event.type === 'extension_ui_request' && e.event.id === 'ide');
+  assert.equal(streamed?.event.patchbayAnswer, 'Patchbay · /p · pid=4242 port=40123', 'faces are told it is answered');
 });
 
 test('pi exiting on its own: status exited with the reason, a hosted_exit event, commands refused', async (t) => {
