@@ -91,6 +91,8 @@ export interface TrafficEntry {
   dir: 'in' | 'out' | 'up' | 'down';
   editorId: string | null;
   method: string | null;
+  /** For `tools/call`, which tool: most of the traffic is tool calls. */
+  tool: string | null;
   id: string | number | null;
   bytes: number;
   /** The frame, cut to a preview length. */

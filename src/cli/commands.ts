@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { FILE_HEADERS_ONLY, createTwoFilesPatch } from 'diff';
+import { DIRECTIONS, filterTraffic } from '../api/traffic.ts';
 import type { DiffDetail, HubApi, PatchbaySettings } from '../api/types.ts';
 import { requestOpenUrl } from '../web/control-client.ts';
 import { UsageError, parse, positionals, printJson, type Command, type CommandContext } from './command.ts';
@@ -14,6 +15,7 @@ import {
   formatSettings,
   formatStatus,
   formatSuggestionChoices,
+  formatTraffic,
   overrideWarnings,
 } from './format.ts';
 import { openInBrowser } from './open-browser.ts';
@@ -237,6 +239,32 @@ function pauseCommand(paused: boolean): Command {
     },
   };
 }
+
+export const traffic: Command = {
+  summary: 'Show the recent frames of one session, both ways, with timing',
+  usage: `Usage: patchbay traffic <sessionId> [--limit N] [--grep TEXT] [--json]
+Oldest first. →P agent to Patchbay, P→ Patchbay to agent, →E to the editor, E→ from it.
+  --limit N    only the newest N frames
+  --grep TEXT  only frames whose method or text contains TEXT`,
+  async run(args, ctx) {
+    const { values, positionals: given } = parse(args, {
+      limit: { type: 'string' },
+      grep: { type: 'string' },
+      json: { type: 'boolean' },
+    });
+    const [sessionId] = positionals(given, ['sessionId']) as [string];
+    let limit: number | undefined;
+    if (values.limit !== undefined) {
+      limit = Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit takes a whole number above 0, not "${values.limit}"`);
+    }
+    const all = await (await ctx.connect()).call('traffic', limit === undefined ? { sessionId } : { sessionId, limit });
+    const entries = values.grep === undefined ? all : filterTraffic(all, { text: values.grep, dirs: new Set(DIRECTIONS.map((d) => d.dir)) });
+    if (values.json) printJson(ctx.io, entries);
+    else ctx.io.stdout.write(formatTraffic(entries));
+    return 0;
+  },
+};
 
 export const pause = pauseCommand(true);
 export const resume = pauseCommand(false);

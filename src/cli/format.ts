@@ -9,7 +9,9 @@ import type {
   SessionModels,
   SessionView,
   Snapshot,
+  TrafficEntry,
 } from '../api/types.ts';
+import { DIRECTIONS, byteSize, clockTime, methodLabel, requestTimings } from '../api/traffic.ts';
 import { age, onOff, table } from './table.ts';
 
 const dash = (value: string | number | null | undefined): string =>
@@ -149,4 +151,30 @@ export function formatSettings(settings: PatchbaySettings): string {
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([key, value]) => [key, JSON.stringify(value)]);
   return table(rows, '');
+}
+
+const PREVIEW_CHARS = 100;
+
+function oneLine(text: string, max: number): string {
+  const chars = [...text.replace(/\s+/g, ' ')]; // code points: never half a surrogate pair
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : chars.join('');
+}
+
+/** One line per frame, oldest first: time, direction, method, id, size, answer time, preview. */
+export function formatTraffic(entries: readonly TrafficEntry[]): string {
+  if (entries.length === 0) return 'No traffic recorded for this session.\n';
+  const timings = requestTimings(entries);
+  const rows = entries.map((e, index) => {
+    const took = timings.get(index);
+    return [
+      clockTime(e.at),
+      DIRECTIONS.find((d) => d.dir === e.dir)?.arrow ?? e.dir,
+      e.method === null ? (e.id === null ? '' : 'reply') : methodLabel(e),
+      e.id === null ? '' : String(e.id),
+      byteSize(e.bytes),
+      took === undefined ? '' : `${took} ms`,
+      oneLine(e.preview, PREVIEW_CHARS),
+    ];
+  });
+  return table([['TIME', 'DIR', 'METHOD', 'ID', 'SIZE', 'TOOK', 'FRAME'], ...rows], '');
 }

@@ -6,7 +6,7 @@ import { resolveOptions } from '../options.ts';
 import { connectControl } from '../web/control-client.ts';
 import { startControlServer } from '../web/control-server.ts';
 import { UsageError, type CliIo, type Command, type CommandContext } from './command.ts';
-import { autoconnect, bind, diffs, models, open, pause, resume, settings, status, suggestionModel } from './commands.ts';
+import { autoconnect, bind, diffs, models, open, pause, resume, settings, status, suggestionModel, traffic } from './commands.ts';
 import { daemonUsage, runDaemon, type DaemonDeps } from './daemon.ts';
 import { pi } from './pi.ts';
 import { restore } from './restore.ts';
@@ -60,6 +60,7 @@ function commands(daemonDeps: DaemonDeps): Record<string, Command> {
     autoconnect,
     settings,
     pi,
+    traffic,
     pause,
     resume,
     open,

@@ -20,12 +20,15 @@ export class TrafficLog {
     bytes = Buffer.byteLength(text),
   ): void {
     if (this.capacity <= 0) return;
-    const msg = message?.msg as { id?: string | number | null; method?: string } | undefined;
+    const msg = message?.msg as { id?: string | number | null; method?: unknown; params?: { name?: unknown } } | undefined;
+    const method = typeof msg?.method === 'string' ? msg.method : null;
+    const tool = method === 'tools/call' && typeof msg?.params?.name === 'string' ? msg.params.name : null;
     const entry: TrafficEntry = {
       at,
       dir,
       editorId,
-      method: typeof msg?.method === 'string' ? msg.method : null,
+      method,
+      tool,
       id: msg?.id ?? null,
       bytes,
       preview: preview(text),

@@ -3,6 +3,7 @@ import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
+import type { TrafficEntry } from '../../src/api/types.ts';
 import { main } from '../../src/cli/main.ts';
 import { writeControlFile } from '../../src/web/control-file.ts';
 import { startControlServer } from '../../src/web/control-server.ts';
@@ -277,6 +278,42 @@ test('settings prints every setting and sets one from a JSON value', async (t) =
   const refused = await run('settings', 'set', 'diagnosticsDeadlineMs', '"soon"');
   assert.equal(refused.code, 1);
   assert.equal(refused.stderr, 'patchbay: diagnosticsDeadlineMs must be a number\n');
+});
+
+test('traffic prints a session’s frames oldest first with directions and timing; --grep and --limit narrow them', async (t) => {
+  const { run, hub } = await withDaemon(t);
+  const at = Date.UTC(2026, 10, 22, 9, 30, 0, 0);
+  const entries: TrafficEntry[] = [
+    { at, dir: 'in', editorId: null, method: 'tools/call', tool: 'getDiagnostics', id: 7, bytes: 60, preview: '{"jsonrpc":"2.0","id":7,"method":"tools/call"}' },
+    { at: at + 3, dir: 'up', editorId: 'ed-1', method: 'tools/call', tool: 'getDiagnostics', id: 1, bytes: 60, preview: '{"id":1}' },
+    { at: at + 15, dir: 'down', editorId: 'ed-1', method: null, tool: null, id: 1, bytes: 2048, preview: '{"id":1,"result":\n  {"x": 1}}' },
+    { at: at + 16, dir: 'out', editorId: null, method: null, tool: null, id: 7, bytes: 2048, preview: 'x'.repeat(150) },
+    { at: at + 20, dir: 'down', editorId: 'ed-1', method: 'selection_changed', tool: null, id: null, bytes: 90, preview: '{"method":"selection_changed"}' },
+  ];
+  hub.handlers['traffic'] = ({ sessionId, limit }) => {
+    assert.equal(sessionId, 's1');
+    return limit === undefined ? entries : entries.slice(-limit);
+  };
+  const shown = await run('traffic', 's1');
+  assert.equal(shown.code, 0, shown.stderr);
+  const lines = shown.stdout.trimEnd().split('\n');
+  assert.match(lines[0]!, /^TIME +DIR +METHOD +ID +SIZE +TOOK +FRAME$/);
+  const clock = (ms: number) => new Date(at + ms).toTimeString().slice(0, 8) + `.${String(ms).padStart(3, '0')}`;
+  assert.match(lines[1]!, new RegExp(`^${clock(0)} +→P +tools/call getDiagnostics +7 +60 B +16 ms +\\{"jsonrpc"`));
+  assert.match(lines[2]!, /→E +tools\/call getDiagnostics +1 +60 B +12 ms/);
+  assert.match(lines[3]!, /E→ +reply +1 +2\.0 KiB +\{"id":1,"result": \{"x": 1\}\}$/, 'one line per frame');
+  assert.ok(lines[4]!.endsWith(`${'x'.repeat(99)}…`), 'long frames are cut');
+  assert.match(lines[5]!, /E→ +selection_changed +90 B/);
+
+  const grep = await run('traffic', 's1', '--grep', 'selection', '--json');
+  assert.deepEqual(JSON.parse(grep.stdout), [entries[4]]);
+  const newest = await run('traffic', 's1', '--limit', '2', '--json');
+  assert.deepEqual(JSON.parse(newest.stdout), entries.slice(-2));
+  const bad = await run('traffic', 's1', '--limit', 'lots');
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--limit takes a whole number/);
+  hub.handlers['traffic'] = () => [];
+  assert.equal((await run('traffic', 's1')).stdout, 'No traffic recorded for this session.\n');
 });
 
 test('pause and resume switch routing', async (t) => {

@@ -97,21 +97,21 @@ describe('the traffic log', () => {
     assert.equal(preview, `${'a'.repeat(399)}…`);
   });
 
-  test('method and id are taken from what the frame parsed to', () => {
+  test('method, tool and id are taken from what the frame parsed to', () => {
     const log = new TrafficLog(10);
-    record(log, '{"jsonrpc":"2.0","id":"abc","method":"tools/call"}', 1, 'in');
+    record(log, '{"jsonrpc":"2.0","id":"abc","method":"tools/call","params":{"name":"openDiff","arguments":{}}}', 1, 'in');
     record(log, '{"jsonrpc":"2.0","method":"selection_changed","params":{}}', 2, 'down', 'nvim');
     record(log, '{"jsonrpc":"2.0","id":7,"result":{}}', 3, 'up', 'nvim');
     record(log, '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}', 4, 'out');
     record(log, '{not json', 5, 'in');
     assert.deepEqual(
-      log.list().map(({ dir, editorId, method, id }) => ({ dir, editorId, method, id })),
+      log.list().map(({ dir, editorId, method, tool, id }) => ({ dir, editorId, method, tool, id })),
       [
-        { dir: 'in', editorId: null, method: 'tools/call', id: 'abc' },
-        { dir: 'down', editorId: 'nvim', method: 'selection_changed', id: null },
-        { dir: 'up', editorId: 'nvim', method: null, id: 7 },
-        { dir: 'out', editorId: null, method: null, id: null },
-        { dir: 'in', editorId: null, method: null, id: null },
+        { dir: 'in', editorId: null, method: 'tools/call', tool: 'openDiff', id: 'abc' },
+        { dir: 'down', editorId: 'nvim', method: 'selection_changed', tool: null, id: null },
+        { dir: 'up', editorId: 'nvim', method: null, tool: null, id: 7 },
+        { dir: 'out', editorId: null, method: null, tool: null, id: null },
+        { dir: 'in', editorId: null, method: null, tool: null, id: null },
       ],
     );
   });

@@ -1,6 +1,6 @@
 import type { EditorView, SessionView } from '../../../src/api/types.ts';
 import { editorLabel, sessionLabel } from '../../../electron/shared/labels.ts';
-import { clockTime } from '../traffic/traffic-model.ts';
+import { clockTime } from '../../../src/api/traffic.ts';
 
 export function EditorCard({ editor, sessions }: { editor: EditorView; sessions: readonly SessionView[] }) {
   const served = sessions.filter((s) => s.editorId === editor.id);

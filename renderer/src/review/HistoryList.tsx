@@ -1,6 +1,6 @@
 import type { DecisionRecord } from '../../../src/api/types.ts';
 import { baseName } from '../../../electron/shared/labels.ts';
-import { clockTime } from '../traffic/traffic-model.ts';
+import { clockTime } from '../../../src/api/traffic.ts';
 
 const SHOWN = 20;
 

@@ -3,8 +3,8 @@ import { useId, useMemo, useState } from 'react';
 import { sessionLabel } from '../../../electron/shared/labels.ts';
 import { useSnapshot } from '../hub/HubProvider.tsx';
 import { ErrorText } from '../ui/ErrorText.tsx';
-import { DIRECTIONS, byteSize, clockTime, filterTraffic, requestTimings } from './traffic-model.ts';
-import type { Direction } from './traffic-model.ts';
+import { DIRECTIONS, byteSize, clockTime, filterTraffic, methodLabel, requestTimings } from '../../../src/api/traffic.ts';
+import type { Direction } from '../../../src/api/traffic.ts';
 import { useTraffic } from './useTraffic.ts';
 
 interface Props {
@@ -90,7 +90,7 @@ export function TrafficView({ sessionId, selectSession }: Props) {
                   <tr key={index}>
                     <td className="num">{clockTime(entry.at)}</td>
                     <td title={way?.label}>{way?.arrow}</td>
-                    <td>{entry.method ?? (entry.id !== null ? 'reply' : '')}</td>
+                    <td>{entry.method === null ? (entry.id !== null ? 'reply' : '') : methodLabel(entry)}</td>
                     <td>{entry.id ?? ''}</td>
                     <td className="num">{took === undefined ? '' : `${took} ms`}</td>
                     <td className="num">{byteSize(entry.bytes)}</td>

@@ -1,5 +1,5 @@
-// The traffic inspector's rules: which frames a filter keeps and how long requests took.
-import type { TrafficEntry } from '../../../src/api/types.ts';
+// Reading a session's traffic, for every face: which frames a filter keeps, how long requests took, how to print them.
+import type { TrafficEntry } from './types.ts';
 
 export type Direction = TrafficEntry['dir'];
 
@@ -20,8 +20,13 @@ export function filterTraffic(entries: readonly TrafficEntry[], filter: TrafficF
   return entries.filter(
     (e) =>
       filter.dirs.has(e.dir) &&
-      (needle === '' || (e.method ?? '').toLowerCase().includes(needle) || e.preview.toLowerCase().includes(needle)),
+      (needle === '' || methodLabel(e).toLowerCase().includes(needle) || e.preview.toLowerCase().includes(needle)),
   );
+}
+
+/** `tools/call openDiff`, `selection_changed`; '' for an answer. */
+export function methodLabel(e: TrafficEntry): string {
+  return e.tool === null ? (e.method ?? '') : `${e.method} ${e.tool}`;
 }
 
 /** Where the answer to a request travelling in `dir` comes back. */

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TrafficEntry } from '../../src/api/types.ts';
-import { byteSize, filterTraffic, requestTimings } from '../../renderer/src/traffic/traffic-model.ts';
-import type { Direction } from '../../renderer/src/traffic/traffic-model.ts';
+import { byteSize, filterTraffic, methodLabel, requestTimings } from '../../src/api/traffic.ts';
+import type { Direction } from '../../src/api/traffic.ts';
 
-function frame(at: number, dir: Direction, method: string | null, id: string | number | null, editorId: string | null = null, preview = ''): TrafficEntry {
-  return { at, dir, editorId, method, id, bytes: 10, preview };
+function frame(at: number, dir: Direction, method: string | null, id: string | number | null, editorId: string | null = null, preview = '', tool: string | null = null): TrafficEntry {
+  return { at, dir, editorId, method, tool, id, bytes: 10, preview };
 }
 
 test('each answered request shows how long it took, per direction and editor', () => {
@@ -46,4 +46,12 @@ test('sizes read in bytes, KiB, MiB', () => {
   assert.equal(byteSize(512), '512 B');
   assert.equal(byteSize(2048), '2.0 KiB');
   assert.equal(byteSize(10 * 1024 * 1024), '10.0 MiB');
+});
+
+test('a tool call is labelled and found by its tool', () => {
+  const call = frame(1, 'in', 'tools/call', 1, null, '{}', 'getDiagnostics');
+  const entries = [call, frame(2, 'down', 'selection_changed', null), frame(3, 'out', null, 1)];
+  assert.deepEqual(entries.map(methodLabel), ['tools/call getDiagnostics', 'selection_changed', '']);
+  const all = new Set<Direction>(['in', 'out', 'up', 'down']);
+  assert.deepEqual(filterTraffic(entries, { text: 'diagnostics', dirs: all }), [call]);
 });
