@@ -55,7 +55,8 @@ export function App() {
       </header>
       {lost !== null && (
         <div role="alert" className="banner error">
-          Lost the connection to Patchbay: {lost}.{' '}
+          Lost the connection to Patchbay: {lost}. If Patchbay was restarted, open this page again with{' '}
+          <code>patchbay open</code>; its sign-in does not outlive it.{' '}
           <button type="button" onClick={() => window.location.reload()}>
             Reconnect
           </button>
@@ -66,7 +67,8 @@ export function App() {
           {w}
         </div>
       ))}
-      <main className="app-main">
+      {/* Stale once the connection is lost: nothing in it can act any more. */}
+      <main className="app-main" inert={lost !== null}>
         {snapshot === null ? (
           lost === null && <p className="empty">Connecting to Patchbay…</p>
         ) : (

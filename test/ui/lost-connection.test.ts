@@ -1,0 +1,27 @@
+// The browser face when the daemon behind it goes away: it says so, and how to get back.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { buildIfStale } from '../../src/cli/start.ts';
+import { tempDir } from '../peers/wait.ts';
+import { createFakeHub } from '../web/fake-hub.ts';
+import { SHOTS, openUi, skipWithoutChromium } from './chromium.ts';
+
+test('when Patchbay stops, the page says the connection is lost and how to open it again', { skip: skipWithoutChromium }, async (t) => {
+  assert.ok(buildIfStale('browser', process.env), 'the renderer builds');
+  const dir = await tempDir('ui-lost');
+  t.after(() => dir.cleanup());
+  const ui = await openUi(createFakeHub(), { home: join(dir.path, 'home'), version: 'test' });
+  t.after(() => ui.close());
+  await ui.page.getByRole('heading', { name: /Review inbox/ }).waitFor();
+  assert.equal(await ui.page.getByRole('alert').count(), 0, 'no alarm while connected');
+  assert.equal(await ui.page.evaluate('document.querySelector("main").inert'), false);
+
+  await ui.server.close();
+  const banner = ui.page.getByRole('alert');
+  await banner.waitFor();
+  assert.match(await banner.innerText(), /^Lost the connection to Patchbay: Patchbay is stopping\. .*open this page again with patchbay open/);
+  assert.ok(await banner.getByRole('button', { name: 'Reconnect' }).isVisible());
+  assert.equal(await ui.page.evaluate('document.querySelector("main").inert'), true, 'stale controls can no longer be used');
+  await ui.page.screenshot({ path: join(SHOTS, 'lost-connection.png') });
+});
