@@ -133,6 +133,7 @@ class PatchbayHub implements Hub {
       startTimeoutMs: options.piStartTimeoutMs,
       commandTimeoutMs: options.piCommandTimeoutMs,
       stopGraceMs: options.piStopGraceMs,
+      ideConnectMs: options.piIdeConnectMs,
       onEvent: (id, event) => this.emit({ type: 'pi', id, event }),
       onChange: () => this.changed(),
       onFoldersChanged: () => this.publishDoor(),

@@ -44,6 +44,8 @@ export interface HubOptions {
   piCommandTimeoutMs: number;
   /** Stopping a hosted pi: each step (abort, EOF, SIGTERM) gets this long before the next. */
   piStopGraceMs: number;
+  /** A hosted pi not at the door this long after starting gets its pi-ide's `/ide` run (null: never). */
+  piIdeConnectMs: number | null;
   version: string;
 }
 
@@ -99,6 +101,7 @@ export function resolveOptions(env: NodeJS.ProcessEnv, overrides: Partial<HubOpt
     piStartTimeoutMs: 30_000,
     piCommandTimeoutMs: 30_000,
     piStopGraceMs: 3000,
+    piIdeConnectMs: 1500,
     version: '0.1.0',
     ...overrides,
   };

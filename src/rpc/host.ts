@@ -31,6 +31,8 @@ export interface PiHostOptions {
   startTimeoutMs: number;
   commandTimeoutMs: number;
   stopGraceMs: number;
+  /** How long a new pi gets to reach the door by itself before its `/ide` is run (null: never). */
+  ideConnectMs: number | null;
   /** Every record pi sends, raw, plus `{type:"hosted_exit", message}` when it exits. */
   onEvent(id: string, event: Record<string, unknown>): void;
   /** Something in `views()` changed (status, model, dialogs, the list). */
@@ -66,6 +68,7 @@ class HostedSession {
   client: PiRpcClient | null = null;
   stopping = false;
   private expiryTimer: NodeJS.Timeout | null = null;
+  ideTimer: NodeJS.Timeout | null = null;
 
   constructor(
     readonly id: string,
@@ -85,7 +88,9 @@ class HostedSession {
 
   clearTimers(): void {
     if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    if (this.ideTimer) clearTimeout(this.ideTimer);
     this.expiryTimer = null;
+    this.ideTimer = null;
   }
 
   live(): PiRpcClient {
@@ -150,6 +155,11 @@ export class PiHost {
       throw hubError(err);
     }
     this.options.log(`pi ${session.id}: started in ${cwd} (pid ${session.client.pid})`);
+    const { ideConnectMs } = this.options;
+    if (ideConnectMs !== null) {
+      session.ideTimer = setTimeout(() => void this.connectIde(session), ideConnectMs);
+      session.ideTimer.unref();
+    }
     return this.view(session);
   }
 
@@ -346,6 +356,27 @@ export class PiHost {
     this.update(session, reduceUiRequest(session.state, request, this.now()));
   }
 
+  /**
+   * pi-ide connects when its `/ide` command runs (later versions may also connect by
+   * themselves). A hosted pi is Patchbay's own: if it has that command and has not reached
+   * the door by itself, Patchbay runs it once, while pi is idle, and answers its dialog
+   * with the door (onUiRequest).
+   */
+  private async connectIde(session: HostedSession): Promise<void> {
+    session.ideTimer = null;
+    const ready = (): boolean => !session.stopping && session.state.status === 'idle';
+    const client = session.client;
+    if (!client || !ready() || (client.pid !== null && this.options.sessionIdForPid(client.pid) !== null)) return;
+    try {
+      const commands = await client.request({ type: 'get_commands' });
+      if (!hasExtensionCommand(commands, 'ide') || !ready()) return;
+      this.options.log(`pi ${session.id}: running /ide so its pi-ide reaches the door`);
+      await client.request({ type: 'prompt', message: '/ide' }, NO_DEADLINE);
+    } catch (err) {
+      if (!session.stopping) this.options.log(`pi ${session.id}: could not run /ide: ${(err as Error).message}`);
+    }
+  }
+
   private onExit(session: HostedSession, exit: PiExit): void {
     this.update(session, reduceExit(session.state, exit.message, this.now(), session.stopping));
     session.clearTimers();
@@ -355,6 +386,15 @@ export class PiHost {
       void this.options.onFoldersChanged();
     }
   }
+}
+
+/** Whether `get_commands` data lists an extension command of that name. */
+export function hasExtensionCommand(data: unknown, name: string): boolean {
+  const commands = (data as { commands?: unknown } | null)?.commands;
+  return (
+    Array.isArray(commands) &&
+    commands.some((c) => typeof c === 'object' && c !== null && (c as { name?: unknown }).name === name && (c as { source?: unknown }).source === 'extension')
+  );
 }
 
 /** Why an answer does not fit its dialog, or null when it does. */

@@ -11,12 +11,15 @@
 //   {type:"abort"}             answers at once (not with --stubborn)
 //   {type:"prompt", message}   answers; a message "emit <json array>" first writes those records
 //   {type:"tool"}              starts a long-running child (as pi's bash tool would), answers {pid}
+//   {type:"get_commands"}      answers {commands: []}, or pi-ide's `ide` command with --with-ide
 //   anything else              answers success:true with data {echo: <command>}
 // --stubborn: ignores abort, EOF on stdin and SIGTERM (only SIGKILL ends it).
+// --with-ide: has pi-ide's `/ide`, which asks "Connect to IDE" over the door at 4242/40123.
 import { spawn } from 'node:child_process';
 import { JsonlDecoder, encodeJsonl } from '../../src/rpc/jsonl.ts';
 
 const stubborn = process.argv.includes('--stubborn');
+const withIde = process.argv.includes('--with-ide');
 const out = (record: unknown): void => void process.stdout.write(encodeJsonl(record));
 
 if (stubborn) process.on('SIGTERM', () => process.stderr.write('fake pi: ignoring SIGTERM\n'));
@@ -57,8 +60,15 @@ function handle(command: Record<string, unknown>): void {
     case 'abort':
       if (!stubborn) ok();
       return;
+    case 'get_commands':
+      ok({ commands: withIde ? [{ name: 'ide', description: 'Connect to a running IDE', source: 'extension' }] : [] });
+      return;
     case 'prompt': {
       const message = String(command.message);
+      if (withIde && message === '/ide') {
+        const options = ['Neovim · /p · pid=5000 port=41000', 'Patchbay · /p · pid=4242 port=40123'];
+        out({ type: 'extension_ui_request', id: 'ide-1', method: 'select', title: 'Connect to IDE', options });
+      }
       if (message.startsWith('emit ')) for (const record of JSON.parse(message.slice(5)) as unknown[]) out(record);
       ok();
       return;

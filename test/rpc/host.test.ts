@@ -25,6 +25,7 @@ async function host(t: TestContext, overrides: Partial<PiHostOptions> = {}) {
     startTimeoutMs: 10_000,
     commandTimeoutMs: 5000,
     stopGraceMs: 500,
+    ideConnectMs: null,
     onEvent: (id, event) => events.push({ id, event }),
     onChange: () => void changes++,
     onFoldersChanged: async () => void folderChanges++,
@@ -106,6 +107,30 @@ test("pi-ide's /ide dialog never reaches the person when Patchbay's door is amon
   assert.equal(last.text, 'Patchbay answered "Connect to IDE" with its door: Patchbay · /p · pid=4242 port=40123');
   const streamed = events.find((e) => e.event.type === 'extension_ui_request' && e.event.id === 'ide');
   assert.equal(streamed?.event.patchbayAnswer, 'Patchbay · /p · pid=4242 port=40123', 'faces are told it is answered');
+});
+
+test("a hosted pi with pi-ide's /ide that has not reached the door gets it run once, answered with the door", async (t) => {
+  const { pi, dir, logs } = await host(t, { ideConnectMs: 20 });
+  const { id } = await pi.start({ cwd: dir, args: ['--with-ide'] });
+  const connected = await waitFor(() => pi.detail(id).transcript.find((i) => i.kind === 'notice' && i.text.startsWith('Patchbay answered')), {
+    message: () => `the /ide dialog answered (log: ${logs.join(' | ')})`,
+  });
+  assert.equal(connected.kind === 'notice' && connected.text, 'Patchbay answered "Connect to IDE" with its door: Patchbay · /p · pid=4242 port=40123');
+  assert.equal(logs.filter((l) => l.includes('running /ide')).length, 1);
+  assert.deepEqual(pi.detail(id).dialogs, []);
+});
+
+test('no /ide is run for a pi already at the door, nor for one without pi-ide', async (t) => {
+  const atDoor = await host(t, { ideConnectMs: 20, sessionIdForPid: () => 's1' });
+  const { id: first } = await atDoor.pi.start({ cwd: atDoor.dir, args: ['--with-ide'] });
+  const plain = await host(t, { ideConnectMs: 20 });
+  const { id: second } = await plain.pi.start({ cwd: plain.dir });
+  // Both had their moment (20 ms) several times over; a state round trip orders us after it.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await atDoor.pi.getState(first);
+  await plain.pi.getState(second);
+  assert.deepEqual([...atDoor.logs, ...plain.logs].filter((l) => l.includes('/ide')), []);
+  assert.equal(atDoor.pi.detail(first).transcript.some((i) => i.kind === 'notice'), false);
 });
 
 test('pi exiting on its own: status exited with the reason, a hosted_exit event, commands refused', async (t) => {

@@ -70,6 +70,7 @@ describe('hosted pi sessions against the real pi', { skip }, () => {
         piCommand: piCommand()!,
         piEnv: world.env,
         piStopGraceMs: 1000,
+        piIdeConnectMs: 300,
       },
     );
     hub = await createHub(options);
@@ -106,6 +107,13 @@ describe('hosted pi sessions against the real pi', { skip }, () => {
     const [lockName] = (await readdir(lockDir)).filter((n) => n.endsWith('.lock'));
     const lock = JSON.parse(await readFile(join(lockDir, lockName!), 'utf8')) as { workspaceFolders: string[] };
     assert.ok(lock.workspaceFolders.includes(work), `door folders ${lock.workspaceFolders.join(', ')}`);
+
+    // Its (stand-in) pi-ide has not reached the door, so Patchbay runs `/ide` once and answers with the door.
+    const choice = `Patchbay · ${work} · pid=${process.pid} port=${hub.doorPort}`;
+    await waitFor(async () => (await detail()).transcript.some((i) => i.kind === 'notice' && i.text === `connected to ${choice}`), {
+      timeoutMs: PI_MS,
+      message: '/ide run by Patchbay and answered with the door',
+    });
   });
 
   test('patchbay pi prompt streams the answer to stdout, U+2028 inside it intact', async () => {
