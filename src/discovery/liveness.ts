@@ -28,7 +28,7 @@ function isZombie(pid: number): boolean {
     return false;
   }
   // `pid (comm) state …`: comm may itself hold spaces and parentheses, so read after the last ')'.
-  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  const state = stat[stat.lastIndexOf(')') + 2];
   return state === 'Z' || state === 'X';
 }
 
