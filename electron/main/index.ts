@@ -132,6 +132,10 @@ async function start(): Promise<void> {
     windows.forEachContents((contents) => sendEvent(contents, 'hub:event', event));
     if (event.type === 'snapshot') onSnapshot(event.snapshot);
   });
+  // The snapshot that follows a reconnect restores the menu.
+  const unwatch = hub.onConnection((lost) => {
+    if (lost !== null) tray.reconnecting(lost);
+  });
   onSnapshot(await hub.call('snapshot', undefined));
   nativeTheme.on('updated', () => tray.themeChanged());
 
@@ -156,6 +160,7 @@ async function start(): Promise<void> {
     if (prompt !== null && dialog.showMessageBoxSync({ type: 'warning', ...prompt }) !== 0) return;
     quitting = 'closing';
     unsubscribe();
+    unwatch();
     unhandle();
     notifications.close();
     tray.close();

@@ -72,3 +72,13 @@ export function trayBadge(snapshot: Snapshot): TrayBadge {
   const waiting = pending > 0 ? `${count(pending, 'edit')} waiting for review` : statusLine(snapshot);
   return { pending, tooltip: `Patchbay — ${waiting}` };
 }
+
+/** While the desktop app has lost its hub and is finding or becoming one again. */
+export function reconnectingMenu(why: string): MenuItemModel[] {
+  return [
+    { kind: 'text', label: 'Reconnecting to Patchbay…' },
+    { kind: 'text', label: why },
+    { kind: 'separator' },
+    { kind: 'action', label: 'Quit Patchbay', action: { kind: 'quit' } },
+  ];
+}

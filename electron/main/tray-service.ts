@@ -1,7 +1,7 @@
 // The tray icon, its badge and its menu. Takes its Electron parts in the constructor, so the
 // logic (what to rebuild, which image, what a click does) runs in tests with fakes.
 import type { Snapshot } from '../../src/api/types.ts';
-import { menuModel, trayBadge } from './menu-model.ts';
+import { menuModel, reconnectingMenu, trayBadge } from './menu-model.ts';
 import type { MenuAction, MenuItemModel } from './menu-model.ts';
 
 export interface TrayIconState {
@@ -85,17 +85,26 @@ export class TrayService<Image, Menu> {
   update(snapshot: Snapshot): void {
     const tray = this.#tray;
     if (tray === null) return;
-    const model = menuModel(snapshot);
-    const menuKey = JSON.stringify(model);
-    if (menuKey !== this.#menuKey) {
-      this.#menuKey = menuKey;
-      tray.setContextMenu(this.#deps.buildMenu(menuTemplate(model, this.#deps.onAction)));
-    }
+    this.#setMenu(menuModel(snapshot));
     const badge = trayBadge(snapshot);
     this.#pending = badge.pending;
     tray.setToolTip(badge.tooltip);
     if (this.#deps.platform === 'darwin') tray.setTitle(badge.pending > 0 ? String(badge.pending) : '');
     this.#refreshIcon();
+  }
+
+  /** The hub is gone for now: the last snapshot's menu would act on nothing. The next update restores it. */
+  reconnecting(why: string): void {
+    if (this.#tray === null) return;
+    this.#setMenu(reconnectingMenu(why));
+    this.#tray.setToolTip('Patchbay — reconnecting');
+  }
+
+  #setMenu(model: MenuItemModel[]): void {
+    const menuKey = JSON.stringify(model);
+    if (this.#tray === null || menuKey === this.#menuKey) return;
+    this.#menuKey = menuKey;
+    this.#tray.setContextMenu(this.#deps.buildMenu(menuTemplate(model, this.#deps.onAction)));
   }
 
   /** The OS switched between light and dark. */

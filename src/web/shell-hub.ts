@@ -17,6 +17,8 @@ export interface ShellHub extends HubApi {
   readonly owned: boolean;
   /** Which hub it shows, for logs and the About line. */
   readonly description: string;
+  /** Hears why the hub was lost, then null once one is shown again (its snapshot follows). */
+  onConnection(cb: (lost: string | null) => void): () => void;
   close(reason: string): Promise<void>;
 }
 
@@ -91,6 +93,7 @@ function remoteBackend(remote: RemoteHub, description: string): Backend {
 
 export async function connectShellHub(options: HubOptions, deps: ShellHubDeps): Promise<ShellHub> {
   const listeners = new Set<(event: HubEvent) => void>();
+  const connectionListeners = new Set<(lost: string | null) => void>();
   const firstRetryMs = deps.retryMs ?? 250;
   let backend: Backend | null = null;
   let unsubscribe: () => void = () => {};
@@ -100,6 +103,9 @@ export async function connectShellHub(options: HubOptions, deps: ShellHubDeps): 
 
   const emit = (event: HubEvent): void => {
     for (const listener of [...listeners]) listener(event);
+  };
+  const connection = (lost: string | null): void => {
+    for (const listener of [...connectionListeners]) listener(lost);
   };
 
   /** The daemon if one runs, else our own hub. Throws when neither can be had right now. */
@@ -123,6 +129,7 @@ export async function connectShellHub(options: HubOptions, deps: ShellHubDeps): 
     backend = null;
     lostBecause = why;
     deps.log(`lost the daemon (${why}); reconnecting`);
+    connection(why);
     retry(firstRetryMs);
   };
 
@@ -133,6 +140,7 @@ export async function connectShellHub(options: HubOptions, deps: ShellHubDeps): 
         async (next) => {
           if (closed) return next.close('Patchbay is quitting');
           show(next);
+          connection(null);
           // Faces redraw from this; whatever they held came from the hub that went away.
           emit({ type: 'snapshot', snapshot: await next.api.call('snapshot', undefined) });
         },
@@ -165,6 +173,12 @@ export async function connectShellHub(options: HubOptions, deps: ShellHubDeps): 
       listeners.add(listener);
       return () => {
         listeners.delete(listener);
+      };
+    },
+    onConnection(cb) {
+      connectionListeners.add(cb);
+      return () => {
+        connectionListeners.delete(cb);
       };
     },
     async close(reason) {

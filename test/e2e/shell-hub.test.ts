@@ -36,13 +36,15 @@ describe('the desktop hub when the daemon it follows goes away', () => {
     await tmp.cleanup();
   });
 
-  const shell = async (retryMs: number): Promise<{ hub: ShellHub; events: HubEvent[]; logs: string[] }> => {
+  const shell = async (retryMs: number) => {
     const logs: string[] = [];
     const hub = await connectShellHub(options, { log: (line) => logs.push(line), retryMs });
     shells.push(hub);
     const events: HubEvent[] = [];
     hub.subscribe((event) => events.push(event));
-    return { hub, events, logs };
+    const connection: (string | null)[] = [];
+    hub.onConnection((lost) => connection.push(lost));
+    return { hub, events, logs, connection };
   };
 
   const daemon = async (): Promise<Daemon> => {
@@ -54,7 +56,7 @@ describe('the desktop hub when the daemon it follows goes away', () => {
   test('it follows a daemon that was restarted', async () => {
     const first = await daemon();
     // A long first wait, so the second daemon is up before the shell looks again.
-    const { hub, events } = await shell(4000);
+    const { hub, events, connection } = await shell(4000);
     assert.equal(hub.owned, false);
     assert.match(hub.description, new RegExp(`pid ${first.child.pid}`));
 
@@ -64,6 +66,8 @@ describe('the desktop hub when the daemon it follows goes away', () => {
     const second = await daemon();
     await waitFor(() => hub.description.includes(`pid ${second.child.pid}`), { timeoutMs: 10_000, message: () => hub.description });
     assert.equal(hub.owned, false, 'the new daemon is followed, not fought');
+    assert.deepEqual(connection.map((c) => c !== null && /closed/.test(c)), [true, false], 'lost (saying why), then back');
+    assert.equal(connection[1], null);
     await waitFor(() => events.some((e) => e.type === 'snapshot'), { message: 'a fresh snapshot for the faces' });
     const snap = await hub.call('snapshot', undefined);
     assert.equal(snap.editors.length, 1, 'the editor, adopted by the new daemon');

@@ -93,6 +93,23 @@ test('the menu is rebuilt when the snapshot changes what it shows, not otherwise
   assert.deepEqual(actions, [{ kind: 'setPaused', paused: false }]);
 });
 
+test('while reconnecting the menu offers only Quit, and the next snapshot brings the full menu back', () => {
+  const { tray, service, actions } = setup();
+  service.update(snapshot([diff('d1')]));
+  service.reconnecting('the connection to Patchbay closed');
+  assert.deepEqual(
+    tray.menus.at(-1)!.map((i) => i.label),
+    ['Reconnecting to Patchbay…', 'the connection to Patchbay closed', undefined, 'Quit Patchbay'],
+  );
+  assert.equal(tray.tooltips.at(-1), 'Patchbay — reconnecting');
+  tray.menus.at(-1)!.at(-1)!.click!();
+  assert.deepEqual(actions, [{ kind: 'quit' }]);
+
+  service.update(snapshot([diff('d1')]));
+  assert.ok(tray.menus.at(-1)!.some((i) => i.label === 'Review pending edits (1)…'), 'the same snapshot as before still rebuilds the menu');
+  assert.equal(tray.tooltips.at(-1), 'Patchbay — 1 edit waiting for review');
+});
+
 test('on Windows a left click opens the review when diffs wait, else the main window', () => {
   const { tray, service, actions } = setup('win32');
   assert.equal(tray.clicks.length, 1);
