@@ -17,7 +17,7 @@ export interface ShellHub extends HubApi {
   readonly owned: boolean;
   /** Which hub it shows, for logs and the About line. */
   readonly description: string;
-  /** Hears why the hub was lost, then null once one is shown again (its snapshot follows). */
+  /** Hears why the hub was lost (again after each failed attempt), then null once one is shown again (its snapshot follows). */
   onConnection(cb: (lost: string | null) => void): () => void;
   close(reason: string): Promise<void>;
 }
@@ -148,6 +148,7 @@ export async function connectShellHub(options: HubOptions, deps: ShellHubDeps): 
           if (closed) return;
           lostBecause = `${err.message}; still trying`;
           deps.log(`cannot reconnect yet: ${err.message}`);
+          connection(lostBecause);
           retry(Math.min(waitMs * 2, MAX_RETRY_MS));
         },
       ).catch((err: Error) => deps.log(`after reconnecting: ${err.message}`));
