@@ -1,6 +1,7 @@
 // A hosted pi session as the person sees it, built from pi's RPC records by pure reducers:
 // each takes the state and one record and returns the next state (nothing is mutated).
-// No node imports, so a face can run the same reducers over the streamed events.
+// No node imports: the renderer runs reduceEvent over the streamed events between its reads
+// of the hub's copy, so a record may reach it twice (once in a read, once as an event).
 import type { HostedDialog, HostedStatus, TranscriptItem } from '../api/types.ts';
 import { isDialog, type RpcEvent, type UiRequest } from './protocol.ts';
 
@@ -130,7 +131,7 @@ function toolUpdate(state: HostedState, event: RpcEvent, result: unknown, done: 
   const index = lastIndex(state.transcript, (item) => item.kind === 'tool' && item.toolCallId === id);
   if (index === -1) return state;
   const item = state.transcript[index] as Extract<TranscriptItem, { kind: 'tool' }>;
-  const output = isObject(result) ? capOutput(contentText(result.content)) : item.output;
+  const output = typeof result === 'string' ? capOutput(result) : isObject(result) ? capOutput(contentText(result.content)) : item.output;
   return replaceAt(state, index, { ...item, output, done, isError: done ? event.isError === true : item.isError });
 }
 
@@ -141,19 +142,26 @@ export function reduceEvent(state: HostedState, event: RpcEvent, at: number): Ho
       return state.status === 'exited' ? state : { ...state, status: 'streaming' };
     case 'agent_settled':
       return state.status === 'exited' ? state : { ...state, status: 'idle' };
+    // The run is over, so no reply is still being written (pi may start the next run at once:
+    // streaming ends only with agent_settled).
+    case 'agent_end':
+      return state.transcript.some(isOpenAssistant)
+        ? { ...state, transcript: state.transcript.map((item) => (isOpenAssistant(item) ? { ...item, done: true } : item)) }
+        : state;
     case 'message_start':
       return messageStart(state, event.message, at);
     case 'message_end':
       return messageEnd(state, event.message, at);
     case 'message_update': {
       const update = event.assistantMessageEvent;
-      if (!isObject(update)) return state;
-      const delta = str(update.delta) ?? '';
+      const delta = isObject(update) ? str(update.delta) : undefined;
+      if (!isObject(update) || delta === undefined) return state;
       if (update.type === 'text_delta') return assistantDelta(state, 'text', delta, at);
       if (update.type === 'thinking_delta') return assistantDelta(state, 'thinking', delta, at);
       return state;
     }
     case 'tool_execution_start':
+      if (state.transcript.some((item) => item.kind === 'tool' && item.toolCallId === event.toolCallId)) return state;
       return append(state, {
         kind: 'tool',
         toolCallId: str(event.toolCallId) ?? '',

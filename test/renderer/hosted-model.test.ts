@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { HostedDialog, HostedView, TranscriptItem } from '../../src/api/types.ts';
+import type { HostedDialog, HostedView } from '../../src/api/types.ts';
 import {
   CANCELLED,
-  applyPiEvent,
   confirmAnswer,
   controlsFor,
   countdownText,
@@ -25,7 +24,6 @@ import {
   textAnswer,
   toolSubject,
 } from '../../renderer/src/hosted/hosted-model.ts';
-import type { LiveState } from '../../renderer/src/hosted/hosted-model.ts';
 
 const NOW = 1_700_000_000_000;
 
@@ -188,71 +186,10 @@ test('a dialog with a timeout counts down', () => {
   assert.equal(countdownText(NOW + 300_000, NOW), '5 min left');
 });
 
-test('text deltas between reads of the hub stream into the open reply', () => {
-  const delta = (type: string, d: string) => ({ type: 'message_update', assistantMessageEvent: { type, delta: d } });
-  let state: LiveState = { status: 'idle', transcript: [{ kind: 'user', text: 'hi', at: NOW }] };
-  state = applyPiEvent(state, { type: 'agent_start' }, NOW);
-  assert.equal(state.status, 'streaming');
-  state = applyPiEvent(state, delta('thinking_delta', 'Hmm'), NOW);
-  state = applyPiEvent(state, delta('text_delta', 'Hel'), NOW);
-  state = applyPiEvent(state, delta('text_delta', 'lo'), NOW);
-  assert.equal(state.transcript.length, 2);
-  assert.deepEqual(state.transcript[1], { kind: 'assistant', text: 'Hello', thinking: 'Hmm', at: NOW, done: false });
-  state = applyPiEvent(state, { type: 'agent_end', messages: [] }, NOW);
-  assert.equal((state.transcript[1] as { done: boolean }).done, true);
-  assert.equal(state.status, 'streaming', 'a queued follow-up may start a new run right after agent_end');
-  state = applyPiEvent(state, { type: 'agent_settled' }, NOW);
-  assert.equal(state.status, 'idle');
-  // A new turn's text opens a new reply rather than extending a finished one.
-  state = applyPiEvent(state, delta('text_delta', 'Again'), NOW);
-  assert.equal(state.transcript.length, 3);
-  const unchanged = applyPiEvent(state, { type: 'message_update', assistantMessageEvent: { type: 'text_delta' } }, NOW);
-  assert.equal(unchanged, state, 'a delta without text changes nothing');
-});
-
-test('a delta goes to the reply still open, even with a tool call listed after it', () => {
-  const open: TranscriptItem = { kind: 'assistant', text: 'Let me', thinking: '', at: NOW, done: false };
-  const tool: TranscriptItem = { kind: 'tool', toolCallId: 'c', name: 'read', args: {}, output: '', isError: false, done: false, at: NOW };
-  const state = applyPiEvent(
-    { status: 'streaming', transcript: [open, tool] },
-    { type: 'message_update', assistantMessageEvent: { type: 'text_delta', delta: ' look' } },
-    NOW,
-  );
-  assert.equal(state.transcript.length, 2);
-  assert.equal((state.transcript[0] as { text: string }).text, 'Let me look');
-});
-
-test('an exited session stays exited whatever late events say', () => {
-  const state: LiveState = { status: 'exited', transcript: [] };
-  assert.equal(applyPiEvent(state, { type: 'agent_start' }, NOW).status, 'exited');
-  assert.equal(applyPiEvent(state, { type: 'agent_settled' }, NOW).status, 'exited');
-});
-
 test('stats are re-read when a run ends', () => {
   assert.equal(endsTurn({ type: 'agent_end' }), true);
   assert.equal(endsTurn({ type: 'agent_settled' }), true);
   assert.equal(endsTurn({ type: 'message_update' }), false);
-});
-
-test('tool calls appear when they start, show output as it streams, and end failed or done', () => {
-  let state: LiveState = { status: 'streaming', transcript: [] };
-  state = applyPiEvent(state, { type: 'tool_execution_start', toolCallId: 'c1', toolName: 'bash', args: { command: 'ls' } }, NOW);
-  state = applyPiEvent(state, { type: 'tool_execution_start', toolCallId: 'c1', toolName: 'bash', args: {} }, NOW);
-  assert.equal(state.transcript.length, 1, 'a repeated start adds nothing');
-  state = applyPiEvent(
-    state,
-    { type: 'tool_execution_update', toolCallId: 'c1', partialResult: { content: [{ type: 'text', text: 'a.txt\n' }] } },
-    NOW,
-  );
-  assert.equal((state.transcript[0] as { output: string }).output, 'a.txt\n');
-  state = applyPiEvent(
-    state,
-    { type: 'tool_execution_end', toolCallId: 'c1', result: { content: [{ type: 'text', text: 'a.txt\nb.txt\n' }] }, isError: true },
-    NOW,
-  );
-  const tool = state.transcript[0] as Extract<TranscriptItem, { kind: 'tool' }>;
-  assert.deepEqual([tool.name, tool.output, tool.isError, tool.done], ['bash', 'a.txt\nb.txt\n', true, true]);
-  assert.equal(applyPiEvent(state, { type: 'tool_execution_end', toolCallId: 'unknown' }, NOW), state);
 });
 
 test('only events that change the transcript’s shape trigger a re-read of the hub', () => {

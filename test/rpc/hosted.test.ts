@@ -259,3 +259,64 @@ test("pi-ide's /ide dialog is answered with Patchbay's door only when it is offe
   assert.equal(doorChoice({ method: 'confirm', title: 'Connect to IDE' }, door), null);
   assert.equal(doorChoice(ide([patchbay]), null), null, 'no door');
 });
+
+test('text deltas between reads of the hub stream into the open reply', () => {
+  const delta = (type: string, d: string) => ({ type: 'message_update', assistantMessageEvent: { type, delta: d } });
+  let state: HostedState = { ...initialHostedState(), status: 'idle', transcript: [{ kind: 'user', text: 'hi', at: T }] };
+  state = reduceEvent(state, { type: 'agent_start' }, T);
+  assert.equal(state.status, 'streaming');
+  state = reduceEvent(state, delta('thinking_delta', 'Hmm'), T);
+  state = reduceEvent(state, delta('text_delta', 'Hel'), T);
+  state = reduceEvent(state, delta('text_delta', 'lo'), T);
+  assert.equal(state.transcript.length, 2);
+  assert.deepEqual(state.transcript[1], { kind: 'assistant', text: 'Hello', thinking: 'Hmm', at: T, done: false });
+  state = reduceEvent(state, { type: 'agent_end', messages: [] }, T);
+  assert.equal((state.transcript[1] as { done: boolean }).done, true);
+  assert.equal(state.status, 'streaming', 'a queued follow-up may start a new run right after agent_end');
+  state = reduceEvent(state, { type: 'agent_settled' }, T);
+  assert.equal(state.status, 'idle');
+  // A new turn's text opens a new reply rather than extending a finished one.
+  state = reduceEvent(state, delta('text_delta', 'Again'), T);
+  assert.equal(state.transcript.length, 3);
+  const unchanged = reduceEvent(state, { type: 'message_update', assistantMessageEvent: { type: 'text_delta' } }, T);
+  assert.equal(unchanged, state, 'a delta without text changes nothing');
+});
+
+test('a delta goes to the reply still open, even with a tool call listed after it', () => {
+  const open: TranscriptItem = { kind: 'assistant', text: 'Let me', thinking: '', at: T, done: false };
+  const tool: TranscriptItem = { kind: 'tool', toolCallId: 'c', name: 'read', args: {}, output: '', isError: false, done: false, at: T };
+  const state = reduceEvent(
+    { ...initialHostedState(), status: 'streaming', transcript: [open, tool] },
+    { type: 'message_update', assistantMessageEvent: { type: 'text_delta', delta: ' look' } },
+    T,
+  );
+  assert.equal(state.transcript.length, 2);
+  assert.equal((state.transcript[0] as { text: string }).text, 'Let me look');
+});
+
+test('an exited session stays exited whatever late events say', () => {
+  const state: HostedState = { ...initialHostedState(), status: 'exited', transcript: [] };
+  assert.equal(reduceEvent(state, { type: 'agent_start' }, T).status, 'exited');
+  assert.equal(reduceEvent(state, { type: 'agent_settled' }, T).status, 'exited');
+});
+
+test('tool calls appear when they start, show output as it streams, and end failed or done', () => {
+  let state: HostedState = { ...initialHostedState(), status: 'streaming', transcript: [] };
+  state = reduceEvent(state, { type: 'tool_execution_start', toolCallId: 'c1', toolName: 'bash', args: { command: 'ls' } }, T);
+  state = reduceEvent(state, { type: 'tool_execution_start', toolCallId: 'c1', toolName: 'bash', args: {} }, T);
+  assert.equal(state.transcript.length, 1, 'a repeated start adds nothing');
+  state = reduceEvent(
+    state,
+    { type: 'tool_execution_update', toolCallId: 'c1', partialResult: { content: [{ type: 'text', text: 'a.txt\n' }] } },
+    T,
+  );
+  assert.equal((state.transcript[0] as { output: string }).output, 'a.txt\n');
+  state = reduceEvent(
+    state,
+    { type: 'tool_execution_end', toolCallId: 'c1', result: { content: [{ type: 'text', text: 'a.txt\nb.txt\n' }] }, isError: true },
+    T,
+  );
+  const tool = state.transcript[0] as Extract<TranscriptItem, { kind: 'tool' }>;
+  assert.deepEqual([tool.name, tool.output, tool.isError, tool.done], ['bash', 'a.txt\nb.txt\n', true, true]);
+  assert.equal(reduceEvent(state, { type: 'tool_execution_end', toolCallId: 'unknown' }, T), state);
+});

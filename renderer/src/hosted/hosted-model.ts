@@ -1,7 +1,7 @@
 // The hosted-session panel's rules, apart from any component: which controls a status
 // allows, what a dialog answer sends, how pi's loosely shaped data (models, stats, raw
 // events) becomes something to show.
-import type { DialogAnswer, HostedDialog, HostedStatus, HostedView, Snapshot, TranscriptItem } from '../../../src/api/types.ts';
+import type { DialogAnswer, HostedDialog, HostedStatus, HostedView, Snapshot } from '../../../src/api/types.ts';
 import { baseName } from '../../../electron/shared/labels.ts';
 
 export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
@@ -321,103 +321,6 @@ export function needsRefetch(event: Record<string, unknown>): boolean {
   const inner = event.assistantMessageEvent;
   if (!isRecord(inner)) return true;
   return !['text_delta', 'thinking_delta', 'toolcall_delta'].includes(String(inner.type));
-}
-
-export interface LiveState {
-  status: HostedStatus;
-  transcript: TranscriptItem[];
-}
-
-/**
- * Applies one raw pi event to the shown state so text streams smoothly between reads of
- * the hub's transcript (which replaces this state whenever it arrives).
- */
-export function applyPiEvent(state: LiveState, event: Record<string, unknown>, now: number): LiveState {
-  switch (event.type) {
-    case 'agent_start':
-      return state.status === 'exited' ? state : { ...state, status: 'streaming' };
-    // pi ends a run with agent_end but may start the next (a queued follow-up) at once; it is
-    // idle only once settled.
-    case 'agent_settled':
-      return state.status === 'exited' ? state : { ...state, status: 'idle' };
-    case 'agent_end':
-      return {
-        ...state,
-        transcript: state.transcript.map((item) => (item.kind === 'assistant' && !item.done ? { ...item, done: true } : item)),
-      };
-    case 'message_update':
-      return applyDelta(state, event.assistantMessageEvent, now);
-    case 'tool_execution_start':
-      return applyToolStart(state, event, now);
-    case 'tool_execution_update':
-      return updateTool(state, event.toolCallId, (tool) => ({ ...tool, output: resultText(event.partialResult) ?? tool.output }));
-    case 'tool_execution_end':
-      return updateTool(state, event.toolCallId, (tool) => ({
-        ...tool,
-        output: resultText(event.result) ?? tool.output,
-        isError: event.isError === true,
-        done: true,
-      }));
-    default:
-      return state;
-  }
-}
-
-function applyDelta(state: LiveState, inner: unknown, now: number): LiveState {
-  if (!isRecord(inner) || typeof inner.delta !== 'string') return state;
-  const field = inner.type === 'text_delta' ? 'text' : inner.type === 'thinking_delta' ? 'thinking' : null;
-  if (field === null) return state;
-  const transcript = [...state.transcript];
-  // The reply still open, as the hub finds it (a tool item may have been appended after it).
-  const at = transcript.findLastIndex((item) => item.kind === 'assistant' && !item.done);
-  const open = transcript[at];
-  if (open?.kind === 'assistant') {
-    transcript[at] = field === 'text' ? { ...open, text: open.text + inner.delta } : { ...open, thinking: open.thinking + inner.delta };
-  } else {
-    const text = field === 'text' ? inner.delta : '';
-    const thinking = field === 'thinking' ? inner.delta : '';
-    transcript.push({ kind: 'assistant', text, thinking, at: now, done: false });
-  }
-  return { ...state, transcript };
-}
-
-function applyToolStart(state: LiveState, event: Record<string, unknown>, now: number): LiveState {
-  const id = event.toolCallId;
-  if (typeof id !== 'string' || state.transcript.some((item) => item.kind === 'tool' && item.toolCallId === id)) return state;
-  const tool: TranscriptItem = {
-    kind: 'tool',
-    toolCallId: id,
-    name: typeof event.toolName === 'string' ? event.toolName : 'tool',
-    args: event.args,
-    output: '',
-    isError: false,
-    done: false,
-    at: now,
-  };
-  return { ...state, transcript: [...state.transcript, tool] };
-}
-
-type ToolItem = Extract<TranscriptItem, { kind: 'tool' }>;
-
-function updateTool(state: LiveState, id: unknown, change: (tool: ToolItem) => ToolItem): LiveState {
-  if (typeof id !== 'string') return state;
-  let found = false;
-  const transcript = state.transcript.map((item) => {
-    if (item.kind !== 'tool' || item.toolCallId !== id) return item;
-    found = true;
-    return change(item);
-  });
-  return found ? { ...state, transcript } : state;
-}
-
-/** The text blocks of a tool result (`{content: [{type:'text', text}]}`). */
-export function resultText(result: unknown): string | null {
-  if (typeof result === 'string') return result;
-  if (!isRecord(result) || !Array.isArray(result.content)) return null;
-  return result.content
-    .filter((c): c is { type: 'text'; text: string } => isRecord(c) && c.type === 'text' && typeof c.text === 'string')
-    .map((c) => c.text)
-    .join('');
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

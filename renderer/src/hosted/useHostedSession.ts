@@ -1,10 +1,12 @@
 // One hosted session as the panel shows it: the hub's transcript (re-read after every event
-// that changes its shape, at most one read in flight), text deltas applied in between so
-// streaming is smooth, and pi's stats re-read when a turn ends.
+// that changes its shape, at most one read in flight), the events run through the hub's own
+// reducer in between so streaming is smooth, and pi's stats re-read when a turn ends.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { HostedDetail, HostedView } from '../../../src/api/types.ts';
 import { useHub } from '../hub/HubProvider.tsx';
-import { applyPiEvent, endsTurn, needsRefetch } from './hosted-model.ts';
+import { reduceEvent } from '../../../src/rpc/hosted.ts';
+import type { RpcEvent } from '../../../src/rpc/protocol.ts';
+import { endsTurn, needsRefetch } from './hosted-model.ts';
 
 /** Gap between two reads of the transcript while events keep coming. */
 const REFETCH_GAP_MS = 150;
@@ -83,7 +85,7 @@ export function useHostedSession(id: string): HostedSession {
     const unsubscribe = api.subscribe((event) => {
       if (event.type !== 'pi' || event.id !== id) return;
       const raw = event.event;
-      setDetail((prev) => (prev === null ? prev : { ...prev, ...applyPiEvent(prev, raw, Date.now()) }));
+      setDetail((prev) => (prev === null ? prev : { ...prev, ...reduceEvent(prev, raw as RpcEvent, Date.now()) }));
       if (needsRefetch(raw)) load();
       if (endsTurn(raw)) loadStats();
     });
