@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startControlServer } from '../../src/web/control-server.ts';
 import { createFakeHub } from '../web/fake-hub.ts';
-import { tempDir } from '../web/helpers.ts';
+import { tempDir } from '../peers/wait.ts';
 
 const BIN = fileURLToPath(new URL('../../src/cli/bin.mjs', import.meta.url));
 
@@ -21,8 +21,8 @@ function patchbay(args: string[], home: string): Promise<{ code: number; stdout:
 }
 
 test('the patchbay binary prints the status of a running daemon', async (t) => {
-  const dir = await tempDir('patchbay-bin-');
-  t.after(() => dir.remove());
+  const dir = await tempDir('bin');
+  t.after(() => dir.cleanup());
   const home = join(dir.path, 'home');
   const hub = createFakeHub();
   const server = await startControlServer({ hub, host: '127.0.0.1', port: 0, home, version: 'test' });
@@ -40,8 +40,8 @@ test('the patchbay binary prints the status of a running daemon', async (t) => {
 });
 
 test('the patchbay binary exits 1 with a clear message when no daemon runs', async (t) => {
-  const dir = await tempDir('patchbay-bin-');
-  t.after(() => dir.remove());
+  const dir = await tempDir('bin');
+  t.after(() => dir.cleanup());
   const home = join(dir.path, 'home');
   const { code, stdout, stderr } = await patchbay(['status'], home);
   assert.equal(code, 1);

@@ -8,7 +8,8 @@ import { main } from '../../src/cli/main.ts';
 import { writeControlFile } from '../../src/web/control-file.ts';
 import { startControlServer } from '../../src/web/control-server.ts';
 import { createFakeHub } from '../web/fake-hub.ts';
-import { httpRequest, tempDir } from '../web/helpers.ts';
+import { httpRequest } from '../web/helpers.ts';
+import { tempDir } from '../peers/wait.ts';
 
 /** A pid no process has (above Linux's pid_max). */
 const DEAD_PID = 2_147_483_646;
@@ -25,8 +26,8 @@ function captureIo(env: NodeJS.ProcessEnv, cwd: string) {
 
 /** A home with no daemon: what `patchbay` sees before `patchbay daemon`. */
 async function emptyHome(t: TestContext) {
-  const dir = await tempDir('patchbay-cli-');
-  t.after(() => dir.remove());
+  const dir = await tempDir('cli');
+  t.after(() => dir.cleanup());
   const home = join(dir.path, 'home');
   const env = {
     PATCHBAY_HOME: home,

@@ -6,7 +6,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { tempDir, waitFor } from '../web/helpers.ts';
+import { tempDir, waitFor } from '../peers/wait.ts';
 
 const BIN = fileURLToPath(new URL('../../src/cli/bin.mjs', import.meta.url));
 
@@ -32,8 +32,8 @@ function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; st
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`patchbay daemon serves the CLI and stops cleanly on ${signal}, removing its files`, async (t) => {
-    const dir = await tempDir('patchbay-daemon-');
-    t.after(() => dir.remove());
+    const dir = await tempDir('daemon');
+    t.after(() => dir.cleanup());
     const env = isolatedEnv(dir.path);
     const daemon = spawn(process.execPath, [BIN, 'daemon'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     t.after(() => {
@@ -45,7 +45,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     daemon.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((r) => daemon.once('exit', (code) => r(code)));
 
-    await waitFor(() => stdout.includes('\n'), 'the daemon to report its ports', 15_000);
+    await waitFor(() => stdout.includes('\n'), { message: 'the daemon to report its ports', timeoutMs: 15_000 });
     const match = /^Patchbay \S+ running \(pid (\d+)\): door 127\.0\.0\.1:(\d+), control http:\/\/127\.0\.0\.1:\d+\n$/.exec(stdout);
     assert.ok(match, `unexpected first line: ${stdout}`);
     assert.equal(Number(match[1]), daemon.pid);

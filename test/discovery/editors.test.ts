@@ -17,12 +17,11 @@ import {
   spawnUnreaped,
   startEditor,
   startHttpServer,
-  tempDir,
-  waitFor,
   writeLock,
   type FakeEditor,
   type LiveProcess,
 } from './helpers.ts';
+import { tempDir, waitFor } from '../peers/wait.ts';
 
 let root: string;
 let cleanup: () => Promise<void>;
@@ -30,7 +29,7 @@ let live: LiveProcess;
 let dead: number;
 let counter = 0;
 before(async () => {
-  ({ path: root, cleanup } = await tempDir('patchbay-editors-'));
+  ({ path: root, cleanup } = await tempDir('editors'));
   live = await spawnLive();
   dead = await deadPid();
 });
@@ -232,7 +231,7 @@ test('a new editor lockfile is listed within about 100 ms', async (t) => {
   assert.equal(discovery.current().editors.length, 0);
   const started = performance.now();
   await writeLock(dirs.pi, ed.port, lockBody(live.pid, ed.token));
-  await waitFor('the new editor', () => states.at(-1)?.editors.length === 1);
+  await waitFor(() => states.at(-1)?.editors.length === 1, { message: 'the new editor', intervalMs: 5 });
   const elapsed = performance.now() - started;
   t.diagnostic(`new editor listed after ${elapsed.toFixed(1)} ms`);
   assert.ok(elapsed < 250, `took ${elapsed.toFixed(1)} ms`);
@@ -250,7 +249,7 @@ test("an editor that dies drops out and its adopted lockfile is deleted", async 
   assert.equal(adopted, join(dirs.pi, '.patchbay', `${ed.port}.lock`));
 
   await proc.kill();
-  await waitFor('the editor to drop out', () => discovery.current().editors.length === 0);
+  await waitFor(() => discovery.current().editors.length === 0, { message: 'the editor to drop out' });
   await assert.rejects(lstat(adopted!), { code: 'ENOENT' });
   assert.ok(logs.some((line) => line.includes(`editor pid ${proc.pid} is gone`)));
   assert.deepEqual(discovery.current().invalid, [], 'a removed file is not listed as invalid');
@@ -407,7 +406,7 @@ test('an editor that rewrites its lockfile is picked up with its new folders', a
   const { discovery, states } = await discover(t, dirs);
   await discovery.start();
   await writeLock(dirs.pi, ed.port, lockBody(live.pid, ed.token, ['/new']));
-  await waitFor('the new folders', () => states.at(-1)?.editors[0]?.workspaceFolders[0] === '/new');
+  await waitFor(() => states.at(-1)?.editors[0]?.workspaceFolders[0] === '/new', { message: 'the new folders' });
   assert.deepEqual(await ls(dirs.pi), ['.patchbay']);
   assert.deepEqual(await ls(join(dirs.pi, '.patchbay')), [`${ed.port}.lock`]);
 });
@@ -437,7 +436,7 @@ test('an editor that starts serving after writing its lockfile is listed once it
 
   const late = await startEditor('late', 400, port);
   t.after(() => late.close());
-  await waitFor('the late editor', () => states.at(-1)?.editors.length === 1);
+  await waitFor(() => states.at(-1)?.editors.length === 1, { message: 'the late editor' });
   assert.deepEqual(discovery.current().invalid, []);
 });
 

@@ -1,30 +1,14 @@
-// Small doubles for discovery tests: temp dirs, live and dead pids, and a tiny editor
+// Small doubles for discovery tests: live, dead and zombie pids, lockfiles, and a tiny editor
 // WebSocket server that, like pi-ide.nvim, answers a bad token with HTTP 400 before upgrade.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocketServer } from 'ws';
-
-export async function tempDir(prefix = 'patchbay-discovery-'): Promise<{ path: string; cleanup: () => Promise<void> }> {
-  const path = await mkdtemp(join(tmpdir(), prefix));
-  return { path, cleanup: () => rm(path, { recursive: true, force: true }) };
-}
-
-/** Polls until `check` returns a truthy value; fails with `what` after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 2000, everyMs = 5): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
+import { waitFor } from '../peers/wait.ts';
 
 export interface LiveProcess {
   pid: number;
@@ -73,7 +57,7 @@ export async function spawnUnreaped(): Promise<{ pid: number; kill: () => Promis
     pid,
     kill: async () => {
       process.kill(pid, 'SIGKILL');
-      await waitFor('a zombie', () => isZombie(pid));
+      await waitFor(() => isZombie(pid), { message: 'a zombie' });
     },
     cleanup: () => parent.kill('SIGKILL'),
   };

@@ -3,11 +3,12 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { LockDirWatcher, scanLockDir } from '../../src/discovery/lock-dir.ts';
-import { lockBody, tempDir, waitFor, writeLock } from './helpers.ts';
+import { lockBody, writeLock } from './helpers.ts';
+import { tempDir, waitFor } from '../peers/wait.ts';
 
 let root: string;
 let cleanup: () => Promise<void>;
-before(async () => ({ path: root, cleanup } = await tempDir('patchbay-lockdir-')));
+before(async () => ({ path: root, cleanup } = await tempDir('lockdir')));
 after(() => cleanup());
 
 test('a scan lists good lockfiles and bad ones with reasons, skipping .patchbay/ and temp files', async () => {
@@ -51,7 +52,7 @@ test('a new lockfile is noticed by the watcher within about 100 ms', async (t) =
   await watcher.start();
   const started = performance.now();
   await writeLock(dir, 4800, lockBody(100, 'x'));
-  await waitFor('a change event', () => changes > 0);
+  await waitFor(() => changes > 0, { message: 'a change event' });
   const elapsed = performance.now() - started;
   t.diagnostic(`new lockfile noticed after ${elapsed.toFixed(1)} ms (fs.watch active: ${watcher.watching})`);
   assert.ok(elapsed < 150, `took ${elapsed} ms`);
@@ -64,7 +65,7 @@ test('a burst of changes is reported once after the debounce', async (t) => {
   t.after(() => watcher.close());
   await watcher.start();
   await Promise.all([1, 2, 3, 4, 5].map((i) => writeLock(dir, 4900 + i, lockBody(100, 'x'))));
-  await waitFor('a change event', () => changes > 0);
+  await waitFor(() => changes > 0, { message: 'a change event' });
   await new Promise((resolve) => setTimeout(resolve, 200));
   assert.equal(changes, 1);
 });
@@ -77,7 +78,7 @@ test('polling catches changes fs.watch does not report (inside .patchbay/)', asy
   t.after(() => watcher.close());
   await watcher.start();
   await writeLock(join(dir, '.patchbay'), 5000, lockBody(100, 'x'));
-  await waitFor('a polled change', () => changes > 0);
+  await waitFor(() => changes > 0, { message: 'a polled change' });
 });
 
 test('a closed watcher reports nothing more, and closing twice is fine', async () => {

@@ -5,7 +5,8 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { platform } from 'node:os';
 import { test } from 'node:test';
 import { findPeerPid, PeerFinder, procScan, processInfo, type ProcReader } from '../../src/discovery/peer-process.ts';
-import { spawnLive, tempDir, waitFor } from './helpers.ts';
+import { spawnLive } from './helpers.ts';
+import { tempDir, waitFor } from '../peers/wait.ts';
 
 const hex4 = (port: number): string => port.toString(16).toUpperCase().padStart(4, '0');
 
@@ -118,7 +119,7 @@ test('a failing scan fails every lookup waiting on it, saying what broke', async
 
 test('100 agents connecting at once are all identified well within the relay limit', { skip: platform() !== 'linux' && 'the live lookup is tested on Linux' }, async (t) => {
   const count = 100;
-  const { path: dir, cleanup } = await tempDir('patchbay-peer-batch-');
+  const { path: dir, cleanup } = await tempDir('peer-batch');
   t.after(cleanup);
   const accepted: Socket[] = [];
   const server = createServer((socket) => accepted.push(socket));
@@ -132,7 +133,7 @@ test('100 agents connecting at once are all identified well within the relay lim
   const script = `for (let i = 0; i < ${count}; i++) require('net').connect(${port}, '127.0.0.1'); setInterval(() => {}, 1000)`;
   const child = await spawnLive(['-e', script], dir);
   t.after(() => child.kill());
-  await waitFor(`${count} connections from the child`, () => accepted.length === count, 5000);
+  await waitFor(() => accepted.length === count, { message: `${count} connections from the child`, timeoutMs: 5000 });
 
   const started = performance.now();
   const infos = await Promise.all(

@@ -15,7 +15,8 @@ import {
   processInfo,
   startTicksFromStat,
 } from '../../src/discovery/peer-process.ts';
-import { deadPid, spawnLive, tempDir } from './helpers.ts';
+import { deadPid, spawnLive } from './helpers.ts';
+import { tempDir } from '../peers/wait.ts';
 
 const linux = platform() === 'linux';
 
@@ -76,7 +77,7 @@ test('a vanished or impossible pid has no process info', async () => {
 test.describe('on this machine', { skip: !linux && 'the live lookups are tested on Linux' }, () => {
   let dir: string;
   let cleanup: () => Promise<void>;
-  before(async () => ({ path: dir, cleanup } = await tempDir('patchbay-peer-')));
+  before(async () => ({ path: dir, cleanup } = await tempDir('peer')));
   after(() => cleanup());
 
   async function connectChild(host: string) {

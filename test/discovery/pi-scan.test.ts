@@ -4,7 +4,8 @@ import { platform } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isPiCommand, likelyReason, parsePsList, scanPiProcesses } from '../../src/discovery/pi-scan.ts';
-import { spawnLive, tempDir } from './helpers.ts';
+import { spawnLive } from './helpers.ts';
+import { tempDir } from '../peers/wait.ts';
 
 const commands: [string[], boolean][] = [
   [['pi'], true],
@@ -51,7 +52,7 @@ for (const [facts, cwd, expected] of reasons) {
 }
 
 test('a running pi process is found with its folder; other node processes are not', { skip: platform() !== 'linux' && 'Linux /proc scan' }, async (t) => {
-  const { path: dir, cleanup } = await tempDir('patchbay-piscan-');
+  const { path: dir, cleanup } = await tempDir('piscan');
   t.after(cleanup);
   const script = join(dir, 'pi');
   await writeFile(script, 'setInterval(() => {}, 1000);\n');

@@ -11,14 +11,15 @@ import {
   writeDoorLockfile,
 } from '../../src/discovery/takeover.ts';
 import { readLockfile, type LockEntry, type Lockfile } from '../../src/protocol/lockfile.ts';
-import { deadPid, lockBody, spawnLive, tempDir, writeLock, type LiveProcess } from './helpers.ts';
+import { deadPid, lockBody, spawnLive, writeLock, type LiveProcess } from './helpers.ts';
+import { tempDir } from '../peers/wait.ts';
 
 let root: string;
 let cleanup: () => Promise<void>;
 let live: LiveProcess;
 let dead: number;
 before(async () => {
-  ({ path: root, cleanup } = await tempDir('patchbay-takeover-'));
+  ({ path: root, cleanup } = await tempDir('takeover'));
   live = await spawnLive();
   dead = await deadPid();
 });

@@ -4,14 +4,14 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parseLockfile, portFromName, readLockfile, serializeLockfile } from '../../src/protocol/lockfile.ts';
-import { tempDir } from '../discovery/helpers.ts';
+import { tempDir } from '../peers/wait.ts';
 
 const good = { pid: 4242, workspaceFolders: ['/home/me/project'], ideName: 'Neovim', transport: 'ws', authToken: 'tok' };
 const cap = 65536;
 
 let dir: string;
 let cleanup: () => Promise<void>;
-before(async () => ({ path: dir, cleanup } = await tempDir('patchbay-lockfile-')));
+before(async () => ({ path: dir, cleanup } = await tempDir('lockfile')));
 after(() => cleanup());
 
 test('a well-formed lockfile is read, with the port from its name and extra keys dropped', async () => {

@@ -9,12 +9,13 @@ import { readControlFile } from '../../src/web/control-file.ts';
 import { startControlServer, type ControlServerOptions } from '../../src/web/control-server.ts';
 import { wsMessageSocket } from '../../src/web/ws-socket.ts';
 import { createFakeHub, sampleSnapshot } from './fake-hub.ts';
-import { httpRequest, openSocket, tempDir, waitFor } from './helpers.ts';
+import { httpRequest, openSocket } from './helpers.ts';
+import { tempDir, waitFor } from '../peers/wait.ts';
 
 const SECRET = 'top secret outside the renderer';
 
 async function setup(t: TestContext, extra: Partial<ControlServerOptions> = {}) {
-  const dir = await tempDir('patchbay-control-');
+  const dir = await tempDir('control');
   const home = join(dir.path, 'home');
   const staticDir = join(dir.path, 'renderer');
   await mkdir(join(staticDir, 'assets'), { recursive: true });
@@ -40,7 +41,7 @@ async function setup(t: TestContext, extra: Partial<ControlServerOptions> = {}) 
   t.after(async () => {
     for (const ws of sockets) ws.terminate();
     await server.close();
-    await dir.remove();
+    await dir.cleanup();
   });
   const api = `ws://127.0.0.1:${server.port}/api`;
   const origin = `http://127.0.0.1:${server.port}`;
@@ -110,12 +111,12 @@ test('each client gets hub events until it disconnects', async (t) => {
   const hub = createRemoteHub(wsMessageSocket(result.ws));
   const events: HubEvent[] = [];
   hub.subscribe((e) => events.push(e));
-  await waitFor(() => fake.listenerCount() === 1, 'the server to subscribe');
+  await waitFor(() => fake.listenerCount() === 1, { message: 'the server to subscribe' });
   fake.emit({ type: 'diffAdded', diff: sampleSnapshot().diffs[0]! });
-  await waitFor(() => events.length === 1, 'the event');
+  await waitFor(() => events.length === 1, { message: 'the event' });
   assert.equal(events[0]!.type, 'diffAdded');
   hub.close();
-  await waitFor(() => fake.listenerCount() === 0, 'the server to unsubscribe');
+  await waitFor(() => fake.listenerCount() === 0, { message: 'the server to unsubscribe' });
 });
 
 test('a browser page from another origin is refused with 403, cookie or not', async (t) => {
@@ -263,7 +264,7 @@ test('closing the server closes its clients and is safe twice', async (t) => {
   const result = await connect({ authorization: `Bearer ${control!.token}` });
   assert.ok(result.ok);
   const hub = createRemoteHub(wsMessageSocket(result.ws));
-  await waitFor(() => fake.listenerCount() === 1, 'the subscription');
+  await waitFor(() => fake.listenerCount() === 1, { message: 'the subscription' });
   const waiting = hub.call('snapshot', undefined);
   await waiting;
   const closed = new Promise<number>((r) => result.ws.once('close', (code) => r(code)));

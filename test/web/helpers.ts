@@ -1,8 +1,5 @@
 // Small clients for poking the control server the way the CLI and a browser would.
 import { request } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { WebSocket } from 'ws';
 
 export interface HttpAnswer {
@@ -43,17 +40,4 @@ export function openSocket(
     });
     ws.on('error', (err) => reject(err)); // after a refusal, terminate() reports here too: too late to matter
   });
-}
-
-export async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-export async function tempDir(prefix: string): Promise<{ path: string; remove(): Promise<void> }> {
-  const path = await mkdtemp(join(tmpdir(), prefix));
-  return { path, remove: () => rm(path, { recursive: true, force: true }) };
 }
