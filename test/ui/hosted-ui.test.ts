@@ -17,7 +17,7 @@ import { resolveOptions } from '../../src/options.ts';
 import { TSX_LOADER } from '../peers/spawn.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
 import type { TempDir } from '../peers/wait.ts';
-import { createFakeHub } from '../web/fake-hub.ts';
+import { createFakeHub, idleHostedDetail } from '../web/fake-hub.ts';
 import type { FakeHub } from '../web/fake-hub.ts';
 import { openUi, SHOTS, skipWithoutChromium, type UiSession } from './chromium.ts';
 
@@ -56,22 +56,7 @@ class ScriptedPi {
     private readonly hub: FakeHub,
     init: { id: string; cwd: string; model: string | null },
   ) {
-    this.detail = {
-      id: init.id,
-      cwd: init.cwd,
-      pid: 31337,
-      status: 'idle',
-      model: init.model ?? 'fake/smart',
-      thinkingLevel: 'off',
-      startedAt: Date.now(),
-      exit: null,
-      sessionId: null,
-      pendingDialogs: 0,
-      transcript: [],
-      dialogs: [],
-      statusLines: {},
-      stats: null,
-    };
+    this.detail = idleHostedDetail({ id: init.id, cwd: init.cwd, pid: 31337, model: init.model ?? 'fake/smart', startedAt: Date.now() });
   }
 
   view(): HostedView {

@@ -107,6 +107,22 @@ export function sampleSnapshot(): Snapshot {
   };
 }
 
+/** A hosted pi just started: idle, nothing said yet. */
+export function idleHostedDetail(init: { id: string; cwd: string; pid: number; model: string; startedAt: number }): HostedDetail {
+  return {
+    ...init,
+    status: 'idle',
+    thinkingLevel: 'off',
+    exit: null,
+    sessionId: null,
+    pendingDialogs: 0,
+    transcript: [],
+    dialogs: [],
+    statusLines: {},
+    stats: null,
+  };
+}
+
 export interface FakeHub extends HubApi {
   state: Snapshot;
   details: Map<string, DiffDetail>;
@@ -247,22 +263,7 @@ export function createFakeHub(): FakeHub {
     // A hosted pi that answers every prompt with "ok" at once: enough for the faces' plumbing.
     'pi.start': ({ cwd, model }) => {
       const id = `h${hosted.size + 1}`;
-      hosted.set(id, {
-        id,
-        cwd,
-        pid: 9000 + hosted.size,
-        status: 'idle',
-        model: model ?? 'fake/model',
-        thinkingLevel: 'off',
-        startedAt: NOW,
-        exit: null,
-        sessionId: null,
-        pendingDialogs: 0,
-        transcript: [],
-        dialogs: [],
-        statusLines: {},
-        stats: null,
-      });
+      hosted.set(id, idleHostedDetail({ id, cwd, pid: 9000 + hosted.size, model: model ?? 'fake/model', startedAt: NOW }));
       listHosted();
       return structuredClone(state.hosted.find((h) => h.id === id)!);
     },
