@@ -1,8 +1,7 @@
 // `patchbay daemon`: the hub plus its control server, until SIGINT/SIGTERM.
 import { HubError, type HubApi } from '../api/types.ts';
-import { portAccepting } from '../discovery/liveness.ts';
 import type { HubOptions } from '../options.ts';
-import { NotRunningError, locateDaemon } from '../web/control-client.ts';
+import { answeringDaemon } from '../web/control-client.ts';
 import type { ControlServer, ControlServerOptions } from '../web/control-server.ts';
 import { parse, positionals, type CommandContext } from './command.ts';
 
@@ -19,19 +18,16 @@ export interface DaemonDeps {
   stopRequested(): Promise<string>;
 }
 
-const PROBE_TIMEOUT_MS = 1000;
-
 /** Two daemons would fight over the lock dirs; a stale control.json is simply replaced. */
 async function refuseIfRunning(ctx: CommandContext): Promise<void> {
   let control;
   try {
-    control = await locateDaemon(ctx.options.home);
+    control = await answeringDaemon(ctx.options.home);
   } catch (err) {
-    if (err instanceof NotRunningError) return;
     ctx.io.stderr.write(`patchbay: warning: ${(err as Error).message}; it will be replaced\n`);
     return;
   }
-  if (await portAccepting(control.port, PROBE_TIMEOUT_MS)) {
+  if (control !== null) {
     throw new HubError(`Patchbay is already running (pid ${control.pid}, control port ${control.port})`, 'conflict');
   }
 }

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { WebSocket } from 'ws';
 import { createRemoteHub, type RemoteHub } from '../api/remote.ts';
 import { HubError } from '../api/types.ts';
-import { pidAlive } from '../discovery/liveness.ts';
+import { pidAlive, portAccepting } from '../discovery/liveness.ts';
 import { controlFilePath, readControlFile, type ControlFile } from './control-file.ts';
 import { API_PATH, OPEN_TOKEN_PATH } from './control-server.ts';
 import { wsMessageSocket } from './ws-socket.ts';
@@ -29,6 +29,23 @@ export async function locateDaemon(home: string): Promise<ControlFile> {
     throw new NotRunningError(`Patchbay is not running (pid ${control.pid} in ${path} has exited). ${START_HINT}`);
   }
   return control;
+}
+
+const PROBE_TIMEOUT_MS = 1000;
+
+/**
+ * The daemon that answers on its control port, or null when none runs (no control file, its
+ * pid gone, or nothing on its port: a reused pid). Throws when the control file is unreadable.
+ */
+export async function answeringDaemon(home: string): Promise<ControlFile | null> {
+  let control: ControlFile;
+  try {
+    control = await locateDaemon(home);
+  } catch (err) {
+    if (err instanceof NotRunningError) return null;
+    throw err;
+  }
+  return (await portAccepting(control.port, PROBE_TIMEOUT_MS)) ? control : null;
 }
 
 function unreachable(control: ControlFile, home: string, why: string): HubError {

@@ -5,11 +5,10 @@
 // connection, and agents find a door again.
 import type { RemoteHub } from '../api/remote.ts';
 import { HubError, type HubApi, type HubEvent, type HubMethod, type ParamsOf, type ResultOf } from '../api/types.ts';
-import { portAccepting } from '../discovery/liveness.ts';
 import { createHub } from '../hub.ts';
 import type { HubOptions } from '../options.ts';
 import type { StoreBackend } from '../settings/store.ts';
-import { NotRunningError, connectControl, locateDaemon } from './control-client.ts';
+import { answeringDaemon, connectControl } from './control-client.ts';
 import { startControlServer } from './control-server.ts';
 
 export interface ShellHub extends HubApi {
@@ -42,19 +41,7 @@ interface Backend {
   onLost?(cb: (why: string) => void): void;
 }
 
-const PROBE_TIMEOUT_MS = 1000;
 const MAX_RETRY_MS = 5000;
-
-/** The daemon that answers on its control port, or null when none runs. */
-async function runningDaemon(home: string): Promise<string | null> {
-  try {
-    const control = await locateDaemon(home);
-    return (await portAccepting(control.port, PROBE_TIMEOUT_MS)) ? `the daemon (pid ${control.pid}) at ${control.host}:${control.port}` : null;
-  } catch (err) {
-    if (err instanceof NotRunningError) return null;
-    throw err;
-  }
-}
 
 async function ownBackend(options: HubOptions, deps: ShellHubDeps): Promise<Backend> {
   const hub = await createHub(options, { log: deps.log, ...(deps.storeBackend ? { storeBackend: deps.storeBackend } : {}) });
@@ -110,9 +97,9 @@ export async function connectShellHub(options: HubOptions, deps: ShellHubDeps): 
 
   /** The daemon if one runs, else our own hub. Throws when neither can be had right now. */
   const attach = async (): Promise<Backend> => {
-    const daemon = await runningDaemon(options.home);
+    const daemon = await answeringDaemon(options.home);
     if (daemon === null) return ownBackend(options, deps);
-    return remoteBackend(await connectControl(options.home), daemon);
+    return remoteBackend(await connectControl(options.home), `the daemon (pid ${daemon.pid}) at ${daemon.host}:${daemon.port}`);
   };
 
   const show = (next: Backend): void => {
