@@ -146,12 +146,7 @@ export class PiHost {
       const state = await session.client.request({ type: 'get_state' }, { timeoutMs: this.options.startTimeoutMs });
       this.update(session, reduceGetState(session.state, state));
     } catch (err) {
-      this.sessions.delete(session.id);
-      session.stopping = true;
-      await session.client?.close();
-      session.clearTimers();
-      this.options.onChange();
-      void this.options.onFoldersChanged();
+      await this.discard(session);
       throw hubError(err);
     }
     this.options.log(`pi ${session.id}: started in ${cwd} (pid ${session.client.pid})`);
@@ -233,14 +228,8 @@ export class PiHost {
   }
 
   /** Stops the pi and forgets the session. */
-  async stop(id: string): Promise<void> {
-    const session = this.get(id);
-    session.stopping = true;
-    await session.client?.close();
-    session.clearTimers();
-    this.sessions.delete(id);
-    this.options.onChange();
-    void this.options.onFoldersChanged();
+  stop(id: string): Promise<void> {
+    return this.discard(this.get(id));
   }
 
   close(): Promise<void> {
@@ -255,6 +244,16 @@ export class PiHost {
   }
 
   // ── internals ────────────────────────────────────────────────────────────
+
+  /** Stops the session's pi (if it got that far) and forgets the session; its folder leaves the door. */
+  private async discard(session: HostedSession): Promise<void> {
+    session.stopping = true;
+    await session.client?.close();
+    session.clearTimers();
+    this.sessions.delete(session.id);
+    this.options.onChange();
+    void this.options.onFoldersChanged();
+  }
 
   private get(id: string): HostedSession {
     const session = typeof id === 'string' ? this.sessions.get(id) : undefined;
