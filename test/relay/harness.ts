@@ -25,7 +25,7 @@ export interface Harness {
 }
 
 export async function startHarness(overrides: Partial<HubOptions> = {}, settings: Record<string, unknown> = {}): Promise<Harness> {
-  const root = await tempDir('patchbay-relay-');
+  const root = await tempDir('relay');
   const options = resolveOptions(
     {},
     {
