@@ -237,8 +237,7 @@ class PatchbayHub implements Hub {
     restore: async () => {
       // By hand, restoring means "stop taking over": otherwise the next check would adopt again.
       this.store.updateSettings({ takeover: false });
-      await this.discovery.setTakeover(false);
-      const report = await this.discovery.restoreAll();
+      const report = await this.discovery.stopTakeover();
       this.changed();
       return report;
     },

@@ -156,6 +156,21 @@ export class EditorDiscovery {
   }
 
   /**
+   * `patchbay restore` while running: takeover off, and the adopted files restored here, so
+   * the report lists them (a check would give them back too, but says nothing).
+   */
+  async stopTakeover(): Promise<RestoreReport> {
+    // Switched inside the queue: a check queued earlier still runs with takeover on, so the
+    // files are still adopted when this step restores (and counts) them.
+    const report = await this.serial(() => {
+      this.takeover = false;
+      return this.restoreDirs();
+    });
+    await this.check();
+    return report;
+  }
+
+  /**
    * Runs one scan-validate-adopt pass now. Calls made while one is waiting share it, so a
    * burst of watcher events costs one pass.
    */
@@ -220,23 +235,26 @@ export class EditorDiscovery {
   /** Moves adopted files of live editors back and deletes dead ones, in every dir. */
   async restoreAll(): Promise<RestoreReport> {
     if (!this.owned) await this.claimDirs();
-    return this.serial(async () => {
-      const report: RestoreReport = { restored: [], removed: [] };
-      for (const { dir, dialect } of this.opts.dirs) {
-        try {
-          const one = await restoreAdopted(dir, dialect, (lock) => pidAlive(lock.pid), {
-            maxBytes: this.opts.maxLockfileBytes,
-          });
-          report.restored.push(...one.restored);
-          report.removed.push(...one.removed);
-        } catch (err) {
-          this.log(`lock dir ${dir}: restore failed: ${errorText(err)}`);
-        }
+    return this.serial(() => this.restoreDirs());
+  }
+
+  /** One pass over the lock dirs; runs inside the queue. */
+  private async restoreDirs(): Promise<RestoreReport> {
+    const report: RestoreReport = { restored: [], removed: [] };
+    for (const { dir, dialect } of this.opts.dirs) {
+      try {
+        const one = await restoreAdopted(dir, dialect, (lock) => pidAlive(lock.pid), {
+          maxBytes: this.opts.maxLockfileBytes,
+        });
+        report.restored.push(...one.restored);
+        report.removed.push(...one.removed);
+      } catch (err) {
+        this.log(`lock dir ${dir}: restore failed: ${errorText(err)}`);
       }
-      for (const path of report.restored) this.log(`lockfile ${path}: restored`);
-      this.probes.clear();
-      return report;
-    });
+    }
+    for (const path of report.restored) this.log(`lockfile ${path}: restored`);
+    this.probes.clear();
+    return report;
   }
 
   /** Stops watching, removes the door's lockfiles and restores adopted ones. Safe to call twice. */

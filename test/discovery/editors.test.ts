@@ -222,6 +222,22 @@ test('with takeover off, editors are listed and their lockfiles stay where they 
   assert.ok((await lstat(original)).isFile());
 });
 
+test('stopping takeover restores the adopted lockfiles and reports them, even with a check already queued', async (t) => {
+  const dirs = await freshDirs();
+  const ed = await editor(t);
+  const original = await writeLock(dirs.pi, ed.port, lockBody(live.pid, ed.token));
+  const { discovery } = await discover(t, dirs, { livenessMs: 60_000 });
+  await discovery.start();
+  assert.ok(!(await ls(dirs.pi)).includes(`${ed.port}.lock`), 'adopted');
+
+  const queued = discovery.check(); // as a watcher event or the liveness timer would
+  const report = await discovery.stopTakeover();
+  await queued;
+  assert.deepEqual(report, { restored: [original], removed: [] });
+  assert.ok((await lstat(original)).isFile());
+  assert.equal(discovery.current().editors[0]?.lockfile, original, 'still listed, where agents find it');
+});
+
 test('a new editor lockfile is listed within about 100 ms', async (t) => {
   const dirs = await freshDirs();
   const ed = await editor(t);
