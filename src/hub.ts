@@ -1,6 +1,5 @@
 // The composition root: wires discovery, the door, the relay, the inbox, the store and
 // pi's settings into the one HubApi every face uses. Nothing else builds long-lived objects.
-import { randomBytes } from 'node:crypto';
 import type {
   HubApi,
   HubEvent,
@@ -23,6 +22,7 @@ import { readAutoconnect, writeAutoconnect, projectSettingsFile } from './settin
 import { PatchbayStore, type StoreBackend } from './settings/store.ts';
 import { suggestionModelPatch } from './suggestions/models.ts';
 import { Door } from './transport/door.ts';
+import { newToken } from './transport/tokens.ts';
 
 export interface Hub extends HubApi {
   readonly options: HubOptions;
@@ -71,7 +71,7 @@ class PatchbayHub implements Hub {
   private readonly relay: Relay;
   private readonly discovery: EditorDiscovery;
   private readonly pi: PiHost;
-  private readonly tokens = { pi: randomBytes(32).toString('hex'), claude: randomBytes(32).toString('hex') };
+  private readonly tokens = { pi: newToken(), claude: newToken() };
   private door: Door | null = null;
   private state: DiscoveryState = { editors: [], invalid: [] };
   private paused = false;

@@ -1,11 +1,11 @@
 // The door: one loopback WebSocket server that agents connect to.
 // The token is checked before the upgrade; the header that carried it names the dialect.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Dialect } from '../api/types.ts';
 import { AUTH_HEADER } from '../protocol/dialect.ts';
+import { tokensEqual } from './tokens.ts';
 
 export interface DoorConnection {
   ws: WebSocket;
@@ -23,13 +23,6 @@ export interface DoorOptions {
   maxPayload: number;
   onConnection: (conn: DoorConnection) => void;
   log: (message: string) => void;
-}
-
-/** Constant-time compare of two tokens of any length (hash first so lengths match). */
-export function tokensEqual(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b) && given.length === expected.length;
 }
 
 /** Which dialect's token the request carries, if any matches. */

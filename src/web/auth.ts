@@ -1,18 +1,6 @@
 // Credentials of the control server: the CLI's bearer token, one-time browser tokens and
 // the browser sessions they turn into.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-
-/** 32 CSPRNG bytes as hex. */
-export function newToken(): string {
-  return randomBytes(32).toString('hex');
-}
-
-/** Constant-time compare of two tokens of any length (hashed first so the buffers match). */
-export function tokensEqual(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b) && given.length === expected.length;
-}
+import { newToken, tokensEqual } from '../transport/tokens.ts';
 
 /** The token of an `Authorization: Bearer <token>` header, if that is what it holds. */
 export function bearerToken(header: string | undefined): string | null {

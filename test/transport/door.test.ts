@@ -3,7 +3,8 @@ import { get, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
-import { authenticate, Door, tokensEqual, type DoorConnection } from '../../src/transport/door.ts';
+import { authenticate, Door, type DoorConnection } from '../../src/transport/door.ts';
+import { tokensEqual } from '../../src/transport/tokens.ts';
 import { withTimeout } from '../peers/wait.ts';
 
 describe('tokensEqual', () => {
