@@ -3,6 +3,7 @@
 //   server → client  {id, result} | {id, error: {message, code}} | {event}
 // Pure encode/decode with validation; no node imports, so the browser renderer can use it.
 import { HubError, isHubMethod, type HubEvent, type HubMethod } from './types.ts';
+import { isObject } from './json.ts';
 
 export type HubErrorCode = HubError['code'];
 /** `internal` = a bug or an I/O failure in the hub, not the caller's mistake. */
@@ -32,10 +33,6 @@ export type DecodedRequest =
 const HUB_ERROR_CODES: readonly HubErrorCode[] = ['not-found', 'invalid', 'conflict', 'unavailable'];
 const WIRE_ERROR_CODES: readonly WireErrorCode[] = [...HUB_ERROR_CODES, 'internal'];
 const EVENT_TYPES: readonly HubEvent['type'][] = ['snapshot', 'diffAdded', 'diffDecided', 'pi'];
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isWireId(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;

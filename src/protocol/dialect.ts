@@ -2,6 +2,7 @@
 import type { Dialect } from '../api/types.ts';
 import type { ToolSpec } from './mcp.ts';
 import { resultTexts, textResult } from './mcp.ts';
+import { isObject } from '../api/json.ts';
 
 export type { Dialect };
 
@@ -127,14 +128,11 @@ function labelOf(uri: string): string {
 export function cleanToolList(tools: ToolSpec[], from: Dialect, to: Dialect): ToolSpec[] {
   return tools.map((tool) => {
     // MCP clients require `{type:"object", properties?: object}`; one bad schema drops the whole list.
-    const schema = isPlainObject(tool.inputSchema) ? { ...tool.inputSchema } : {};
-    if (!isPlainObject(schema.properties)) schema.properties = {};
+    const schema = isObject(tool.inputSchema) ? { ...tool.inputSchema } : {};
+    if (!isObject(schema.properties)) schema.properties = {};
     if (Array.isArray(schema.required) && schema.required.length === 0) delete schema.required;
     schema.type = 'object';
     return { ...tool, name: toolNameFor(tool.name, from, to), inputSchema: schema };
   });
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -4,6 +4,7 @@
 // of the hub's copy, so a record may reach it twice (once in a read, once as an event).
 import type { HostedDialog, HostedStatus, TranscriptItem } from '../api/types.ts';
 import { isDialog, type RpcEvent, type UiRequest } from './protocol.ts';
+import { isObject } from '../api/json.ts';
 
 export interface HostedState {
   status: HostedStatus;
@@ -27,10 +28,6 @@ export function initialHostedState(): HostedState {
 }
 
 type Obj = Record<string, unknown>;
-
-function isObject(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;

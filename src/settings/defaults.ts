@@ -3,6 +3,7 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { HubError, type PatchbaySettings } from '../api/types.ts';
+import { kindOf } from '../api/json.ts';
 
 const MiB = 1024 * 1024;
 
@@ -103,10 +104,6 @@ function describeIssues(issues: readonly z.core.$ZodIssue[], input: unknown, pre
     }
     return `"${pathName(path)}" ${issue.message} (got ${preview(valueAt(input, issue.path))})`;
   });
-}
-
-function kindOf(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value;
 }
 
 /** Checks a `settings.set` patch; throws HubError('invalid') naming each bad field and why. */

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { HubError, type AutoconnectView } from '../api/types.ts';
+import { isObject, kindOf } from '../api/json.ts';
 
 const SECTION = 'pi-ide';
 const KEY = 'autoconnect';
@@ -16,14 +17,6 @@ type JsonObject = Record<string, unknown>;
 
 export function projectSettingsFile(folder: string): string {
   return join(resolve(folder), '.pi', 'settings.json');
-}
-
-function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function kindOf(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value;
 }
 
 /** The file's contents, or null when it does not exist. */
@@ -44,7 +37,7 @@ function parseSettings(file: string, text: string): JsonObject {
     const reason = error instanceof Error ? error.message : String(error);
     throw new HubError(`pi settings ${file} does not parse as JSON (${reason}); fix or remove it first`, 'invalid');
   }
-  if (!isPlainObject(parsed)) {
+  if (!isObject(parsed)) {
     throw new HubError(`pi settings ${file}: the top level must be an object (got ${kindOf(parsed)})`, 'invalid');
   }
   return parsed;
@@ -54,7 +47,7 @@ function parseSettings(file: string, text: string): JsonObject {
 function section(file: string, settings: JsonObject): JsonObject | undefined {
   const value = settings[SECTION];
   if (value === undefined) return undefined;
-  if (!isPlainObject(value)) {
+  if (!isObject(value)) {
     throw new HubError(`pi settings ${file}: "${SECTION}" must be an object (got ${kindOf(value)})`, 'invalid');
   }
   return value;

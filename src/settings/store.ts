@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import Conf from 'conf';
 import type { PatchbaySettings } from '../api/types.ts';
 import { parseStoredSettings, validateSettingsPatch } from './defaults.ts';
+import { isObject } from '../api/json.ts';
 
 export const STORE_FILE = 'config.json';
 /** Session keys remembered; the least recently remembered go first. */
@@ -37,10 +38,6 @@ export function storeFileOptions(home: string) {
   } as const;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -68,7 +65,7 @@ function setAsideIfUnreadable(path: string): string | null {
   let problem: string;
   try {
     const parsed: unknown = JSON.parse(text);
-    if (isPlainObject(parsed)) return null;
+    if (isObject(parsed)) return null;
     problem = `its top level is ${parsed === null ? 'null' : Array.isArray(parsed) ? 'a list' : `a ${typeof parsed}`}, not an object`;
   } catch (error) {
     problem = errorMessage(error);
@@ -82,7 +79,7 @@ function setAsideIfUnreadable(path: string): string | null {
 function parseMemory(raw: unknown, source: string): { memory: Record<string, Remembered>; warnings: string[] } {
   const memory: Record<string, Remembered> = {};
   if (raw === undefined) return { memory, warnings: [] };
-  if (!isPlainObject(raw)) return { memory, warnings: [`${source}: "memory" must be an object; remembered bindings ignored`] };
+  if (!isObject(raw)) return { memory, warnings: [`${source}: "memory" must be an object; remembered bindings ignored`] };
   const dropped: string[] = [];
   for (const [key, value] of Object.entries(raw)) {
     if (typeof value === 'string' || value === null) memory[key] = value;
@@ -131,7 +128,7 @@ export class PatchbayStore {
   updateSettings(patch: unknown): PatchbaySettings {
     const valid = validateSettingsPatch(patch);
     this.#write((file) => {
-      const stored = isPlainObject(file.settings) ? file.settings : {};
+      const stored = isObject(file.settings) ? file.settings : {};
       file.settings = { ...stored, ...valid };
     });
     return this.settings();

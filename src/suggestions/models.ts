@@ -1,6 +1,7 @@
 // The suggestion-model rules (DESIGN §6, §8), as pure functions: what a pi session offers,
 // which model goes into each relayed `getSuggestions`, and which bound session serves it.
 import type { PatchbaySettings, SessionModels, SuggestionModel } from '../api/types.ts';
+import { isObject, kindOf } from '../api/json.ts';
 
 export interface ModelList {
   /** What pi was started with (e.g. `--model x`); it wins over any model a request names. */
@@ -9,17 +10,13 @@ export interface ModelList {
   models: SuggestionModel[];
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function nonEmptyString(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value : null;
 }
 
 /** One entry; those without a provider and an id cannot be chosen and are dropped. */
 function parseModel(value: unknown): SuggestionModel | null {
-  if (!isPlainObject(value)) return null;
+  if (!isObject(value)) return null;
   const provider = nonEmptyString(value.provider);
   const id = nonEmptyString(value.id);
   if (provider === null || id === null) return null;
@@ -33,8 +30,8 @@ function parseModel(value: unknown): SuggestionModel | null {
 
 /** Reads a session's `listSuggestionModels` answer; throws when it is not an object at all. */
 export function parseModelList(result: unknown): ModelList {
-  if (!isPlainObject(result)) {
-    const got = result === null ? 'null' : Array.isArray(result) ? 'a list' : typeof result;
+  if (!isObject(result)) {
+    const got = kindOf(result);
     throw new Error(`listSuggestionModels answer: expected an object with "models", got ${got}`);
   }
   const models = Array.isArray(result.models)
@@ -81,7 +78,7 @@ export function modelToInject(
 export function injectModel(params: unknown, model: string | undefined): unknown {
   if (model === undefined) return params;
   if (params === undefined || params === null) return { model };
-  if (!isPlainObject(params)) return params;
+  if (!isObject(params)) return params;
   return { ...params, model };
 }
 

@@ -3,6 +3,7 @@
 // events) becomes something to show.
 import type { DialogAnswer, HostedDialog, HostedStatus, HostedView, Snapshot } from '../../../src/api/types.ts';
 import { baseName } from '../../../electron/shared/labels.ts';
+import { isObject } from '../../../src/api/json.ts';
 
 export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 
@@ -176,11 +177,11 @@ export interface ModelChoice {
 
 /** pi's get_available_models data (`{models: [...]}` or a bare list), whatever it leaves out. */
 export function parseModels(data: unknown): ModelChoice[] {
-  const list = Array.isArray(data) ? data : isRecord(data) && Array.isArray(data.models) ? data.models : [];
+  const list = Array.isArray(data) ? data : isObject(data) && Array.isArray(data.models) ? data.models : [];
   const seen = new Set<string>();
   const out: ModelChoice[] = [];
   for (const m of list) {
-    if (!isRecord(m) || typeof m.provider !== 'string' || typeof m.id !== 'string') continue;
+    if (!isObject(m) || typeof m.provider !== 'string' || typeof m.id !== 'string') continue;
     const key = `${m.provider}/${m.id}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -224,14 +225,14 @@ const STAT_LABELS: Record<string, string> = {
  * change between versions, so unknown ones are shown under their own names.
  */
 export function statsFacts(stats: unknown): StatFact[] {
-  if (!isRecord(stats)) return [];
+  if (!isObject(stats)) return [];
   const facts: StatFact[] = [];
   const add = (path: string, value: unknown): void => {
     if (typeof value !== 'number' || !Number.isFinite(value)) return;
     facts.push({ label: STAT_LABELS[path] ?? humanize(path), value: formatStat(path, value) });
   };
   for (const [key, value] of Object.entries(stats)) {
-    if (isRecord(value)) for (const [inner, v] of Object.entries(value)) add(`${key}.${inner}`, v);
+    if (isObject(value)) for (const [inner, v] of Object.entries(value)) add(`${key}.${inner}`, v);
     else add(key, value);
   }
   return facts;
@@ -299,7 +300,7 @@ export function argsText(args: unknown): string {
 
 /** One line for a tool call's header: the path or command it is about, when it has one. */
 export function toolSubject(args: unknown): string | null {
-  if (!isRecord(args)) return null;
+  if (!isObject(args)) return null;
   for (const key of ['path', 'file_path', 'command', 'pattern', 'url']) {
     const value = args[key];
     if (typeof value === 'string' && value !== '') return value.split('\n')[0]!;
@@ -319,10 +320,7 @@ export function endsTurn(event: Record<string, unknown>): boolean {
 export function needsRefetch(event: Record<string, unknown>): boolean {
   if (event.type !== 'message_update') return true;
   const inner = event.assistantMessageEvent;
-  if (!isRecord(inner)) return true;
+  if (!isObject(inner)) return true;
   return !['text_delta', 'thinking_delta', 'toolcall_delta'].includes(String(inner.type));
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
