@@ -3,6 +3,8 @@ import { resolve } from 'node:path';
 import type { HostedView, HubApi, HubEvent } from '../api/types.ts';
 import { UsageError, parse, positionals, printJson, type CliIo, type Command, type CommandContext } from './command.ts';
 import { table } from './table.ts';
+import { isObject } from '../api/json.ts';
+import { isDialogMethod } from '../rpc/protocol.ts';
 
 const USAGE = `Usage:
   patchbay pi start <dir> [--model provider/id] [--json] [-- <pi args>]
@@ -19,8 +21,6 @@ The daemon runs pi as $PATCHBAY_PI_COMMAND (default: pi on PATH).`;
 const ALIVE_CHECK_MS = 2000;
 
 type Obj = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function oneLine(value: unknown, max = 80): string {
   const text = JSON.stringify(value) ?? '';
@@ -93,7 +93,7 @@ export async function streamPrompt(
         return;
       case 'extension_ui_request':
         if (typeof e.patchbayAnswer === 'string') io.stderr.write(`[pi asked: ${String(e.title)}; Patchbay answered: ${e.patchbayAnswer}]\n`);
-        else if (['select', 'confirm', 'input', 'editor'].includes(String(e.method))) {
+        else if (isDialogMethod(e.method)) {
           io.stderr.write(`[pi asks: ${String(e.title)} — answer it in Patchbay's window]\n`);
         }
         return;

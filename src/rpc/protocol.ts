@@ -1,5 +1,7 @@
 // The shapes of pi's RPC records (docs/rpc.md, rpc-commands.md, rpc-extension-ui.md and json.md
 // in @earendil-works/pi-coding-agent), and the one place a stdout record is sorted into them.
+import { isObject } from '../api/json.ts';
+import type { DialogAnswer } from '../api/types.ts';
 
 /** A command on pi's stdin; `id` is added by the client. */
 export interface RpcCommand {
@@ -42,7 +44,8 @@ export interface RpcEvent {
   [field: string]: unknown;
 }
 
-export type UiAnswer = { value: string } | { confirmed: boolean } | { cancelled: true };
+/** An `extension_ui_response`'s answer: what HubApi's `pi.answer` carries, passed through. */
+export type UiAnswer = DialogAnswer;
 
 export type RpcRecord =
   | { kind: 'response'; response: RpcResponse }
@@ -53,12 +56,13 @@ export type RpcRecord =
 const DIALOGS: readonly string[] = ['select', 'confirm', 'input', 'editor'];
 const FIRE_AND_FORGET: readonly string[] = ['notify', 'setStatus', 'setWidget', 'setTitle', 'set_editor_text'];
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+export function isDialog(request: UiRequest): request is DialogRequest {
+  return isDialogMethod(request.method);
 }
 
-export function isDialog(request: UiRequest): request is DialogRequest {
-  return DIALOGS.includes(request.method);
+/** Whether an `extension_ui_request` of this method waits for an answer. */
+export function isDialogMethod(method: unknown): boolean {
+  return typeof method === 'string' && DIALOGS.includes(method);
 }
 
 /** Sorts one parsed stdout line; a record pi would never send comes back `invalid` with a reason. */
@@ -79,7 +83,7 @@ export function classifyRecord(value: unknown): RpcRecord {
     if (typeof value.id !== 'string' || typeof value.method !== 'string') {
       return { kind: 'invalid', reason: 'extension_ui_request needs a string "id" and "method"' };
     }
-    if (!DIALOGS.includes(value.method) && !FIRE_AND_FORGET.includes(value.method)) {
+    if (!isDialogMethod(value.method) && !FIRE_AND_FORGET.includes(value.method)) {
       return { kind: 'invalid', reason: `extension_ui_request has unknown method "${value.method}"` };
     }
     if (value.options !== undefined && !(Array.isArray(value.options) && value.options.every((o) => typeof o === 'string'))) {
