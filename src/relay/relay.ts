@@ -406,7 +406,6 @@ export class Relay {
     const outcome = this.inbox.decide(id, decision);
     if (!outcome) throw new HubError(`no pending diff ${id}`, 'not-found');
     this.runEffects(outcome.effects);
-    this.deps.onDiffDecided(outcome.record);
     this.deps.onChange();
     return outcome.record;
   }
@@ -433,8 +432,7 @@ export class Relay {
         else if (session) writes.push(session.link.sendAndWait(result(effect.reply as RpcId, effect.result)));
         this.diffWaiters.get(effect.diffId)?.();
         this.diffWaiters.delete(effect.diffId);
-        const record = this.inbox.recent().find((r) => r.id === effect.diffId);
-        if (record && record.by !== 'patchbay') this.deps.onDiffDecided(record);
+        this.deps.onDiffDecided(effect.record);
       }
     }
     if (effects.length > 0) this.deps.onChange();

@@ -31,7 +31,8 @@ interface Diff extends NewDiff {
 export type Decision = { outcome: 'accept'; contents?: string } | { outcome: 'reject' };
 
 export type InboxEffect =
-  | { type: 'reply'; diffId: string; sessionId: string; reply: unknown; result: ToolResult }
+  /** Answers the agent; `record` is the decision, for the faces (history keeps only the latest). */
+  | { type: 'reply'; diffId: string; sessionId: string; reply: unknown; result: ToolResult; record: DecisionRecord }
   | { type: 'offer'; diffId: string; sessionId: string; editorId: string; tabName: string; args: OfferArgs }
   | { type: 'closeTab'; diffId: string; sessionId: string; editorId: string; tabName: string };
 
@@ -130,9 +131,9 @@ export class Inbox {
   }
 
   /** The person decided in Patchbay. Returns null when the diff is no longer pending. */
-  decide(id: string, decision: Decision, by: DecidedBy = 'patchbay'): { record: DecisionRecord; effects: InboxEffect[] } | null {
+  decide(id: string, decision: Decision): { record: DecisionRecord; effects: InboxEffect[] } | null {
     if (!this.diffs.has(id)) return null;
-    return this.settle(id, decision, by);
+    return this.settle(id, decision, 'patchbay');
   }
 
   /** The editor answered its openDiff. Late answers (already decided) are dropped. */
@@ -233,13 +234,6 @@ export class Inbox {
     }
     const accepted = decision.outcome === 'accept';
     const contents = accepted ? (decision.contents ?? diff.newContents) : '';
-    effects.push({
-      type: 'reply',
-      diffId: id,
-      sessionId: diff.sessionId,
-      reply: diff.reply,
-      result: accepted ? fileSaved(contents) : diffRejected(diff.tabName),
-    });
     const record: DecisionRecord = {
       id,
       sessionId: diff.sessionId,
@@ -249,6 +243,14 @@ export class Inbox {
       at: this.ctx.now(),
       edited: accepted && contents !== diff.newContents,
     };
+    effects.push({
+      type: 'reply',
+      diffId: id,
+      sessionId: diff.sessionId,
+      reply: diff.reply,
+      result: accepted ? fileSaved(contents) : diffRejected(diff.tabName),
+      record,
+    });
     this.history.unshift(record);
     if (this.history.length > this.historyLimit) this.history.length = Math.max(0, this.historyLimit);
     return { record, effects };

@@ -161,7 +161,7 @@ describe('deciding in Patchbay', () => {
     const outcome = inbox.decide(id, { outcome: 'accept' })!;
     assert.deepEqual(outcome.effects, [
       { type: 'closeTab', diffId: id, sessionId: 's1', editorId: 'nvim', tabName: 'pi-write:1' },
-      { type: 'reply', diffId: id, sessionId: 's1', reply: 'r1', result: fileSaved('new\n') },
+      { type: 'reply', diffId: id, sessionId: 's1', reply: 'r1', result: fileSaved('new\n'), record: outcome.record },
     ]);
     assert.deepEqual(outcome.record, { id, sessionId: 's1', path: '/w/a.txt', outcome: 'accepted', by: 'patchbay', at: 2000, edited: false });
     assert.deepEqual(inbox.pending(), []);
@@ -172,7 +172,7 @@ describe('deciding in Patchbay', () => {
     const { inbox } = world({});
     const { id } = inbox.arrive(diff());
     const outcome = inbox.decide(id, { outcome: 'accept', contents: 'edited\n' })!;
-    assert.deepEqual(outcome.effects, [{ type: 'reply', diffId: id, sessionId: 's1', reply: outcome.effects[0]!.type === 'reply' ? outcome.effects[0]!.reply : null, result: fileSaved('edited\n') }]);
+    assert.deepEqual(outcome.effects, [{ type: 'reply', diffId: id, sessionId: 's1', reply: outcome.effects[0]!.type === 'reply' ? outcome.effects[0]!.reply : null, result: fileSaved('edited\n'), record: outcome.record }]);
     assert.equal(outcome.record.edited, true);
   });
 
@@ -222,6 +222,10 @@ describe('deciding in Patchbay', () => {
     assert.equal(outcome?.record.id, id);
     assert.equal(outcome?.record.outcome, 'accepted');
     assert.deepEqual(inbox.recent(), []);
+    // The faces still hear of it: the decision travels with the answer, not through the history.
+    assert.deepEqual(ofType(outcome!.effects, 'reply')[0]!.record, outcome!.record);
+    const other = inbox.arrive(diff()).id;
+    assert.deepEqual(ofType(inbox.shutdown(), 'reply').map((e) => [e.record.id, e.record.by]), [[other, 'shutdown']]);
   });
 });
 
@@ -230,8 +234,9 @@ describe('the editor answers', () => {
     const { inbox } = world({ s1: 'nvim' });
     const { id } = inbox.arrive(diff({ reply: 'r1' }));
     const effects = inbox.editorAnswered(id, 'nvim', { saved: true, contents: 'from editor\n' });
-    assert.deepEqual(effects, [{ type: 'reply', diffId: id, sessionId: 's1', reply: 'r1', result: fileSaved('from editor\n') }]);
-    assert.deepEqual(inbox.recent()[0], { id, sessionId: 's1', path: '/w/a.txt', outcome: 'accepted', by: 'editor', at: 1000, edited: true });
+    const record = { id, sessionId: 's1', path: '/w/a.txt', outcome: 'accepted', by: 'editor', at: 1000, edited: true };
+    assert.deepEqual(effects, [{ type: 'reply', diffId: id, sessionId: 's1', reply: 'r1', result: fileSaved('from editor\n'), record }]);
+    assert.deepEqual(inbox.recent()[0], record);
   });
 
   test('FILE_SAVED without contents is completed with the proposed text', () => {
