@@ -14,6 +14,7 @@ test('when Patchbay stops, the page says the connection is lost and how to open 
   const ui = await openUi(createFakeHub(), { home: join(dir.path, 'home'), version: 'test' });
   t.after(() => ui.close());
   await ui.page.getByRole('heading', { name: /Review inbox/ }).waitFor();
+  await ui.page.locator('.cm-mergeView').waitFor(); // its chunk has loaded: the next test is about a failed one
   assert.equal(await ui.page.getByRole('alert').count(), 0, 'no alarm while connected');
   assert.equal(await ui.page.evaluate('document.querySelector("main").inert'), false);
 
@@ -24,4 +25,20 @@ test('when Patchbay stops, the page says the connection is lost and how to open 
   assert.ok(await banner.getByRole('button', { name: 'Reconnect' }).isVisible());
   assert.equal(await ui.page.evaluate('document.querySelector("main").inert'), true, 'stale controls can no longer be used');
   await ui.page.screenshot({ path: join(SHOTS, 'lost-connection.png') });
+});
+
+test('a diff editor that cannot be fetched says so in place; the rest of the page keeps working', { skip: skipWithoutChromium }, async (t) => {
+  assert.ok(buildIfStale('browser', process.env), 'the renderer builds');
+  const dir = await tempDir('ui-chunk');
+  t.after(() => dir.cleanup());
+  const ui = await openUi(createFakeHub(), { home: join(dir.path, 'home'), version: 'test' }, '#/settings');
+  t.after(() => ui.close());
+  await ui.page.route('**/MergeEditor-*.js', (route) => route.abort());
+  await ui.page.getByRole('link', { name: /Review/ }).click();
+  const failed = ui.page.getByRole('alert');
+  await failed.waitFor();
+  assert.match(await failed.innerText(), /^Could not load the diff editor: /);
+  assert.ok(await ui.page.getByRole('button', { name: 'Accept', exact: true }).isVisible(), 'the decision buttons stay');
+  await ui.page.getByRole('link', { name: /Settings/ }).click();
+  await ui.page.getByRole('heading', { name: 'Settings' }).first().waitFor();
 });

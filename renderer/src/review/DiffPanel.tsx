@@ -1,9 +1,10 @@
 // One pending diff: what it is, the side-by-side editor, and the decision buttons.
-import { Suspense, lazy, useEffect, useRef, useState } from 'react';
+import { lazy, useEffect, useRef, useState } from 'react';
 import type { DiffDetail, DiffSummary } from '../../../src/api/types.ts';
 import { useHub } from '../hub/HubProvider.tsx';
 import { useCommand } from '../hub/useCommand.ts';
 import { ErrorText } from '../ui/ErrorText.tsx';
+import { LoadBoundary } from '../ui/LoadBoundary.tsx';
 import { acceptParams } from './inbox-model.ts';
 import type { SessionGroup } from './inbox-model.ts';
 import type { MergeEditorHandle } from './MergeEditor.tsx';
@@ -82,7 +83,7 @@ function DiffBody({ detail, bindCommands }: { detail: DiffDetail; bindCommands: 
           <span>Proposed (editable)</span>
         </div>
       )}
-      <Suspense fallback={<div className="merge-editor">Loading the diff editor…</div>}>
+      <LoadBoundary what="the diff editor" className="merge-editor">
         <MergeEditor
           ref={editor}
           label={detail.path}
@@ -90,7 +91,7 @@ function DiffBody({ detail, bindCommands }: { detail: DiffDetail; bindCommands: 
           proposed={detail.newContents}
           onEdit={setEdited}
         />
-      </Suspense>
+      </LoadBoundary>
       <div className="actions">
         <button type="button" className="primary" onClick={accept} disabled={command.busy} aria-keyshortcuts="a">
           Accept
