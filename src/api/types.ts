@@ -281,37 +281,40 @@ export class HubError extends Error {
   }
 }
 
-export const HUB_METHODS: readonly HubMethod[] = [
-  'snapshot',
-  'bind',
-  'unpin',
-  'restore',
-  'setPaused',
-  'diffs.get',
-  'diffs.accept',
-  'diffs.reject',
-  'diffs.acceptAll',
-  'diffs.rejectAll',
-  'traffic',
-  'settings.get',
-  'settings.set',
-  'autoconnect.get',
-  'autoconnect.set',
-  'models.list',
-  'models.refresh',
-  'suggestionModel.set',
-  'pi.start',
-  'pi.get',
-  'pi.prompt',
-  'pi.abort',
-  'pi.state',
-  'pi.models',
-  'pi.setModel',
-  'pi.setThinking',
-  'pi.stats',
-  'pi.answer',
-  'pi.stop',
-];
+/** Every method, as a record so the compiler refuses a missing one (the wire and IPC accept only these). */
+const METHODS: Record<HubMethod, true> = {
+  snapshot: true,
+  bind: true,
+  unpin: true,
+  restore: true,
+  setPaused: true,
+  'diffs.get': true,
+  'diffs.accept': true,
+  'diffs.reject': true,
+  'diffs.acceptAll': true,
+  'diffs.rejectAll': true,
+  traffic: true,
+  'settings.get': true,
+  'settings.set': true,
+  'autoconnect.get': true,
+  'autoconnect.set': true,
+  'models.list': true,
+  'models.refresh': true,
+  'suggestionModel.set': true,
+  'pi.start': true,
+  'pi.get': true,
+  'pi.prompt': true,
+  'pi.abort': true,
+  'pi.state': true,
+  'pi.models': true,
+  'pi.setModel': true,
+  'pi.setThinking': true,
+  'pi.stats': true,
+  'pi.answer': true,
+  'pi.stop': true,
+};
+
+export const HUB_METHODS = Object.keys(METHODS) as readonly HubMethod[];
 
 export function isHubMethod(value: unknown): value is HubMethod {
   return typeof value === 'string' && (HUB_METHODS as readonly string[]).includes(value);
