@@ -1,6 +1,6 @@
 // The renderer's HubApi in a browser: the page's WebSocket to `/api` as a MessageSocket.
 // No node imports. The session cookie and Origin travel with the handshake by themselves.
-import { createRemoteHub, type MessageSocket, type RemoteHub } from '../api/remote.ts';
+import type { MessageSocket } from '../api/remote.ts';
 
 /** The part of the DOM WebSocket used here, so this compiles without the DOM lib. */
 export interface BrowserWebSocket {
@@ -49,8 +49,4 @@ export function browserMessageSocket(ws: BrowserWebSocket): MessageSocket {
 /** `ws://<this page's host>/api`. */
 export function controlSocketUrl(location: { protocol: string; host: string }): string {
   return `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}/api`;
-}
-
-export function connectBrowserHub(ws: BrowserWebSocket): RemoteHub {
-  return createRemoteHub(browserMessageSocket(ws));
 }
