@@ -14,6 +14,11 @@ export const AUTH_HEADER: Record<Dialect, string> = {
 /** Tools with a different name per dialect. */
 const OPEN_EDITORS: Record<Dialect, string> = { pi: 'getOpenEditorTabs', claude: 'getOpenEditors' };
 
+/** `getOpenEditorTabs` (pi) or `getOpenEditors` (Claude). */
+export function isOpenEditorsTool(name: string): boolean {
+  return name === OPEN_EDITORS.pi || name === OPEN_EDITORS.claude;
+}
+
 /** The name the editor knows a tool by, for a call made in the agent's dialect. */
 export function toolNameFor(name: string, from: Dialect, to: Dialect): string {
   return name === OPEN_EDITORS[from] ? OPEN_EDITORS[to] : name;
@@ -103,6 +108,11 @@ export function translateOpenEditors(result: unknown, to: Dialect): unknown {
   if (to === 'pi') return textResult(JSON.stringify(list));
   const withLabels = list.map((t) => ({ ...t, label: typeof t.label === 'string' ? t.label : labelOf(t.uri) }));
   return textResult(JSON.stringify({ tabs: withLabels }));
+}
+
+/** No editor to ask: no open tabs, in the agent's shape. */
+export function emptyOpenEditors(to: Dialect): unknown {
+  return translateOpenEditors(textResult('[]'), to);
 }
 
 /** A Lua editor may encode an empty list as `{}`. */

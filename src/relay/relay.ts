@@ -13,7 +13,15 @@ import type {
 } from '../api/types.ts';
 import { HubError } from '../api/types.ts';
 import { chooseEditor } from '../broker/choose-editor.ts';
-import { cleanToolList, emptyDiagnostics, toolNameFor, translateDiagnostics, translateOpenEditors } from '../protocol/dialect.ts';
+import {
+  cleanToolList,
+  emptyDiagnostics,
+  emptyOpenEditors,
+  isOpenEditorsTool,
+  toolNameFor,
+  translateDiagnostics,
+  translateOpenEditors,
+} from '../protocol/dialect.ts';
 import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
@@ -120,6 +128,12 @@ export class Relay {
 
   sessionViews(): SessionView[] {
     return [...this.sessions.values()].map((s) => sessionView(s, this.inbox.countFor(s.id)));
+  }
+
+  /** The session a process opened, if any (a hosted pi's pi-ide connection). */
+  sessionIdForPid(pid: number): string | null {
+    for (const session of this.sessions.values()) if (session.process?.pid === pid) return session.id;
+    return null;
   }
 
   connectedPids(): Set<number> {
@@ -281,9 +295,9 @@ export class Relay {
         return this.onDiagnostics(session, msg, args, frame);
     }
     const editor = session.editorId ? this.editors.get(session.editorId) : undefined;
-    const openEditors = name === 'getOpenEditors' || name === 'getOpenEditorTabs';
+    const openEditors = isOpenEditorsTool(name);
     if (!editor && openEditors) {
-      session.link.respond(msg.id, session.dialect === 'pi' ? textResult('[]') : textResult('{"tabs":[]}'));
+      session.link.respond(msg.id, emptyOpenEditors(session.dialect));
       return;
     }
     if (!editor || editor.editor.dialect === session.dialect) return this.forwardOrRefuse(session, msg, frame, null);
