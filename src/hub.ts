@@ -138,7 +138,7 @@ class PatchbayHub implements Hub {
       onChange: () => this.changed(),
       onFoldersChanged: () => this.publishDoor(),
       door: () => (this.door ? { pid: process.pid, port: this.door.port } : null),
-      sessionIdForPid: (pid) => this.relay.sessionViews().find((s) => s.pid === pid)?.id ?? null,
+      sessionIdForPid: (pid) => this.relay.sessionIdForPid(pid),
       log,
     });
   }
