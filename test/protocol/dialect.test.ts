@@ -5,6 +5,8 @@ import {
   AUTH_HEADER,
   cleanToolList,
   emptyDiagnostics,
+  emptyOpenEditors,
+  isOpenEditorsTool,
   toolNameFor,
   translateDiagnostics,
   translateOpenEditors,
@@ -180,6 +182,16 @@ describe('toolNameFor', () => {
   for (const [name, from, to, want] of cases) {
     test(`${name} from ${from} to ${to} → ${want}`, () => assert.equal(toolNameFor(name, from, to), want));
   }
+});
+
+describe('open editors with no editor to ask', () => {
+  test('both dialects\' tool names are recognised, nothing else', () => {
+    assert.deepEqual(['getOpenEditorTabs', 'getOpenEditors', 'getDiagnostics', 'openDiff'].map(isOpenEditorsTool), [true, true, false, false]);
+  });
+  test('the empty answer has each dialect\'s shape', () => {
+    assert.deepEqual(emptyOpenEditors('pi'), textResult('[]'));
+    assert.deepEqual(emptyOpenEditors('claude'), textResult('{"tabs":[]}'));
+  });
 });
 
 describe('AUTH_HEADER', () => {
