@@ -15,16 +15,22 @@ export function RoutingSettings({ desktop }: { desktop: boolean }) {
   const { settings } = useSnapshot();
   const command = useCommand();
   const ids = { deadline: useId(), folder: useId() };
-  const [deadline, setDeadline] = useState(String(settings.diagnosticsDeadlineMs));
+  // What the person is typing; null shows the setting itself, so a change made elsewhere shows
+  // here and a blur without an edit writes nothing back.
+  const [draft, setDraft] = useState<string | null>(null);
+  const deadline = draft ?? String(settings.diagnosticsDeadlineMs);
   const [folder, setFolder] = useState('');
   const [inputError, setInputError] = useState<string | null>(null);
 
   const save = (patch: Partial<PatchbaySettings>): Promise<boolean> => command.run(() => api.call('settings.set', { patch }));
 
   const saveDeadline = (): void => {
-    const parsed = parseDeadline(deadline);
+    if (draft === null) return;
+    const parsed = parseDeadline(draft);
     setInputError(parsed.ok ? null : parsed.error);
-    if (parsed.ok && parsed.value !== settings.diagnosticsDeadlineMs) void save({ diagnosticsDeadlineMs: parsed.value });
+    if (!parsed.ok) return;
+    if (parsed.value === settings.diagnosticsDeadlineMs) setDraft(null);
+    else void save({ diagnosticsDeadlineMs: parsed.value }).then((saved) => saved && setDraft(null));
   };
 
   const addFolder = async (): Promise<void> => {
@@ -91,7 +97,7 @@ export function RoutingSettings({ desktop }: { desktop: boolean }) {
           max={60000}
           step={50}
           value={deadline}
-          onChange={(e) => setDeadline(e.target.value)}
+          onChange={(e) => setDraft(e.target.value)}
           onBlur={saveDeadline}
           onKeyDown={(e) => e.key === 'Enter' && saveDeadline()}
         />
