@@ -70,9 +70,14 @@ export interface DiffSummary {
   inEditor: boolean;
 }
 
+/** A diff with its contents: pending (`decision` null) or from the history (decided). */
 export interface DiffDetail extends DiffSummary {
   oldContents: string | null;
   newContents: string;
+  /** Once decided: what was decided, by whom, where. */
+  decision: DecisionRecord | null;
+  /** What the agent was told to write (an accepted diff: the proposal or the person's edit); else null. */
+  finalContents: string | null;
 }
 
 export interface DecisionRecord {
@@ -83,6 +88,11 @@ export interface DecisionRecord {
   by: DecidedBy;
   at: number;
   edited: boolean;
+  tool: DiffSummary['tool'];
+  /** The editor the diff was offered to, if any (where it was decided when `by` is `editor`). */
+  editorId: string | null;
+  /** The agent as the person knows it: its client name (`pi-ide`, `claude-code`) or its dialect. */
+  agent: string;
 }
 
 export interface TrafficEntry {

@@ -382,6 +382,7 @@ export class Relay {
       oldContents: original.contents,
       isNew: original.isNew,
       tooLarge: original.tooLarge,
+      agent: session.clientInfo?.name ?? session.dialect,
       reply: msg.id,
     });
     // The first offer can go to the editor as the bytes the agent sent (whole files are big).

@@ -13,6 +13,8 @@ export interface NewDiff {
   oldContents: string | null;
   isNew: boolean;
   tooLarge: boolean;
+  /** The agent as the person knows it (client name or dialect), for the history. */
+  agent: string;
   /** Opaque handle the relay uses to answer the agent. */
   reply: unknown;
 }
@@ -85,7 +87,7 @@ export class Inbox {
 
   get(id: string): DiffDetail | undefined {
     const diff = this.diffs.get(id);
-    return diff && { ...summary(diff), oldContents: diff.oldContents, newContents: diff.newContents };
+    return diff && { ...summary(diff), oldContents: diff.oldContents, newContents: diff.newContents, decision: null, finalContents: null };
   }
 
   countFor(sessionId: string): number {
@@ -242,6 +244,9 @@ export class Inbox {
       by,
       at: this.ctx.now(),
       edited: accepted && contents !== diff.newContents,
+      tool: diff.tool,
+      editorId: diff.editorId,
+      agent: diff.agent,
     };
     effects.push({
       type: 'reply',

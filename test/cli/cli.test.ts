@@ -153,7 +153,7 @@ test('diffs lists pending edits and recent decisions; --json prints both lists',
   const now = Date.now();
   hub.state.diffs[0]!.createdAt = now - 12_000;
   hub.state.diffs[1]!.createdAt = now - 5_000;
-  hub.state.history.push({ id: 'd0', sessionId: 's1', path: '/work/proj/old.txt', outcome: 'rejected', by: 'editor', at: now - 120_000, edited: false });
+  hub.state.history.push({ id: 'd0', sessionId: 's1', path: '/work/proj/old.txt', outcome: 'rejected', by: 'editor', at: now - 120_000, edited: false, tool: 'write', editorId: 'nvim-proj', agent: 'pi-ide' });
   const human = await run('diffs');
   assert.equal(human.code, 0);
   assert.match(human.stdout, /^Pending:\n {2}ID +SESSION +EDITOR +TOOL +AGE +PATH\n/);

@@ -24,6 +24,7 @@ function diff(over: Partial<NewDiff> = {}): NewDiff {
     oldContents: 'old\n',
     isNew: false,
     tooLarge: false,
+    agent: 'pi-ide',
     reply: `req-${++replyHandle}`,
     ...over,
   };
@@ -163,7 +164,7 @@ describe('deciding in Patchbay', () => {
       { type: 'closeTab', diffId: id, sessionId: 's1', editorId: 'nvim', tabName: 'pi-write:1' },
       { type: 'reply', diffId: id, sessionId: 's1', reply: 'r1', result: fileSaved('new\n'), record: outcome.record },
     ]);
-    assert.deepEqual(outcome.record, { id, sessionId: 's1', path: '/w/a.txt', outcome: 'accepted', by: 'patchbay', at: 2000, edited: false });
+    assert.deepEqual(outcome.record, { id, sessionId: 's1', path: '/w/a.txt', outcome: 'accepted', by: 'patchbay', at: 2000, edited: false, tool: 'write', editorId: 'nvim', agent: 'pi-ide' });
     assert.deepEqual(inbox.pending(), []);
     assert.deepEqual(inbox.recent(), [outcome.record]);
   });
@@ -234,7 +235,7 @@ describe('the editor answers', () => {
     const { inbox } = world({ s1: 'nvim' });
     const { id } = inbox.arrive(diff({ reply: 'r1' }));
     const effects = inbox.editorAnswered(id, 'nvim', { saved: true, contents: 'from editor\n' });
-    const record = { id, sessionId: 's1', path: '/w/a.txt', outcome: 'accepted', by: 'editor', at: 1000, edited: true };
+    const record = { id, sessionId: 's1', path: '/w/a.txt', outcome: 'accepted', by: 'editor', at: 1000, edited: true, tool: 'write' as const, editorId: 'nvim', agent: 'pi-ide' };
     assert.deepEqual(effects, [{ type: 'reply', diffId: id, sessionId: 's1', reply: 'r1', result: fileSaved('from editor\n'), record }]);
     assert.deepEqual(inbox.recent()[0], record);
   });

@@ -139,8 +139,8 @@ export interface FakeHub extends HubApi {
 export function createFakeHub(): FakeHub {
   const state = sampleSnapshot();
   const details = new Map<string, DiffDetail>([
-    ['d1', { ...state.diffs[0]!, oldContents: 'one\ntwo\n', newContents: 'one\n2\n' }],
-    ['d2', { ...state.diffs[1]!, oldContents: null, newContents: 'brand new\n' }],
+    ['d1', { ...state.diffs[0]!, oldContents: 'one\ntwo\n', newContents: 'one\n2\n', decision: null, finalContents: null }],
+    ['d2', { ...state.diffs[1]!, oldContents: null, newContents: 'brand new\n', decision: null, finalContents: null }],
   ]);
   const models: SessionModels[] = [
     {
@@ -185,6 +185,9 @@ export function createFakeHub(): FakeHub {
       by: 'patchbay',
       at: NOW,
       edited: contents !== undefined && contents !== details.get(id)?.newContents,
+      tool: diff.tool,
+      editorId: diff.editorId,
+      agent: 'pi-ide',
     };
     state.history.unshift(record);
     return record;
