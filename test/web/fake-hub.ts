@@ -4,6 +4,7 @@ import {
   HubError,
   type DecisionRecord,
   type DiffDetail,
+  type DiffSummary,
   type HostedDetail,
   type HubApi,
   type HubEvent,
@@ -134,6 +135,8 @@ export interface FakeHub extends HubApi {
   emit(event: HubEvent): void;
   /** Replace one command's behaviour (to block, fail, or record). */
   handlers: Handlers;
+  /** A new pending diff from session s1, announced as the hub does (diffAdded, then a snapshot). */
+  propose(diff: { id: string; path: string; oldContents: string | null; newContents: string; tool?: DiffSummary['tool'] }): void;
 }
 
 export function createFakeHub(): FakeHub {
@@ -190,6 +193,15 @@ export function createFakeHub(): FakeHub {
       agent: 'pi-ide',
     };
     state.history.unshift(record);
+    // Decided diffs keep their contents, so the history can show them (as the hub does).
+    const detail = details.get(id);
+    if (detail) {
+      detail.status = outcome;
+      detail.decision = record;
+      detail.finalContents = outcome === 'accepted' ? (contents ?? detail.newContents) : null;
+    }
+    emit({ type: 'diffDecided', record });
+    emit({ type: 'snapshot', snapshot: structuredClone(state) });
     return record;
   };
   const autoconnectView = (project?: string) => {
@@ -333,5 +345,24 @@ export function createFakeHub(): FakeHub {
     },
     listenerCount: () => listeners.size,
     emit,
+    propose({ id, path, oldContents, newContents, tool = 'edit' }) {
+      const summary: DiffSummary = {
+        id,
+        sessionId: 's1',
+        editorId: null,
+        tool,
+        path,
+        tabName: `pi-${tool}:${id}`,
+        status: 'pending',
+        createdAt: NOW,
+        isNew: oldContents === null,
+        tooLarge: false,
+        inEditor: false,
+      };
+      state.diffs.push(summary);
+      details.set(id, { ...summary, oldContents, newContents, decision: null, finalContents: null });
+      emit({ type: 'diffAdded', diff: structuredClone(summary) });
+      emit({ type: 'snapshot', snapshot: structuredClone(state) });
+    },
   };
 }
