@@ -11,7 +11,8 @@ import {
   translateDiagnostics,
   translateOpenEditors,
 } from '../../src/protocol/dialect.ts';
-import { PATCHBAY_TOOLS, textResult, type ToolSpec } from '../../src/protocol/mcp.ts';
+import { textResult, type ToolSpec } from '../../src/protocol/mcp.ts';
+import { BUILTIN_TOOLS } from '../../src/relay/tools/index.ts';
 
 const diag = (message: string) => ({ message, severity: 'Error', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } });
 const A = 'file:///w/a.ts';
@@ -258,7 +259,7 @@ describe('cleanToolList', () => {
   });
 
   test("Patchbay's own tools pass Claude Code's validation as they are", () => {
-    const parsed = claudeToolList.safeParse(PATCHBAY_TOOLS);
+    const parsed = claudeToolList.safeParse(BUILTIN_TOOLS);
     assert.ok(parsed.success, parsed.success ? '' : JSON.stringify(parsed.error.issues));
   });
 });

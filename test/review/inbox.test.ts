@@ -6,7 +6,7 @@ import { diffRejected, fileSaved, Inbox, toolOf, type InboxEffect, type NewDiff 
 /** The world as the relay would report it: which editor each session is bound to, the route, a clock. */
 function world(bound: Record<string, string | null> = {}, route: ReviewRoute = 'editor-and-patchbay') {
   const state = { bound: { ...bound }, route, clock: 1000 };
-  const inbox = new Inbox({
+  const inbox = new Inbox<string>({
     boundEditor: (sessionId) => state.bound[sessionId] ?? null,
     route: () => state.route,
     now: () => state.clock,
@@ -15,7 +15,7 @@ function world(bound: Record<string, string | null> = {}, route: ReviewRoute = '
 }
 
 let replyHandle = 0;
-function diff(over: Partial<NewDiff> = {}): NewDiff {
+function diff(over: Partial<NewDiff<string>> = {}): NewDiff<string> {
   return {
     sessionId: 's1',
     path: '/w/a.txt',
@@ -30,8 +30,8 @@ function diff(over: Partial<NewDiff> = {}): NewDiff {
   };
 }
 
-const ofType = <T extends InboxEffect['type']>(effects: InboxEffect[], type: T) =>
-  effects.filter((e): e is Extract<InboxEffect, { type: T }> => e.type === type);
+const ofType = <T extends InboxEffect<string>['type']>(effects: InboxEffect<string>[], type: T) =>
+  effects.filter((e): e is Extract<InboxEffect<string>, { type: T }> => e.type === type);
 
 describe('a diff arrives', () => {
   test('it is offered to the bound editor with the openDiff arguments, and listed as pending', () => {
@@ -217,7 +217,7 @@ describe('deciding in Patchbay', () => {
   });
 
   test('decisions work with a history limit of zero', () => {
-    const inbox = new Inbox({ boundEditor: () => null, route: () => 'editor-and-patchbay', now: () => 7 }, 0);
+    const inbox = new Inbox<string>({ boundEditor: () => null, route: () => 'editor-and-patchbay', now: () => 7 }, 0);
     const { id } = inbox.arrive(diff());
     const outcome = inbox.decide(id, { outcome: 'accept' });
     assert.equal(outcome?.record.id, id);
@@ -489,7 +489,7 @@ describe('bookkeeping', () => {
   });
 
   test('history keeps only the newest decisions, newest first', () => {
-    const inbox = new Inbox({ boundEditor: () => null, route: () => 'editor-and-patchbay', now: () => 0 }, 3);
+    const inbox = new Inbox<string>({ boundEditor: () => null, route: () => 'editor-and-patchbay', now: () => 0 }, 3);
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       const { id } = inbox.arrive(diff({ tabName: `pi-write:${i}` }));
