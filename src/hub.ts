@@ -17,6 +17,7 @@ import { EditorDiscovery, type DiscoveryState } from './discovery/editors.ts';
 import { findPeerPid, processInfo, type ProcessInfo } from './discovery/peer-process.ts';
 import { likelyReason, scanPiProcesses } from './discovery/pi-scan.ts';
 import type { HubOptions } from './options.ts';
+import { DisposableStore, type Disposable } from './lifecycle/disposables.ts';
 import { Relay } from './relay/relay.ts';
 import type { RelayInbox } from './relay/review-bridge.ts';
 import { Inbox } from './review/inbox.ts';
@@ -33,6 +34,8 @@ export interface Hub extends HubApi {
   readonly doorPort: number;
   /** Rejects pending diffs (agents hear DIFF_REJECTED first), then closes everything and restores lockfiles. */
   close(reason?: string): Promise<void>;
+  /** Timers, links and sessions its parts still hold: 0 once closed (a leak check for tests). */
+  openResources(): number;
 }
 
 const SNAPSHOT_THROTTLE_MS = 25;
@@ -83,8 +86,9 @@ class PatchbayHub implements Hub {
   private idle: IdleAgent[] = [];
   private readonly warnings: string[] = [];
   private readonly listeners = new Set<(event: HubEvent) => void>();
-  private snapshotTimer: NodeJS.Timeout | null = null;
-  private scanTimer: NodeJS.Timeout | null = null;
+  /** Its own timers; the parts (relay, discovery, pi host, door) close themselves. */
+  private readonly timers = new DisposableStore();
+  private snapshotPending: Disposable | null = null;
   private closing: Promise<void> | null = null;
 
   private readonly log: (message: string) => void;
@@ -176,8 +180,7 @@ class PatchbayHub implements Hub {
     await this.publishDoor();
     if (this.options.scanProcesses) {
       void this.scanIdle();
-      this.scanTimer = setInterval(() => void this.scanIdle(), PROCESS_SCAN_MS);
-      this.scanTimer.unref();
+      this.timers.interval(PROCESS_SCAN_MS, () => void this.scanIdle());
     }
   }
 
@@ -342,19 +345,22 @@ class PatchbayHub implements Hub {
 
   /** Snapshot events are coalesced: a burst of changes costs one snapshot. */
   private changed(): void {
-    if (this.snapshotTimer || this.listeners.size === 0) return;
-    this.snapshotTimer = setTimeout(() => {
-      this.snapshotTimer = null;
+    if (this.snapshotPending || this.listeners.size === 0) return;
+    this.snapshotPending = this.timers.timeout(SNAPSHOT_THROTTLE_MS, () => {
+      this.snapshotPending = null;
       if (!this.closing) this.emit({ type: 'snapshot', snapshot: this.snapshot() });
-    }, SNAPSHOT_THROTTLE_MS);
+    });
+  }
+
+  openResources(): number {
+    return this.timers.size + this.relay.resources;
   }
 
   close(reason = 'Patchbay stopped'): Promise<void> {
     if (this.closing) return this.closing;
     this.closing = (async () => {
       this.log(`closing: ${reason}`);
-      if (this.scanTimer) clearInterval(this.scanTimer);
-      if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
+      this.timers.dispose();
       await this.relay.rejectAllForShutdown();
       // After the rejections (a pi blocked in openDiff can then abort at once), and before the
       // door closes: pi-ide writes an edit unreviewed when its connection drops.
