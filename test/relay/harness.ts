@@ -19,6 +19,8 @@ export interface Harness {
   editor(options: Omit<FakeEditorOptions, 'lockDir'> & { lockDir?: string }): Promise<FakeEditor>;
   pi(cwd: string, options?: Partial<FakePiOptions>): Promise<FakePiClient>;
   claude(cwd: string): Promise<FakeClaudeClient>;
+  /** What the hub logged. */
+  logs: string[];
   /** Process lookups made so far, failed ones included. */
   lookupAttempts(): number;
   /** Waits until the hub lists `count` editors. */
@@ -56,7 +58,9 @@ export async function startHarness(
   let lookupAttempts = 0;
   let lookupsFail = faults.lookupsFailUntil !== undefined;
   void faults.lookupsFailUntil?.finally(() => (lookupsFail = false));
+  const logs: string[] = [];
   const hub = await createHub(options, {
+    log: (line) => logs.push(line),
     lookupPeer: async (remotePort) => {
       const attempt = ++lookupAttempts;
       if (lookupsFail) {
@@ -111,6 +115,7 @@ export async function startHarness(
       agents.push(claude);
       return claude;
     },
+    logs,
     lookupAttempts: () => lookupAttempts,
     editors: async (count) => {
       await waitFor(async () => (await hub.call('snapshot', undefined)).editors.filter((e) => e.alive).length === count, {
