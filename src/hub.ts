@@ -106,6 +106,7 @@ class PatchbayHub implements Hub {
     this.inbox = new Inbox(
       {
         boundEditor: (sessionId) => this.relay.boundEditorId(sessionId),
+        editorDialect: (editorId) => this.relay.editors.get(editorId)?.instance.dialect ?? null,
         route: () => this.store.settings().reviewRoute,
         now,
       },

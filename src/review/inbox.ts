@@ -1,7 +1,8 @@
 // The review inbox (DESIGN §7): every openDiff waits here until one decision is made.
 // A state machine: each transition returns the effects the relay must carry out, so the
 // rules are tested without sockets. The first decision wins; later answers are dropped.
-import type { DecidedBy, DecisionRecord, DiffDetail, DiffSummary, ReviewRoute } from '../api/types.ts';
+import type { DecidedBy, DecisionRecord, Dialect, DiffDetail, DiffSummary, ReviewRoute } from '../api/types.ts';
+import { closesDecidedDiffs, editorTabName } from '../protocol/dialect.ts';
 import { textResult, type ToolResult } from '../protocol/mcp.ts';
 
 export interface NewDiff<R> {
@@ -57,6 +58,8 @@ export interface OfferArgs {
 export interface InboxContext {
   /** The live editor a session is bound to now, or null. */
   boundEditor(sessionId: string): string | null;
+  /** An editor's dialect, which decides its tab names and who closes a decided diff (default pi). */
+  editorDialect?(editorId: string): Dialect | null;
   route(): ReviewRoute;
   now(): number;
 }
@@ -161,7 +164,8 @@ export class Inbox<R, F = never> {
   ): InboxEffect<R, F>[] {
     const diff = this.diffs.get(id);
     if (!diff || diff.editorId !== editorId || !diff.inEditor) return [];
-    diff.inEditor = false; // its tab is closed by its own decision
+    // Its tab stays open until a close_tab, unless the editor closes decided diffs itself.
+    diff.inEditor = !closesDecidedDiffs(this.dialectOf(editorId));
     const decision: Decision = answer.saved
       ? { outcome: 'accept', contents: answer.contents ?? diff.newContents }
       : { outcome: 'reject' };
@@ -211,7 +215,7 @@ export class Inbox<R, F = never> {
     // Back in the same editor, reuse its tab name (its old tab, if still open, is replaced)
     // unless another diff took that name there meanwhile.
     const reuse = diff.editorId === editorId && diff.editorTab !== null && !this.tabTaken(editorId, diff.editorTab);
-    const tabName = reuse ? diff.editorTab! : this.uniqueTab(editorId, diff.tabName);
+    const tabName = reuse ? diff.editorTab! : this.uniqueTab(editorId, editorTabName(diff.tabName, diff.path, diff.id, this.dialectOf(editorId)));
     diff.editorId = editorId;
     diff.editorTab = tabName;
     diff.inEditor = true;
@@ -225,6 +229,10 @@ export class Inbox<R, F = never> {
         args: { old_file_path: diff.path, new_file_path: diff.path, new_file_contents: diff.newContents, tab_name: tabName },
       },
     ];
+  }
+
+  private dialectOf(editorId: string): Dialect {
+    return this.ctx.editorDialect?.(editorId) ?? 'pi';
   }
 
   /** Two sessions may use the same tab name; in one editor that would reject the other's diff. */
