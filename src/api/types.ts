@@ -33,6 +33,11 @@ export interface SessionView {
   pid: number | null;
   cwd: string | null;
   command: string | null;
+  /**
+   * Whether its process (so its folder) is known: `looking` while the lookup is retried (it is
+   * bound the moment it is known), `unknown` once Patchbay gave up.
+   */
+  identity: 'looking' | 'known' | 'unknown';
   connectedAt: number;
   lastActiveAt: number;
   editorId: string | null;

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ReviewRoute } from '../../src/api/types.ts';
+import type { Dialect, ReviewRoute } from '../../src/api/types.ts';
 import { diffRejected, fileSaved, Inbox, toolOf, type InboxEffect, type NewDiff } from '../../src/review/inbox.ts';
 
 /** The world as the relay would report it: which editor each session is bound to, the route, a clock. */
-function world(bound: Record<string, string | null> = {}, route: ReviewRoute = 'editor-and-patchbay') {
+function world(bound: Record<string, string | null> = {}, route: ReviewRoute = 'editor-and-patchbay', dialects: Record<string, Dialect> = {}) {
   const state = { bound: { ...bound }, route, clock: 1000 };
-  const inbox = new Inbox({
+  const inbox = new Inbox<string>({
     boundEditor: (sessionId) => state.bound[sessionId] ?? null,
+    editorDialect: (editorId) => dialects[editorId] ?? null,
     route: () => state.route,
     now: () => state.clock,
   });
@@ -15,7 +16,7 @@ function world(bound: Record<string, string | null> = {}, route: ReviewRoute = '
 }
 
 let replyHandle = 0;
-function diff(over: Partial<NewDiff> = {}): NewDiff {
+function diff(over: Partial<NewDiff<string>> = {}): NewDiff<string> {
   return {
     sessionId: 's1',
     path: '/w/a.txt',
@@ -30,8 +31,8 @@ function diff(over: Partial<NewDiff> = {}): NewDiff {
   };
 }
 
-const ofType = <T extends InboxEffect['type']>(effects: InboxEffect[], type: T) =>
-  effects.filter((e): e is Extract<InboxEffect, { type: T }> => e.type === type);
+const ofType = <T extends InboxEffect<string>['type']>(effects: InboxEffect<string>[], type: T) =>
+  effects.filter((e): e is Extract<InboxEffect<string>, { type: T }> => e.type === type);
 
 describe('a diff arrives', () => {
   test('it is offered to the bound editor with the openDiff arguments, and listed as pending', () => {
@@ -217,7 +218,7 @@ describe('deciding in Patchbay', () => {
   });
 
   test('decisions work with a history limit of zero', () => {
-    const inbox = new Inbox({ boundEditor: () => null, route: () => 'editor-and-patchbay', now: () => 7 }, 0);
+    const inbox = new Inbox<string>({ boundEditor: () => null, route: () => 'editor-and-patchbay', now: () => 7 }, 0);
     const { id } = inbox.arrive(diff());
     const outcome = inbox.decide(id, { outcome: 'accept' });
     assert.equal(outcome?.record.id, id);
@@ -304,6 +305,43 @@ describe('the editor answers', () => {
       inbox.recent().map((r) => [r.outcome, r.by]),
       [['accepted', 'patchbay']],
     );
+  });
+});
+
+describe('a Claude-dialect editor (claudecode.nvim, VS Code)', () => {
+  test("a pi diff gets a tab name with both Claude markers there; the agent still hears its own name", () => {
+    const { inbox } = world({ s1: 'cc' }, 'editor-and-patchbay', { cc: 'claude' });
+    const { id, effects } = inbox.arrive(diff({ path: '/w/src/inventory.py', reply: 'r1' }));
+    const [offer] = ofType(effects, 'offer');
+    assert.equal(offer!.tabName, `✻ [pi] inventory.py (${id}) ⧉`);
+    assert.equal(offer!.args.tab_name, offer!.tabName);
+    const effectsOfReject = inbox.editorAnswered(id, 'cc', { saved: false });
+    assert.deepEqual(ofType(effectsOfReject, 'reply')[0]!.result, diffRejected('pi-write:1'));
+  });
+
+  test('a Claude Code tab name is kept as it is', () => {
+    const { inbox } = world({ s1: 'cc' }, 'editor-and-patchbay', { cc: 'claude' });
+    const name = '✻ [Claude Code] a.txt (998b60) ⧉';
+    assert.equal(ofType(inbox.arrive(diff({ tabName: name })).effects, 'offer')[0]!.tabName, name);
+  });
+
+  test('a diff decided in the editor is closed there by Patchbay, under the editor’s name, before the agent hears', () => {
+    const { inbox } = world({ s1: 'cc' }, 'editor-and-patchbay', { cc: 'claude' });
+    const { id, effects } = inbox.arrive(diff({ reply: 'r1' }));
+    const editorTab = ofType(effects, 'offer')[0]!.tabName;
+    const decided = inbox.editorAnswered(id, 'cc', { saved: true, contents: 'kept\n' });
+    assert.deepEqual(decided.map((e) => e.type), ['closeTab', 'reply']);
+    assert.equal(ofType(decided, 'closeTab')[0]!.tabName, editorTab);
+    assert.deepEqual(ofType(decided, 'reply')[0]!.result, fileSaved('kept\n'));
+    assert.deepEqual(inbox.withdraw(id), [], "the agent's own close_tab afterwards finds nothing left to close");
+  });
+
+  test('a Claude Code session’s diff in pi-ide.nvim keeps its name, and is not closed again after the editor decided', () => {
+    const { inbox } = world({ s1: 'nvim' }, 'editor-and-patchbay', { nvim: 'pi' });
+    const name = '✻ [Claude Code] a.txt (998b60) ⧉';
+    const { id, effects } = inbox.arrive(diff({ tabName: name }));
+    assert.equal(ofType(effects, 'offer')[0]!.tabName, name);
+    assert.deepEqual(inbox.editorAnswered(id, 'nvim', { saved: false }).map((e) => e.type), ['reply']);
   });
 });
 
@@ -489,7 +527,7 @@ describe('bookkeeping', () => {
   });
 
   test('history keeps only the newest decisions, newest first', () => {
-    const inbox = new Inbox({ boundEditor: () => null, route: () => 'editor-and-patchbay', now: () => 0 }, 3);
+    const inbox = new Inbox<string>({ boundEditor: () => null, route: () => 'editor-and-patchbay', now: () => 0 }, 3);
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       const { id } = inbox.arrive(diff({ tabName: `pi-write:${i}` }));
