@@ -90,6 +90,19 @@ for (const [scheme, palette] of [
     }
   });
 
+  // Between two dark colours the eye needs a larger step than between two light ones (a dark
+  // scheme at 1.27:1 read as no mark at all in the screenshots).
+  test(`${scheme}: word-level marks stand apart from their changed line`, () => {
+    const least = scheme === 'light' ? 1.2 : 1.35;
+    for (const [word, line] of [
+      ['--diff-del-word', '--diff-del-bg'],
+      ['--diff-ins-word', '--diff-ins-bg'],
+    ] as const) {
+      const ratio = contrast(palette.get(word)!, palette.get(line)!);
+      assert.ok(ratio >= least, `${word} on ${line}: ${ratio.toFixed(2)}:1, want ${least}:1`);
+    }
+  });
+
   test(`${scheme}: +/− counts, change states and pressed Accept / Reject stay readable on the change bars`, () => {
     for (const fg of ['--ok', '--danger', '--fg-soft']) {
       const ratio = contrast(palette.get(fg)!, palette.get('--bg-soft')!);
