@@ -83,6 +83,8 @@ export interface DiffDetail extends DiffSummary {
   decision: DecisionRecord | null;
   /** What the agent was told to write (an accepted diff: the proposal or the person's edit); else null. */
   finalContents: string | null;
+  /** A decision too old for the bounded history to keep its contents: only `decision` is known. */
+  contentsNotKept?: boolean;
 }
 
 export interface DecisionRecord {

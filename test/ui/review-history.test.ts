@@ -51,6 +51,27 @@ function hubWithHistory(): FakeHub {
     decision: record,
     finalContents: withChanges(1, 3),
   });
+  // An older one, past what the history keeps the contents of: only the decision is known.
+  const old: DecisionRecord = { ...record, id: 'd3', path: '/work/proj/src/old.ts', outcome: 'rejected', edited: false, at: NOW - 3_600_000 };
+  hub.state.history.push(old);
+  hub.details.set('d3', {
+    id: 'd3',
+    sessionId: 's0',
+    editorId: 'nvim-proj',
+    tool: 'edit',
+    path: old.path,
+    tabName: 'pi-edit:3',
+    status: 'rejected',
+    createdAt: old.at - 10_000,
+    isNew: false,
+    tooLarge: false,
+    inEditor: false,
+    oldContents: null,
+    newContents: '',
+    decision: old,
+    finalContents: null,
+    contentsNotKept: true,
+  });
   return hub;
 }
 
@@ -76,7 +97,7 @@ describe('the review history and layout', { skip: skipWithoutChromium }, () => {
   });
 
   test('a decision from before opens read-only: what was written, what was proposed, and the edits', async () => {
-    await page.getByText('Recent decisions (1)').click();
+    await page.getByText('Recent decisions (2)').click();
     await page.getByRole('button', { name: /accepted inventory\.ts in Patchbay, edited/ }).click();
     const facts = page.locator('.decided .diff-header .meta');
     await facts.waitFor();
@@ -105,6 +126,20 @@ describe('the review history and layout', { skip: skipWithoutChromium }, () => {
     await page.getByRole('textbox', { name: `${PATH}: written` }).waitFor();
     assert.equal(await page.locator('.change-position').innerText(), 'Change 1 of 1', 'the edits: change 2 put back');
 
+    await page.getByRole('button', { name: 'Back to the inbox' }).click();
+    await page.locator('#diff-title', { hasText: '/work/proj/new.txt' }).waitFor();
+    assert.notEqual(await page.locator('details.history').getAttribute('open'), null, 'the history stays open to pick another');
+  });
+
+  test('a decision too old for its contents to be kept says so, with who decided it and where', async () => {
+    await page.getByRole('button', { name: /rejected old\.ts in Patchbay/ }).click();
+    const facts = page.locator('.decided .diff-header .meta');
+    await facts.waitFor();
+    assert.match(await facts.innerText(), /^rejected in Patchbay at \d\d:\d\d:\d\d · edit from pi · offered to Neovim · proj$/);
+    await page.getByText('What was proposed and written is no longer kept').waitFor();
+    assert.equal(await page.locator('.decided .merge-editor').count(), 0, 'no diff of contents that are not there');
+    assert.equal(await page.locator('.decided .diff-toolbar').count(), 0);
+    await shootEverySize(page, 'review-history-not-kept');
     await page.getByRole('button', { name: 'Back to the inbox' }).click();
     await page.locator('#diff-title', { hasText: '/work/proj/new.txt' }).waitFor();
   });

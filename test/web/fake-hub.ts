@@ -4,7 +4,6 @@ import {
   HubError,
   type DecisionRecord,
   type DiffDetail,
-  type DiffSummary,
   type HostedDetail,
   type HubApi,
   type HubEvent,
@@ -136,8 +135,6 @@ export interface FakeHub extends HubApi {
   emit(event: HubEvent): void;
   /** Replace one command's behaviour (to block, fail, or record). */
   handlers: Handlers;
-  /** A new pending diff from session s1, announced as the hub does (diffAdded, then a snapshot). */
-  propose(diff: { id: string; path: string; oldContents: string | null; newContents: string; tool?: DiffSummary['tool'] }): void;
 }
 
 export function createFakeHub(): FakeHub {
@@ -346,24 +343,5 @@ export function createFakeHub(): FakeHub {
     },
     listenerCount: () => listeners.size,
     emit,
-    propose({ id, path, oldContents, newContents, tool = 'edit' }) {
-      const summary: DiffSummary = {
-        id,
-        sessionId: 's1',
-        editorId: null,
-        tool,
-        path,
-        tabName: `pi-${tool}:${id}`,
-        status: 'pending',
-        createdAt: NOW,
-        isNew: oldContents === null,
-        tooLarge: false,
-        inEditor: false,
-      };
-      state.diffs.push(summary);
-      details.set(id, { ...summary, oldContents, newContents, decision: null, finalContents: null });
-      emit({ type: 'diffAdded', diff: structuredClone(summary) });
-      emit({ type: 'snapshot', snapshot: structuredClone(state) });
-    },
   };
 }

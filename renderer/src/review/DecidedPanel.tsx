@@ -71,11 +71,16 @@ export function DecidedPanel({ id, layout, bindCommands, close }: Props) {
         )}
       </header>
       {state.status === 'loading' && <p className="empty">Loading what was decided…</p>}
-      {state.status === 'failed' && <ErrorText>{`The contents of this decision are not kept: ${state.error}`}</ErrorText>}
+      {state.status === 'failed' && <ErrorText>{`What was decided could not be loaded: ${state.error}`}</ErrorText>}
       {state.status === 'ready' && state.detail.decision === null && (
         <p className="empty">This diff is still waiting for a decision.</p>
       )}
-      {state.status === 'ready' && state.detail.decision !== null && (
+      {state.status === 'ready' && state.detail.decision !== null && state.detail.contentsNotKept === true && (
+        <p className="empty contents-not-kept">
+          What was proposed and written is no longer kept: the history keeps the contents of the most recent decisions only.
+        </p>
+      )}
+      {state.status === 'ready' && state.detail.decision !== null && state.detail.contentsNotKept !== true && (
         <DecidedBody key={id} detail={state.detail} layout={layout} bindCommands={bindCommands} />
       )}
     </section>

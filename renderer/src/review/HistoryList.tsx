@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { DecisionRecord } from '../../../src/api/types.ts';
 import { baseName } from '../../../electron/shared/labels.ts';
 import { clockTime } from '../../../src/api/traffic.ts';
@@ -18,10 +18,14 @@ interface Props {
 export function HistoryList({ history, openedId, open }: Props) {
   const snapshot = useSnapshot();
   // Open from the start when nothing waits: then the history is what there is to look at.
-  const [startOpen] = useState(() => snapshot.diffs.every((d) => d.status !== 'pending'));
+  // Then the person's own toggle holds, and opening a decision (from a notice too) shows its row.
+  const [expanded, setExpanded] = useState(() => snapshot.diffs.every((d) => d.status !== 'pending'));
+  useEffect(() => {
+    if (openedId !== null) setExpanded(true);
+  }, [openedId]);
   const recent = [...history].sort((a, b) => b.at - a.at).slice(0, SHOWN);
   return (
-    <details className="history" open={startOpen || openedId !== null}>
+    <details className="history" open={expanded} onToggle={(event) => setExpanded(event.currentTarget.open)}>
       <summary>Recent decisions ({history.length})</summary>
       {recent.length === 0 ? (
         <p className="empty">No decisions yet.</p>
