@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import type { DecisionRecord } from '../../src/api/types.ts';
+import type { DecisionRecord, DiffDetail } from '../../src/api/types.ts';
 import { buildIfStale } from '../../src/cli/start.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
 import type { TempDir } from '../peers/wait.ts';
@@ -17,6 +17,25 @@ import { shootEverySize } from './live-review.ts';
 import { DISK, PROPOSAL, withChanges } from './review-fixtures.ts';
 
 const PATH = '/work/proj/src/inventory.ts';
+
+/** What `diffs.get` answers for a decided diff. */
+function decided(record: DecisionRecord, contents: Pick<DiffDetail, 'oldContents' | 'newContents' | 'finalContents' | 'contentsNotKept'>): DiffDetail {
+  return {
+    id: record.id,
+    sessionId: record.sessionId,
+    editorId: record.editorId,
+    tool: record.tool,
+    path: record.path,
+    tabName: `pi-${record.tool}:${record.id}`,
+    status: record.outcome,
+    createdAt: record.at - 30_000,
+    isNew: false,
+    tooLarge: false,
+    inEditor: false,
+    decision: record,
+    ...contents,
+  };
+}
 
 /** A Patchbay that decided inventory.ts earlier: change 2 rejected in Patchbay, then accepted. */
 function hubWithHistory(): FakeHub {
@@ -34,44 +53,11 @@ function hubWithHistory(): FakeHub {
     agent: 'pi-ide',
   };
   hub.state.history.push(record);
-  hub.details.set('d9', {
-    id: 'd9',
-    sessionId: 's0',
-    editorId: 'nvim-proj',
-    tool: 'edit',
-    path: PATH,
-    tabName: 'pi-edit:9',
-    status: 'accepted',
-    createdAt: NOW - 90_000,
-    isNew: false,
-    tooLarge: false,
-    inEditor: false,
-    oldContents: DISK,
-    newContents: PROPOSAL,
-    decision: record,
-    finalContents: withChanges(1, 3),
-  });
+  hub.details.set('d9', decided(record, { oldContents: DISK, newContents: PROPOSAL, finalContents: withChanges(1, 3) }));
   // An older one, past what the history keeps the contents of: only the decision is known.
   const old: DecisionRecord = { ...record, id: 'd3', path: '/work/proj/src/old.ts', outcome: 'rejected', edited: false, at: NOW - 3_600_000 };
   hub.state.history.push(old);
-  hub.details.set('d3', {
-    id: 'd3',
-    sessionId: 's0',
-    editorId: 'nvim-proj',
-    tool: 'edit',
-    path: old.path,
-    tabName: 'pi-edit:3',
-    status: 'rejected',
-    createdAt: old.at - 10_000,
-    isNew: false,
-    tooLarge: false,
-    inEditor: false,
-    oldContents: null,
-    newContents: '',
-    decision: old,
-    finalContents: null,
-    contentsNotKept: true,
-  });
+  hub.details.set('d3', decided(old, { oldContents: null, newContents: '', finalContents: null, contentsNotKept: true }));
   return hub;
 }
 
