@@ -20,6 +20,7 @@ import type { HubOptions } from './options.ts';
 import { DisposableStore, type Disposable } from './lifecycle/disposables.ts';
 import { Relay } from './relay/relay.ts';
 import type { RelayInbox } from './relay/review-bridge.ts';
+import { DiffHistory } from './review/history.ts';
 import { Inbox } from './review/inbox.ts';
 import { readOriginal } from './review/read-original.ts';
 import { PiHost } from './rpc/host.ts';
@@ -58,8 +59,10 @@ async function lookupPeerProcess(remotePort: number, doorPort: number): Promise<
 }
 
 export async function createHub(options: HubOptions, deps: HubDeps = {}): Promise<Hub> {
-  const hub = new PatchbayHub(options, {
-    log: deps.log ?? (() => {}),
+  const log = deps.log ?? (() => {});
+  const history = await DiffHistory.open(options.home, { entries: options.historyEntries, bytes: options.historyBytes }, log);
+  const hub = new PatchbayHub(options, history, {
+    log,
     lookupPeer: deps.lookupPeer ?? lookupPeerProcess,
     processInfo: deps.processInfo ?? processInfo,
     ...(deps.storeBackend ? { storeBackend: deps.storeBackend } : {}),
@@ -95,6 +98,7 @@ class PatchbayHub implements Hub {
 
   constructor(
     readonly options: HubOptions,
+    private readonly history: DiffHistory,
     deps: Required<Omit<HubDeps, 'storeBackend'>> & Pick<HubDeps, 'storeBackend'>,
   ) {
     const { log, lookupPeer } = deps;
@@ -109,8 +113,9 @@ class PatchbayHub implements Hub {
         editorDialect: (editorId) => this.relay.editors.get(editorId)?.instance.dialect ?? null,
         route: () => this.store.settings().reviewRoute,
         now,
+        settled: (decided) => history.add(decided),
       },
-      options.historyEntries,
+      history.lastId(),
     );
     this.relay = new Relay({
       version: options.version,
@@ -265,10 +270,12 @@ class PatchbayHub implements Hub {
       this.relay.rebalance();
       this.changed();
     },
-    'diffs.get': ({ id }) => {
-      const diff = this.inbox.get(id);
-      if (!diff) throw new HubError(`no pending diff ${id}`, 'not-found');
-      return diff;
+    'diffs.get': async ({ id }) => {
+      const diff = this.inbox.get(id) ?? (await this.history.detail(id));
+      if (diff) return diff;
+      const pending = this.inbox.pending().map((d) => d.id);
+      const hint = pending.length > 0 ? `pending: ${pending.join(', ')}` : 'nothing is pending';
+      throw new HubError(`no diff ${id} (${hint}; the history keeps the latest ${this.options.historyEntries} decisions)`, 'not-found');
     },
     'diffs.accept': ({ id, contents }) =>
       this.relay.decide(id, contents === undefined ? { outcome: 'accept' } : { outcome: 'accept', contents }),
@@ -322,7 +329,7 @@ class PatchbayHub implements Hub {
       sessions: this.relay.sessionViews(),
       idleAgents: this.idle,
       diffs: this.inbox.pending(),
-      history: this.inbox.recent(),
+      history: this.history.records(),
       settings: this.store.settings(),
       hosted: this.pi.views(),
       warnings: [...this.warnings],
@@ -369,6 +376,7 @@ class PatchbayHub implements Hub {
       this.relay.close();
       await this.door?.close();
       await this.discovery.close();
+      await this.history.close();
       this.listeners.clear();
     })();
     return this.closing;

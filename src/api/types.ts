@@ -83,8 +83,8 @@ export interface DiffDetail extends DiffSummary {
   decision: DecisionRecord | null;
   /** What the agent was told to write (an accepted diff: the proposal or the person's edit); else null. */
   finalContents: string | null;
-  /** A decision too old for the bounded history to keep its contents: only `decision` is known. */
-  contentsNotKept?: boolean;
+  /** A decided diff whose contents the history did not keep, and why (then both contents are empty). */
+  contentsNotKept?: string;
 }
 
 export interface DecisionRecord {

@@ -107,29 +107,25 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     await page().setViewportSize({ width: 1280, height: 800 });
   });
 
-  test(
-    'history opened after a restart shows what was decided',
-    { todo: 'needs the core to keep decided diffs across restarts (lead engineer, in progress)' },
-    async () => {
-      const { file, outcome } = await propose('src/kept.ts');
-      await page().getByRole('button', { name: 'Reject change 2 of 3' }).click();
-      await page().getByRole('button', { name: 'Accept', exact: true }).click();
-      assert.equal((await withTimeout(outcome, 5000, 'pi hearing the decision')).outcome, 'saved');
-      assert.equal(await readFile(file, 'utf8'), withChanges(1, 3));
+  test('history opened after a restart shows what was decided', async () => {
+    const { file, outcome } = await propose('src/kept.ts');
+    await page().getByRole('button', { name: 'Reject change 2 of 3' }).click();
+    await page().getByRole('button', { name: 'Accept', exact: true }).click();
+    assert.equal((await withTimeout(outcome, 5000, 'pi hearing the decision')).outcome, 'saved');
+    assert.equal(await readFile(file, 'utf8'), withChanges(1, 3));
 
-      await live.restart();
-      await page().setViewportSize({ width: 1280, height: 800 });
-      await page().getByRole('button', { name: /accepted kept\.ts/ }).click();
-      await page().getByText(/accepted in Patchbay, edited/).waitFor();
-      const written = page().getByRole('textbox', { name: /written/ });
-      await written.waitFor();
-      assert.match(await written.innerText(), /writeFile/);
-      assert.doesNotMatch(await written.innerText(), /reduce/, 'the rejected change is not in what was written');
-      await shootEverySize(page(), 'review-history-after-restart', async (width) => {
-        await page().locator(`.decided .merge-editor[data-layout="${layoutShown(width)}"]`).waitFor();
-      });
-    },
-  );
+    await live.restart();
+    await page().setViewportSize({ width: 1280, height: 800 });
+    await page().getByRole('button', { name: /accepted kept\.ts/ }).click();
+    await page().getByText(/accepted in Patchbay, edited/).waitFor();
+    const written = page().getByRole('textbox', { name: /written/ });
+    await written.waitFor();
+    assert.match(await written.innerText(), /writeFile/);
+    assert.doesNotMatch(await written.innerText(), /reduce/, 'the rejected change is not in what was written');
+    await shootEverySize(page(), 'review-history-after-restart', async (width) => {
+      await page().locator(`.decided .merge-editor[data-layout="${layoutShown(width)}"]`).waitFor();
+    });
+  });
 
   test('the page logged no errors', () => {
     assert.deepEqual(live.ui.consoleErrors, []);

@@ -54,10 +54,10 @@ function hubWithHistory(): FakeHub {
   };
   hub.state.history.push(record);
   hub.details.set('d9', decided(record, { oldContents: DISK, newContents: PROPOSAL, finalContents: withChanges(1, 3) }));
-  // An older one, past what the history keeps the contents of: only the decision is known.
+  // One whose contents the history did not keep (as the hub answers): only the decision is known.
   const old: DecisionRecord = { ...record, id: 'd3', path: '/work/proj/src/old.ts', outcome: 'rejected', edited: false, at: NOW - 3_600_000 };
   hub.state.history.push(old);
-  hub.details.set('d3', decided(old, { oldContents: null, newContents: '', finalContents: null, contentsNotKept: true }));
+  hub.details.set('d3', decided(old, { oldContents: null, newContents: '', finalContents: null, contentsNotKept: 'too large to keep in the history' }));
   return hub;
 }
 
@@ -117,12 +117,12 @@ describe('the review history and layout', { skip: skipWithoutChromium }, () => {
     assert.notEqual(await page.locator('details.history').getAttribute('open'), null, 'the history stays open to pick another');
   });
 
-  test('a decision too old for its contents to be kept says so, with who decided it and where', async () => {
+  test('a decision whose contents were not kept says why, with who decided it and where', async () => {
     await page.getByRole('button', { name: /rejected old\.ts in Patchbay/ }).click();
     const facts = page.locator('.decided .diff-header .meta');
     await facts.waitFor();
     assert.match(await facts.innerText(), /^rejected in Patchbay at \d\d:\d\d:\d\d · edit from pi · offered to Neovim · proj$/);
-    await page.getByText('What was proposed and written is no longer kept').waitFor();
+    await page.getByText('What was proposed and written is not kept: too large to keep in the history.').waitFor();
     assert.equal(await page.locator('.decided .merge-editor').count(), 0, 'no diff of contents that are not there');
     assert.equal(await page.locator('.decided .diff-toolbar').count(), 0);
     await shootEverySize(page, 'review-history-not-kept');

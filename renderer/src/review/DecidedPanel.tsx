@@ -75,12 +75,10 @@ export function DecidedPanel({ id, layout, bindCommands, close }: Props) {
       {state.status === 'ready' && state.detail.decision === null && (
         <p className="empty">This diff is still waiting for a decision.</p>
       )}
-      {state.status === 'ready' && state.detail.decision !== null && state.detail.contentsNotKept === true && (
-        <p className="empty contents-not-kept">
-          What was proposed and written is no longer kept: the history keeps the contents of the most recent decisions only.
-        </p>
+      {state.status === 'ready' && state.detail.decision !== null && state.detail.contentsNotKept !== undefined && (
+        <p className="empty contents-not-kept">{`What was proposed and written is not kept: ${state.detail.contentsNotKept}.`}</p>
       )}
-      {state.status === 'ready' && state.detail.decision !== null && state.detail.contentsNotKept !== true && (
+      {state.status === 'ready' && state.detail.decision !== null && state.detail.contentsNotKept === undefined && (
         <DecidedBody key={id} detail={state.detail} layout={layout} bindCommands={bindCommands} />
       )}
     </section>
