@@ -60,7 +60,7 @@ async function lookupPeerProcess(remotePort: number, doorPort: number): Promise<
 
 export async function createHub(options: HubOptions, deps: HubDeps = {}): Promise<Hub> {
   const log = deps.log ?? (() => {});
-  const history = await DiffHistory.open(options.home, { entries: options.historyEntries, bytes: options.historyBytes }, log);
+  const history = await DiffHistory.open(options.home, { entries: options.historyEntries, bytes: options.historyBytes, diffChars: options.historyDiffChars }, log);
   const hub = new PatchbayHub(options, history, {
     log,
     lookupPeer: deps.lookupPeer ?? lookupPeerProcess,
