@@ -361,7 +361,7 @@ class PatchbayHub implements Hub {
   }
 
   openResources(): number {
-    return this.timers.size + this.relay.resources;
+    return this.timers.size + this.relay.resources + this.pi.resources;
   }
 
   close(reason = 'Patchbay stopped'): Promise<void> {
