@@ -60,7 +60,7 @@ async function lookupPeerProcess(remotePort: number, doorPort: number): Promise<
 
 export async function createHub(options: HubOptions, deps: HubDeps = {}): Promise<Hub> {
   const log = deps.log ?? (() => {});
-  const history = await DiffHistory.open(options.home, { entries: options.historyEntries, bytes: options.historyBytes }, log);
+  const history = await DiffHistory.open(options.home, { entries: options.historyEntries, bytes: options.historyBytes, diffChars: options.historyDiffChars }, log);
   const hub = new PatchbayHub(options, history, {
     log,
     lookupPeer: deps.lookupPeer ?? lookupPeerProcess,
@@ -361,7 +361,7 @@ class PatchbayHub implements Hub {
   }
 
   openResources(): number {
-    return this.timers.size + this.relay.resources;
+    return this.timers.size + this.relay.resources + this.pi.resources;
   }
 
   close(reason = 'Patchbay stopped'): Promise<void> {

@@ -15,6 +15,12 @@ export interface HistoryLimits {
   entries: number;
   /** Contents kept on disk, all diffs together; the oldest lose theirs first. */
   bytes: number;
+  /**
+   * One diff's contents (proposal, original and result together, in characters) above which
+   * they are not kept: serialising and writing tens of MiB after every huge edit would slow
+   * the relay for a history entry nobody is likely to open.
+   */
+  diffChars: number;
 }
 
 const decisionSchema = z.object({
@@ -121,11 +127,16 @@ export class DiffHistory {
     if (!record) throw new Error(`history: diff ${decided.id} is not decided`);
     const entry: Entry = { record, tabName: decided.tabName, createdAt: decided.createdAt, isNew: decided.isNew, tooLarge: decided.tooLarge, bytes: 0 };
     this.entries = [entry, ...this.entries.filter((e) => e.record.id !== record.id)];
-    const text = JSON.stringify({ oldContents: decided.oldContents, newContents: decided.newContents, finalContents: decided.finalContents });
+    const { oldContents, newContents, finalContents } = decided;
+    const chars = (oldContents?.length ?? 0) + newContents.length + (finalContents?.length ?? 0);
+    const keep = chars <= this.limits.diffChars;
+    // After the agent's answer has been written: serialising is not on its way.
     this.queue(async () => {
+      await new Promise((resolve) => setImmediate(resolve));
       // Newer decisions may have pushed it out of the list before its turn came.
       const listed = this.entries.slice(0, this.limits.entries).includes(entry);
-      if (listed && Buffer.byteLength(text) <= this.limits.bytes) entry.bytes = await writeAtomic(this.contentsPath(record.id), text);
+      const text = keep && listed ? JSON.stringify({ oldContents, newContents, finalContents }) : null;
+      if (text !== null && Buffer.byteLength(text) <= this.limits.bytes) entry.bytes = await writeAtomic(this.contentsPath(record.id), text);
       await this.trim();
     });
   }

@@ -34,7 +34,7 @@ function decided(n: number, contents = `proposal ${n}\n`, outcome: 'accepted' | 
   };
 }
 
-const limits = { entries: 200, bytes: 1024 * 1024 };
+const limits = { entries: 200, bytes: 1024 * 1024, diffChars: 64 * 1024 };
 const log = () => {};
 
 test('a decision can be opened with its proposal and what was written, also after a restart', async (t) => {
@@ -84,7 +84,7 @@ test('only the newest decisions are kept, and the files of the others are remove
 test('over the byte budget the oldest decisions lose their contents first, and say so', async (t) => {
   const dir = await home(t);
   const big = 'y'.repeat(400);
-  const history = await DiffHistory.open(dir, { entries: 10, bytes: 1000 }, log);
+  const history = await DiffHistory.open(dir, { entries: 10, bytes: 1000, diffChars: 64 * 1024 }, log);
   for (let n = 1; n <= 3; n++) history.add(decided(n, big));
   history.add(decided(4, 'z'.repeat(5000)));
   await history.close();
@@ -95,6 +95,19 @@ test('over the byte budget the oldest decisions lose their contents first, and s
   assert.ok(oldest!.contentsNotKept, 'the oldest lost its contents');
   assert.equal(oldest!.decision!.id, 'd1', 'its record is still listed');
   assert.equal(history.records().length, 4);
+});
+
+test('a diff too big for one entry keeps its decision but not its contents; smaller ones still keep theirs', async (t) => {
+  const dir = await home(t);
+  const history = await DiffHistory.open(dir, { entries: 10, bytes: 1024 * 1024, diffChars: 1000 }, log);
+  history.add(decided(1, 'w'.repeat(600)));
+  history.add(decided(2, 'small\n'));
+  await history.close();
+  const huge = await history.detail('d1');
+  assert.match(huge!.contentsNotKept!, /too large/);
+  assert.equal(huge!.decision!.outcome, 'accepted');
+  assert.equal((await history.detail('d2'))!.newContents, 'small\n');
+  assert.deepEqual((await readdir(join(dir, HISTORY_DIR))).sort(), ['d2.json', 'index.json']);
 });
 
 test('an unreadable index is set aside with a message, and leftover files are cleared', async (t) => {
