@@ -39,12 +39,34 @@ export class UsageError extends Error {
 
 type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
 
-export function parse<const O extends OptionsConfig>(args: string[], options: O) {
-  try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
+/**
+ * The command line's problem in our words (Node's parser explains itself in its own terms,
+ * `'--bogus'. To specify a positional argument starting with a '-'…`), or null.
+ */
+function optionProblem(args: string[], options: OptionsConfig): string | null {
+  const { tokens } = parseArgs({ args, options, allowPositionals: true, strict: false, tokens: true });
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    const option = Object.hasOwn(options, token.name) ? options[token.name] : undefined;
+    if (option === undefined) {
+      const known = Object.keys(options).map((name) => `--${name}`);
+      return `unknown option ${token.rawName}${known.length > 0 ? ` (known: ${known.join(', ')})` : ''}`;
+    }
+    if (option.type === 'boolean' && token.value !== undefined) return `${token.rawName} takes no value`;
+    if (option.type === 'string') {
+      if (token.value === undefined) return `${token.rawName} needs a value`;
+      if (!token.inlineValue && token.value.startsWith('-')) {
+        return `${token.rawName} needs a value (write ${token.rawName}=${token.value} if "${token.value}" is meant as one)`;
+      }
+    }
   }
+  return null;
+}
+
+export function parse<const O extends OptionsConfig>(args: string[], options: O) {
+  const problem = optionProblem(args, options);
+  if (problem !== null) throw new UsageError(problem);
+  return parseArgs({ args, options, allowPositionals: true, strict: true });
 }
 
 /** Exactly `names.length` positionals, the last `optional` of which may be missing. */

@@ -97,7 +97,16 @@ test('a wrong command line prints the usage on stderr and exits 2', async (t) =>
   assert.match(missing.stderr, /^patchbay bind: missing <editorId\|none\|auto>\nUsage: patchbay bind/);
   const unknownOption = await run('status', '--color');
   assert.equal(unknownOption.code, 2);
-  assert.match(unknownOption.stderr, /Unknown option '--color'/);
+  assert.match(unknownOption.stderr, /^patchbay status: unknown option --color \(known: --json\)\nUsage: patchbay status/);
+  const flagWithValue = await run('status', '--json=yes');
+  assert.equal(flagWithValue.code, 2);
+  assert.match(flagWithValue.stderr, /^patchbay status: --json takes no value\n/);
+  const missingValue = await run('diffs', 'accept-all', '--session');
+  assert.equal(missingValue.code, 2);
+  assert.match(missingValue.stderr, /^patchbay diffs: --session needs a value\n/);
+  const optionAsValue = await run('diffs', 'accept-all', '--session', '--json');
+  assert.equal(optionAsValue.code, 2);
+  assert.match(optionAsValue.stderr, /^patchbay diffs: --session needs a value \(write --session=--json if "--json" is meant as one\)\n/);
   const unknownCommand = await run('frobnicate');
   assert.equal(unknownCommand.code, 2);
   assert.match(unknownCommand.stderr, /^patchbay: unknown command "frobnicate"\n\nUsage: patchbay <command>/);
