@@ -5,6 +5,8 @@ import type { HubOptions } from '../options.ts';
 
 export interface Output {
   write(text: string): unknown;
+  /** A terminal: colour and screen clearing are for people, not for pipes. */
+  isTTY?: boolean;
 }
 
 export interface CliIo {

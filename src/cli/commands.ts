@@ -5,6 +5,7 @@ import { FILE_HEADERS_ONLY, createTwoFilesPatch } from 'diff';
 import { DIRECTIONS, filterTraffic } from '../api/traffic.ts';
 import type { DiffDetail, HubApi, PatchbaySettings } from '../api/types.ts';
 import { requestOpenUrl } from '../web/control-client.ts';
+import { colorDiff, colorWanted } from './color.ts';
 import { UsageError, parse, positionals, printJson, type Command, type CommandContext } from './command.ts';
 import {
   formatAutoconnect,
@@ -87,7 +88,8 @@ export const diffs: Command = {
         if (detail.tooLarge && detail.oldContents === null) {
           ctx.io.stderr.write(`patchbay: ${detail.path} was too large to keep; the diff shows the proposed contents as new\n`);
         }
-        ctx.io.stdout.write(unifiedDiff(detail));
+        const patch = unifiedDiff(detail);
+        ctx.io.stdout.write(colorWanted(ctx.io.stdout, ctx.io.env) ? colorDiff(patch) : patch);
         return 0;
       }
       case 'accept': {

@@ -185,6 +185,25 @@ test('diffs show prints a unified diff of the proposed change', async (t) => {
   assert.equal(missing.stderr, 'patchbay: no diff with id "nope"\n');
 });
 
+test('diffs show colours the diff on a terminal, unless NO_COLOR; FORCE_COLOR colours it anywhere', async (t) => {
+  const { dir, env } = await withDaemon(t);
+  const show = async (extraEnv: NodeJS.ProcessEnv, isTTY: boolean) => {
+    let out = '';
+    const io = { stdout: { write: (s: string) => (out += s), isTTY }, stderr: { write: () => {} }, env: { ...env, ...extraEnv }, cwd: dir.path };
+    assert.equal(await main(['diffs', 'show', 'd1'], io), 0);
+    return out;
+  };
+  const coloured = '\x1b[1m--- /work/proj/a.txt\ton disk\x1b[0m\n\x1b[1m+++ /work/proj/a.txt\tproposed\x1b[0m\n\x1b[36m@@ -1,2 +1,2 @@\x1b[0m\n one\n\x1b[31m-two\x1b[0m\n\x1b[32m+2\x1b[0m\n';
+  const plain = '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\tproposed\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n';
+  assert.equal(await show({}, true), coloured, 'a terminal');
+  assert.equal(await show({}, false), plain, 'a pipe');
+  assert.equal(await show({ NO_COLOR: '1' }, true), plain, 'NO_COLOR');
+  assert.equal(await show({ NO_COLOR: '' }, true), coloured, 'an empty NO_COLOR does not count');
+  assert.equal(await show({ TERM: 'dumb' }, true), plain, 'a dumb terminal');
+  assert.equal(await show({ FORCE_COLOR: '1', NO_COLOR: '1' }, false), coloured, 'FORCE_COLOR wins');
+  assert.equal(await show({ FORCE_COLOR: '0' }, true), plain, 'FORCE_COLOR=0 turns it off');
+});
+
 test('diffs accept sends the contents of --contents-file; reject and the -all forms decide', async (t) => {
   const { run, hub, dir } = await withDaemon(t);
   await writeFile(join(dir.path, 'final.txt'), 'one\nTWO, edited\n');
