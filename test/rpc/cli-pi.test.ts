@@ -107,6 +107,41 @@ test('pi prompt says which dialogs wait for the person and which Patchbay answer
   assert.equal(stderr, "[pi asked: Connect to IDE; Patchbay answered: Patchbay · /p · pid=1 port=2]\n[pi asks: Sure? — answer it in Patchbay's window]\n");
 });
 
+test('pi prompt names the diff pi waits for and the commands that decide it', async (t) => {
+  const { hub, run } = await withDaemon(t);
+  await run('pi', 'start', '/p');
+  const proposal = { ...hub.state.diffs[1]!, id: 'd7', sessionId: 's9', editorId: null, tool: 'write' as const, path: '/p/hello.txt', tabName: 'pi-write:call_1' };
+  const elsewhere = { ...proposal, id: 'd8', path: '/q/other.txt', tabName: 'pi-write:call_other' };
+  const inEditor = { ...proposal, id: 'd9', editorId: 'nvim-proj', tool: 'edit' as const, tabName: 'pi-edit:call_2' };
+  hub.handlers['pi.prompt'] = ({ id }) => {
+    queueMicrotask(() => {
+      const pi = (event: Record<string, unknown>) => hub.emit({ type: 'pi', id, event });
+      pi({ type: 'agent_start' });
+      pi({ type: 'tool_execution_start', toolCallId: 'call_1', toolName: 'write', args: { path: 'hello.txt' } });
+      hub.emit({ type: 'diffAdded', diff: elsewhere }); // another agent's: not this prompt's business
+      hub.emit({ type: 'diffAdded', diff: proposal });
+      hub.emit({ type: 'diffDecided', record: { id: 'd7', sessionId: 's9', path: '/p/hello.txt', outcome: 'accepted', by: 'patchbay', at: 1, edited: false, tool: 'write', editorId: null, agent: 'pi-ide' } });
+      pi({ type: 'tool_execution_start', toolCallId: 'call_2', toolName: 'edit', args: { path: 'hello.txt' } });
+      hub.emit({ type: 'diffAdded', diff: inEditor });
+      // A diff named otherwise is still this pi's when it came through its door session.
+      hub.emit({ type: 'snapshot', snapshot: { ...hub.state, hosted: hub.state.hosted.map((h) => ({ ...h, sessionId: 's9' })) } });
+      hub.emit({ type: 'diffAdded', diff: { ...proposal, id: 'd10', tabName: 'review' } });
+      pi({ type: 'agent_settled' });
+    });
+  };
+  const { code, stderr } = await run('pi', 'prompt', 'h1', 'write hello');
+  assert.equal(code, 0);
+  assert.deepEqual(stderr.split('\n'), [
+    '[write {"path":"hello.txt"}]',
+    '[pi waits for diff d7: write /p/hello.txt — patchbay diffs show d7, then patchbay diffs accept d7 or reject d7]',
+    '[diff d7 accepted by patchbay]',
+    '[edit {"path":"hello.txt"}]',
+    '[pi waits for diff d9 in nvim-proj: edit /p/hello.txt — or here: patchbay diffs show d9, then patchbay diffs accept d9 or reject d9]',
+    '[pi waits for diff d10: write /p/hello.txt — patchbay diffs show d10, then patchbay diffs accept d10 or reject d10]',
+    '',
+  ]);
+});
+
 test('pi state, list and stop print for people; --json prints the values as they are', async (t) => {
   const { run } = await withDaemon(t);
   assert.equal((await run('pi', 'list')).stdout, 'No hosted pi sessions.\n');
