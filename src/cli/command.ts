@@ -1,6 +1,6 @@
 // What every `patchbay <command>` gets and returns, and the argument parsing they share.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { HubApi } from '../api/types.ts';
+import type { RemoteHub } from '../api/remote.ts';
 import type { HubOptions } from '../options.ts';
 
 export interface Output {
@@ -15,14 +15,18 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /** Relative paths in arguments (`--project`, `--contents-file`) start here. */
   cwd: string;
+  /** Resolves with the signal's name when the person interrupts a command that runs until then. */
+  interrupted?(): Promise<string>;
 }
 
 export interface CommandContext {
   io: CliIo;
   options: HubOptions;
   /** The running daemon's HubApi; main closes the connection when the command ends. */
-  connect(): Promise<HubApi>;
+  connect(): Promise<RemoteHub>;
   now(): number;
+  /** See CliIo.interrupted; by default Ctrl-C or SIGTERM. */
+  interrupted(): Promise<string>;
 }
 
 export interface Command {

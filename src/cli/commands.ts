@@ -7,6 +7,7 @@ import type { DiffDetail, HubApi, PatchbaySettings } from '../api/types.ts';
 import { requestOpenUrl } from '../web/control-client.ts';
 import { colorDiff, colorWanted } from './color.ts';
 import { UsageError, parse, positionals, printJson, type Command, type CommandContext } from './command.ts';
+import { watchStatus } from './events.ts';
 import {
   formatAutoconnect,
   formatBinding,
@@ -23,10 +24,12 @@ import { openInBrowser } from './open-browser.ts';
 
 export const status: Command = {
   summary: 'Show the door, editors, sessions and pending diffs',
-  usage: 'Usage: patchbay status [--json]',
+  usage: `Usage: patchbay status [--json] [--watch]
+  --watch  print it again whenever it changes, until interrupted (with --json: one line each)`,
   async run(args, ctx) {
-    const { values, positionals: rest } = parse(args, { json: { type: 'boolean' } });
+    const { values, positionals: rest } = parse(args, { json: { type: 'boolean' }, watch: { type: 'boolean' } });
     positionals(rest, []);
+    if (values.watch) return watchStatus(ctx, values.json === true);
     const snapshot = await (await ctx.connect()).call('snapshot', undefined);
     if (values.json) printJson(ctx.io, snapshot);
     else ctx.io.stdout.write(formatStatus(snapshot, ctx.options.host));

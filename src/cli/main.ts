@@ -8,6 +8,7 @@ import { startControlServer } from '../web/control-server.ts';
 import { UsageError, type CliIo, type Command, type CommandContext } from './command.ts';
 import { autoconnect, bind, diffs, models, open, pause, resume, settings, status, suggestionModel, traffic } from './commands.ts';
 import { daemonUsage, runDaemon, type DaemonDeps } from './daemon.ts';
+import { events } from './events.ts';
 import { pi } from './pi.ts';
 import { restore } from './restore.ts';
 
@@ -52,6 +53,7 @@ function commands(daemonDeps: DaemonDeps): Record<string, Command> {
       run: async (args, ctx) => (await import('./start.ts')).runStart(args, ctx.io.env),
     },
     status,
+    events,
     bind,
     restore,
     diffs,
@@ -80,6 +82,11 @@ Run \`patchbay <command> --help\` for a command's options.
 }
 
 function processIo(): CliIo {
+  // A reader that went away (`patchbay events --json | head -1`) ends the command, quietly.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(0);
+  });
   return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
 }
 
@@ -111,6 +118,7 @@ export async function main(argv: string[], io: CliIo = processIo(), daemonDeps: 
     options,
     now: Date.now,
     connect: () => (connection ??= connectControl(options.home)),
+    interrupted: io.interrupted ?? processStopRequested,
   };
   try {
     return await command.run(args, ctx);

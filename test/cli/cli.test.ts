@@ -97,7 +97,7 @@ test('a wrong command line prints the usage on stderr and exits 2', async (t) =>
   assert.match(missing.stderr, /^patchbay bind: missing <editorId\|none\|auto>\nUsage: patchbay bind/);
   const unknownOption = await run('status', '--color');
   assert.equal(unknownOption.code, 2);
-  assert.match(unknownOption.stderr, /^patchbay status: unknown option --color \(known: --json\)\nUsage: patchbay status/);
+  assert.match(unknownOption.stderr, /^patchbay status: unknown option --color \(known: --json, --watch\)\nUsage: patchbay status/);
   const flagWithValue = await run('status', '--json=yes');
   assert.equal(flagWithValue.code, 2);
   assert.match(flagWithValue.stderr, /^patchbay status: --json takes no value\n/);
@@ -119,7 +119,7 @@ test('--help prints usage on stdout for patchbay and for each command', async (t
   const { run } = await emptyHome(t);
   const top = await run('--help');
   assert.equal(top.code, 0);
-  for (const name of ['daemon', 'status', 'bind', 'restore', 'diffs', 'models', 'suggestion-model', 'autoconnect', 'settings', 'pause', 'resume', 'open', 'start']) {
+  for (const name of ['daemon', 'status', 'events', 'bind', 'restore', 'diffs', 'models', 'suggestion-model', 'autoconnect', 'settings', 'pause', 'resume', 'open', 'start']) {
     assert.match(top.stdout, new RegExp(`\\n  ${name} `), name);
     if (name === 'start') continue; // start parses its own arguments
     const one = await run(name, '--help');
