@@ -38,6 +38,15 @@ export interface Command {
   run(args: string[], ctx: CommandContext): Promise<number>;
 }
 
+/**
+ * A command whose module loads only when it runs: `--help` and the other commands do not pay
+ * for what it imports (the daemon's: the control server, the hub).
+ */
+export interface LazyCommand {
+  summary: string;
+  load(): Promise<Omit<Command, 'summary'>>;
+}
+
 /** The command line is wrong: print the message and the usage, exit 2. */
 export class UsageError extends Error {
   override name = 'UsageError';

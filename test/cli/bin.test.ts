@@ -104,3 +104,32 @@ test('patchbay events --json ends quietly when its reader goes away (| head -1)'
   assert.deepEqual(await run.exited, { code: 0, signal: null });
   assert.equal(run.stderr(), '');
 });
+
+/** The node built-in modules a `patchbay` run loaded, reported by test/cli/loaded-modules.mjs as it exits. */
+async function builtinsLoaded(args: string[], home: string): Promise<string[]> {
+  const probe = new URL('./loaded-modules.mjs', import.meta.url).href;
+  const { code, stderr } = await new Promise<{ code: number; stderr: string }>((resolve) => {
+    execFile(process.execPath, ['--import', probe, BIN, ...args], { env: { ...process.env, PATCHBAY_HOME: home }, timeout: 20_000 }, (err, _out, stderr) =>
+      resolve({ code: err ? Number(err.code) : 0, stderr }),
+    );
+  });
+  const report = /^loaded: (.*)$/m.exec(stderr);
+  assert.ok(report, `the probe's report in: ${stderr}`);
+  assert.equal(code, 0, stderr);
+  return JSON.parse(report[1]!) as string[];
+}
+
+test('patchbay --help starts without the socket client, and status without the daemon’s code', async (t) => {
+  const dir = await tempDir('bin');
+  t.after(() => dir.cleanup());
+  const home = join(dir.path, 'home');
+  const server = await startControlServer({ hub: createFakeHub(), host: '127.0.0.1', port: 0, home, version: 'test' });
+  t.after(() => server.close());
+
+  const help = await builtinsLoaded(['--help'], home);
+  for (const heavy of ['http', 'crypto', 'zlib', 'child_process']) assert.ok(!help.includes(heavy), `--help loaded ${heavy}: ${help.join(' ')}`);
+  const status = await builtinsLoaded(['status', '--json'], home);
+  assert.ok(status.includes('http'), `status talks to the daemon: ${status.join(' ')}`);
+  // The hub (process lookup, hosted pi) and the app launcher need it; the CLI's client does not.
+  assert.ok(!status.includes('child_process'), `status loaded child_process: ${status.join(' ')}`);
+});
