@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { startControlServer } from '../../src/web/control-server.ts';
 import { createFakeHub } from '../web/fake-hub.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
+import { startFakeDaemon } from './fake-daemon.ts';
 
 const BIN = fileURLToPath(new URL('../../src/cli/bin.mjs', import.meta.url));
 
@@ -68,13 +69,7 @@ function follow(args: string[], home: string) {
 }
 
 test('patchbay events --json streams the daemon’s events until Ctrl-C, then exits 0', async (t) => {
-  const dir = await tempDir('bin');
-  t.after(() => dir.cleanup());
-  const home = join(dir.path, 'home');
-  const hub = createFakeHub();
-  const server = await startControlServer({ hub, host: '127.0.0.1', port: 0, home, version: 'test' });
-  t.after(() => server.close());
-
+  const { home, hub } = await startFakeDaemon(t, 'bin');
   const run = follow(['events', '--json'], home);
   t.after(() => run.child.kill('SIGKILL'));
   await waitFor(() => run.lines.length === 1, { timeoutMs: 20_000, message: () => `the first line; stderr: ${run.stderr()}` });
@@ -88,13 +83,7 @@ test('patchbay events --json streams the daemon’s events until Ctrl-C, then ex
 });
 
 test('patchbay events --json ends quietly when its reader goes away (| head -1)', async (t) => {
-  const dir = await tempDir('bin');
-  t.after(() => dir.cleanup());
-  const home = join(dir.path, 'home');
-  const hub = createFakeHub();
-  const server = await startControlServer({ hub, host: '127.0.0.1', port: 0, home, version: 'test' });
-  t.after(() => server.close());
-
+  const { home, hub } = await startFakeDaemon(t, 'bin');
   const run = follow(['events', '--json'], home);
   t.after(() => run.child.kill('SIGKILL'));
   await waitFor(() => run.lines.length === 1, { timeoutMs: 20_000, message: () => `the first line; stderr: ${run.stderr()}` });
@@ -120,12 +109,7 @@ async function builtinsLoaded(args: string[], home: string): Promise<string[]> {
 }
 
 test('patchbay --help starts without the socket client, and status without the daemon’s code', async (t) => {
-  const dir = await tempDir('bin');
-  t.after(() => dir.cleanup());
-  const home = join(dir.path, 'home');
-  const server = await startControlServer({ hub: createFakeHub(), host: '127.0.0.1', port: 0, home, version: 'test' });
-  t.after(() => server.close());
-
+  const { home } = await startFakeDaemon(t, 'bin');
   const help = await builtinsLoaded(['--help'], home);
   for (const heavy of ['http', 'crypto', 'zlib', 'child_process']) assert.ok(!help.includes(heavy), `--help loaded ${heavy}: ${help.join(' ')}`);
   const status = await builtinsLoaded(['status', '--json'], home);

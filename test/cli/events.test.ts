@@ -1,23 +1,15 @@
 // `patchbay events` and `patchbay status --watch` against the in-memory hub behind a real control
 // server: what a subscriber prints as Patchbay changes, and how it ends.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import type { HubEvent } from '../../src/api/types.ts';
 import { main } from '../../src/cli/main.ts';
-import { startControlServer } from '../../src/web/control-server.ts';
-import { createFakeHub, sampleSnapshot } from '../web/fake-hub.ts';
-import { tempDir, waitFor } from '../peers/wait.ts';
+import { sampleSnapshot } from '../web/fake-hub.ts';
+import { waitFor } from '../peers/wait.ts';
+import { startFakeDaemon } from './fake-daemon.ts';
 
 async function withDaemon(t: TestContext) {
-  const dir = await tempDir('cli-events');
-  const home = join(dir.path, 'home');
-  const hub = createFakeHub();
-  const server = await startControlServer({ hub, host: '127.0.0.1', port: 0, home, staticDir: dir.path, version: 'test', log: () => {} });
-  t.after(async () => {
-    await server.close();
-    await dir.cleanup();
-  });
+  const { dir, home, hub, server } = await startFakeDaemon(t, 'cli-events');
   /** Starts a command that runs until `interrupt()`; its output is read as it comes. */
   const start = (argv: string[], options: { isTTY?: boolean } = {}) => {
     let out = '';
@@ -28,7 +20,7 @@ async function withDaemon(t: TestContext) {
       stdout: { write: (s: string) => (out += s), isTTY: options.isTTY ?? false },
       stderr: { write: (s: string) => (err += s) },
       env: { PATCHBAY_HOME: home },
-      cwd: dir.path,
+      cwd: dir,
       interrupted: () => interrupted,
     };
     const exited = main(argv, io);

@@ -5,27 +5,18 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { HubError } from '../../src/api/types.ts';
 import { main } from '../../src/cli/main.ts';
-import { startControlServer } from '../../src/web/control-server.ts';
-import { createFakeHub } from '../web/fake-hub.ts';
-import { tempDir } from '../peers/wait.ts';
+import { startFakeDaemon } from '../cli/fake-daemon.ts';
 
 async function withDaemon(t: TestContext) {
-  const dir = await tempDir('cli-pi');
-  const home = join(dir.path, 'home');
-  const hub = createFakeHub();
-  const server = await startControlServer({ hub, host: '127.0.0.1', port: 0, home, staticDir: dir.path, version: 'test', log: () => {} });
-  t.after(async () => {
-    await server.close();
-    await dir.cleanup();
-  });
+  const { dir, home, hub } = await startFakeDaemon(t, 'cli-pi');
   const run = async (...argv: string[]) => {
     const out: string[] = [];
     const err: string[] = [];
-    const io = { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, env: { PATCHBAY_HOME: home }, cwd: dir.path };
+    const io = { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, env: { PATCHBAY_HOME: home }, cwd: dir };
     const code = await main(argv, io);
     return { code, stdout: out.join(''), stderr: err.join('') };
   };
-  return { hub, run, dir: dir.path };
+  return { hub, run, dir };
 }
 
 test('pi start resolves the folder, passes the model and everything after -- to pi, and prints the id', async (t) => {
