@@ -10,6 +10,7 @@ import { watchStatus } from './events.ts';
 import {
   formatAutoconnect,
   formatBinding,
+  formatDecided,
   formatDecision,
   formatDiffList,
   formatModels,
@@ -55,18 +56,23 @@ The choice is remembered for the agent's folder; auto forgets it and lets the ru
   },
 };
 
-/** A unified diff from the on-disk contents ('' for a new file) to the proposed ones. */
+/**
+ * A unified diff from the on-disk contents ('' for a new file) to what an accepted diff wrote,
+ * or else to the proposal (pending or rejected).
+ */
 export async function unifiedDiff(detail: DiffDetail): Promise<string> {
   const { FILE_HEADERS_ONLY, createTwoFilesPatch } = await import('diff');
   const oldHeader = detail.isNew ? 'new file' : detail.tooLarge ? 'on disk (too large to show)' : 'on disk';
-  return createTwoFilesPatch(detail.path, detail.path, detail.oldContents ?? '', detail.newContents, oldHeader, 'proposed', {
+  const written = detail.finalContents !== null;
+  const newHeader = written ? (detail.decision?.edited ? 'written (edited)' : 'written') : detail.decision ? 'proposed (rejected)' : 'proposed';
+  return createTwoFilesPatch(detail.path, detail.path, detail.oldContents ?? '', detail.finalContents ?? detail.newContents, oldHeader, newHeader, {
     headerOptions: FILE_HEADERS_ONLY,
   });
 }
 
 const DIFFS_USAGE = `Usage:
   patchbay diffs [--json]                         pending diffs and recent decisions
-  patchbay diffs show <id>                        the proposed change as a unified diff
+  patchbay diffs show <id>                        the change as a unified diff (decided: what was written)
   patchbay diffs accept <id> [--contents-file F]  accept, with F's contents instead if given
   patchbay diffs reject <id>
   patchbay diffs accept-all --session <id>
@@ -91,6 +97,12 @@ export const diffs: Command = {
       case 'show': {
         const [id] = positionals(parse(rest, {}).positionals, ['id']) as [string];
         const detail = await (await ctx.connect()).call('diffs.get', { id });
+        // On stderr: stdout stays a patch that scripts can apply.
+        if (detail.decision) ctx.io.stderr.write(`patchbay: ${formatDecided(detail.decision)}`);
+        if (detail.contentsNotKept) {
+          ctx.io.stderr.write(`patchbay: what was proposed and written for ${id} is not kept: ${detail.contentsNotKept}\n`);
+          return 0;
+        }
         if (detail.tooLarge && detail.oldContents === null) {
           ctx.io.stderr.write(`patchbay: ${detail.path} was too large to keep; the diff shows the proposed contents as new\n`);
         }

@@ -89,6 +89,19 @@ export function formatDiffList(diffs: DiffSummary[], history: DecisionRecord[], 
   return out;
 }
 
+/** A past decision in words: "d3 accepted in the editor nvim-proj, edited (pi-ide, 2026-11-23 14:02)". */
+export function formatDecided(record: DecisionRecord): string {
+  const where = record.by === 'editor' ? `in the editor ${record.editorId ?? ''}`.trimEnd() : DECIDED_BY[record.by];
+  const when = new Date(record.at).toISOString().slice(0, 16).replace('T', ' ');
+  return `${record.id} ${record.outcome} ${where}${record.edited ? ', edited' : ''} (${record.agent}, ${when} UTC)\n`;
+}
+
+const DECIDED_BY: Record<Exclude<DecisionRecord['by'], 'editor'>, string> = {
+  patchbay: 'in Patchbay',
+  agent: 'by the agent',
+  shutdown: 'as Patchbay stopped',
+};
+
 export function formatDecision(record: DecisionRecord): string {
   return `${record.outcome} ${record.id} ${record.path}${record.edited ? ' (edited)' : ''}\n`;
 }

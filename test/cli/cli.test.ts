@@ -185,6 +185,24 @@ test('diffs show prints a unified diff of the proposed change', async (t) => {
   assert.equal(missing.stderr, 'patchbay: no diff with id "nope"\n');
 });
 
+test('diffs show on a decided diff prints what was written, and who decided on stderr', async (t) => {
+  const { run, hub } = await withDaemon(t);
+  assert.equal((await run('diffs', 'accept', 'd1')).code, 0);
+  const accepted = await run('diffs', 'show', 'd1');
+  assert.equal(accepted.code, 0);
+  assert.equal(accepted.stdout, '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\twritten\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n');
+  assert.match(accepted.stderr, /^patchbay: d1 accepted in Patchbay \(pi-ide, \d{4}-\d\d-\d\d \d\d:\d\d UTC\)\n$/);
+  assert.equal((await run('diffs', 'reject', 'd2')).code, 0);
+  const rejected = await run('diffs', 'show', 'd2');
+  assert.match(rejected.stdout, /^--- \/work\/proj\/new\.txt\tnew file\n\+\+\+ \/work\/proj\/new\.txt\tproposed \(rejected\)\n/);
+  assert.match(rejected.stderr, /^patchbay: d2 rejected in Patchbay/);
+  hub.details.get('d1')!.contentsNotKept = 'too large to keep in the history';
+  const notKept = await run('diffs', 'show', 'd1');
+  assert.equal(notKept.code, 0);
+  assert.equal(notKept.stdout, '');
+  assert.match(notKept.stderr, /\npatchbay: what was proposed and written for d1 is not kept: too large to keep in the history\n$/);
+});
+
 test('diffs show colours the diff on a terminal, unless NO_COLOR; FORCE_COLOR colours it anywhere', async (t) => {
   const { dir, env } = await withDaemon(t);
   const show = async (extraEnv: NodeJS.ProcessEnv, isTTY: boolean) => {
