@@ -65,6 +65,7 @@ export function sampleSnapshot(): Snapshot {
         pid: 6000,
         cwd: '/work/proj',
         command: 'pi',
+        identity: 'known',
         connectedAt: NOW - 60_000,
         lastActiveAt: NOW - 1000,
         editorId: 'nvim-proj',
@@ -191,6 +192,15 @@ export function createFakeHub(): FakeHub {
       agent: 'pi-ide',
     };
     state.history.unshift(record);
+    // Decided diffs keep their contents, so the history can show them (as the hub does).
+    const detail = details.get(id);
+    if (detail) {
+      detail.status = outcome;
+      detail.decision = record;
+      detail.finalContents = outcome === 'accepted' ? (contents ?? detail.newContents) : null;
+    }
+    emit({ type: 'diffDecided', record });
+    emit({ type: 'snapshot', snapshot: structuredClone(state) });
     return record;
   };
   const autoconnectView = (project?: string) => {
