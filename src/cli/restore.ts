@@ -11,17 +11,18 @@ export async function restoreOnDisk(options: HubOptions): Promise<RestoreReport>
     import('../discovery/liveness.ts'),
     import('../discovery/takeover.ts'),
   ]);
-  const report: RestoreReport = { restored: [], removed: [] };
+  const report: Required<RestoreReport> = { restored: [], removed: [], warnings: [] };
   const dirs: [string, Dialect][] = [
     [options.piLockDir, 'pi'],
     [options.claudeLockDir, 'claude'],
   ];
   for (const [dir, dialect] of dirs) {
-    const moved = await restoreAdopted(dir, dialect, (lock) => pidAlive(lock.pid));
+    const moved = await restoreAdopted(dir, dialect, pidAlive);
     report.restored.push(...moved.restored);
     report.removed.push(...moved.removed, ...(await removeDeadDoors(dir, dialect, pidAlive)));
+    report.warnings.push(...moved.warnings);
   }
-  return report;
+  return report.warnings.length > 0 ? report : { restored: report.restored, removed: report.removed };
 }
 
 export const restore: Command = {

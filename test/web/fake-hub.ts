@@ -32,6 +32,7 @@ export function sampleSettings(): PatchbaySettings {
     suggestionModelPerEditor: {},
     suggestionSessionPerEditor: {},
     launchAtLogin: false,
+    trustedLockDirs: [],
   };
 }
 
@@ -40,7 +41,7 @@ export function sampleSnapshot(): Snapshot {
     version: '0.1.0',
     pid: 4242,
     paused: false,
-    door: { port: 40123, lockfiles: ['/home/u/.pi/ide/40123.lock'] },
+    door: { port: 40123, lockfiles: ['/home/u/.pi/ide/40123.lock'], problems: [] },
     editors: [
       {
         id: 'nvim-proj',
