@@ -240,19 +240,16 @@ test('stopping takeover restores the adopted lockfiles and reports them, even wi
   assert.equal(discovery.current().editors[0]?.lockfile, original, 'still listed, where agents find it');
 });
 
-test('a new editor lockfile is listed within about 100 ms', async (t) => {
+test('a new editor lockfile is listed by the watcher, not the next poll', async (t) => {
   const dirs = await freshDirs();
   const ed = await editor(t);
-  // Slow timers, so only the watcher can make it this fast.
-  const { discovery, states } = await discover(t, dirs, { pollMs: 5000, livenessMs: 5000 });
+  // Timers far slower than the wait below: only the watcher can list it in time. How fast
+  // (within 100 ms) is measured by the benchmark, not here, where load would make it flake.
+  const { discovery, states } = await discover(t, dirs, { pollMs: 120_000, livenessMs: 120_000 });
   await discovery.start();
   assert.equal(discovery.current().editors.length, 0);
-  const started = performance.now();
   await writeLock(dirs.pi, ed.port, lockBody(live.pid, ed.token));
-  await waitFor(() => states.at(-1)?.editors.length === 1, { message: 'the new editor', intervalMs: 5 });
-  const elapsed = performance.now() - started;
-  t.diagnostic(`new editor listed after ${elapsed.toFixed(1)} ms`);
-  assert.ok(elapsed < 250, `took ${elapsed.toFixed(1)} ms`);
+  await waitFor(() => states.at(-1)?.editors.length === 1, { message: 'the new editor', timeoutMs: 20_000, intervalMs: 5 });
 });
 
 test("an editor that dies drops out and its adopted lockfile is deleted", async (t) => {
@@ -474,12 +471,11 @@ test('a port that never answers is probed once, not on every check', async (t) =
   await discovery.start();
   assert.match(discovery.current().invalid[0]?.reason ?? '', /did not answer a WebSocket handshake within 300 ms/);
 
-  const started = performance.now();
   await discovery.check();
   await discovery.check();
-  const elapsed = performance.now() - started;
-  assert.ok(elapsed < 250, `two checks took ${elapsed.toFixed(1)} ms`);
+  // Each probe is a connection the silent server holds: two more checks, still one.
   assert.equal(held.size, 1, 'one probe connection only');
+  assert.match(discovery.current().invalid[0]?.reason ?? '', /did not answer/, 'still listed with its reason');
 });
 
 test('another user’s lockfile is listed with the reason and never adopted, even for a live editor', async (t) => {
