@@ -56,6 +56,11 @@ export function parseFrame(text: string): ParseResult {
   } catch (err) {
     return { ok: false, id: null, error: { code: PARSE_ERROR, message: `Parse error: ${(err as Error).message}` } };
   }
+  return classifyMessage(value);
+}
+
+/** Classifies a frame's parsed value. */
+export function classifyMessage(value: unknown): ParseResult {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, id: null, error: { code: INVALID_REQUEST, message: 'Invalid Request: expected a JSON object' } };
   }

@@ -3,6 +3,7 @@
 import type { DecisionRecord, DiffSummary } from '../api/types.ts';
 import { HubError } from '../api/types.ts';
 import { result, type RpcId, type RpcRequest, type RpcResponse } from '../protocol/jsonrpc.ts';
+import { LazyText } from '../protocol/lazy-json.ts';
 import { resultTexts } from '../protocol/mcp.ts';
 import type { Decision, Inbox, InboxEffect } from '../review/inbox.ts';
 import type { Original } from '../review/read-original.ts';
@@ -16,8 +17,11 @@ export interface AgentReply {
   answered(): void;
 }
 
-/** A frame that can be passed on byte for byte: the agent's openDiff, or the editor's FILE_SAVED. */
-export type AsSent = { request: RpcRequest; frame: Frame } | { response: RpcResponse; frame: Frame };
+/**
+ * A frame that can be passed on byte for byte: the agent's openDiff, or the editor's FILE_SAVED
+ * (`forwarded`: already passed on before the inbox read it).
+ */
+export type AsSent = { request: RpcRequest; frame: Frame } | { response: RpcResponse; frame: Frame } | { forwarded: true };
 
 export type RelayInbox = Inbox<AgentReply, AsSent>;
 type Effect = InboxEffect<AgentReply, AsSent>;
@@ -89,7 +93,9 @@ export class ReviewBridge {
     const session = this.deps.session(effect.sessionId);
     const { reply, asSent } = effect;
     let written = Promise.resolve();
-    if (session && asSent && 'response' in asSent && asSent.response.id === reply.id) {
+    if (asSent && 'forwarded' in asSent) {
+      // The agent has its answer already (passSavedThrough).
+    } else if (session && asSent && 'response' in asSent && asSent.response.id === reply.id) {
       session.link.forward(asSent.frame, { kind: 'response', msg: asSent.response });
     } else if (session) {
       written = session.link.sendAndWait(result(reply.id, effect.result));
@@ -107,7 +113,7 @@ export class ReviewBridge {
       .upstream(session, editorId)
       .then((link) =>
         asSent && 'request' in asSent
-          ? link.relay(asSent.request, asSent.frame).response
+          ? link.relay(asSent.request, asSent.frame, true).response
           : link.request('tools/call', { name: 'openDiff', arguments: effect.args }).response,
       )
       .then((reply) => this.editorAnswered(diffId, editorId, reply))
@@ -123,6 +129,8 @@ export class ReviewBridge {
 
   private editorAnswered(diffId: string, editorId: string, reply: Reply): void {
     const response = reply.msg;
+    const saved = savedContents(response.result);
+    if (saved instanceof LazyText) return this.passSavedThrough(diffId, editorId, reply, saved);
     const texts = resultTexts(response.result);
     if (texts?.[0] === 'FILE_SAVED') {
       const answer = { saved: true as const, contents: texts[1] ?? null };
@@ -137,6 +145,38 @@ export class ReviewBridge {
     }
   }
 
+  /**
+   * A big FILE_SAVED read lazily: when the agent can get it byte for byte, it goes first and
+   * the inbox reads the file after it is written, while the agent reads it too.
+   */
+  private passSavedThrough(diffId: string, editorId: string, reply: Reply, contents: LazyText): void {
+    const claim = this.inbox.claimEditorAnswer(diffId, editorId);
+    if (!claim) return; // decided meanwhile: a late answer, dropped as the inbox would
+    const settle = (forwarded: boolean): void => {
+      let text: string;
+      try {
+        text = contents.value();
+      } catch (err) {
+        // The agent may have the unreadable frame already; it does not count as an answer,
+        // and the diff waits in Patchbay for a decision that will be answered properly.
+        this.inbox.releaseAnswer(diffId);
+        if (this.inbox.offerFailed(diffId, editorId)) {
+          this.deps.log(`diff ${diffId}: editor ${editorId} saved it with an unreadable answer (${(err as Error).message}); it waits in Patchbay`);
+        }
+        this.deps.onChange();
+        return;
+      }
+      const asSent: AsSent = forwarded ? { forwarded: true } : { response: reply.msg, frame: reply.frame };
+      this.run(this.inbox.editorAnswered(diffId, editorId, { saved: true, contents: text }, asSent));
+    };
+    const session = this.deps.session(claim.sessionId);
+    if (session?.link.isOpen && reply.msg.id === claim.reply.id) {
+      session.link.forward(reply.frame, { kind: 'response', msg: reply.msg }, () => settle(true));
+    } else {
+      settle(false);
+    }
+  }
+
   private closeTab(effect: Extract<Effect, { type: 'closeTab' }>): void {
     const session = this.deps.session(effect.sessionId);
     const link = session?.upstreams.openLinkById(effect.editorId);
@@ -146,4 +186,12 @@ export class ReviewBridge {
       .response.catch(() => {})
       .finally(() => this.deps.settled(session));
   }
+}
+
+/** The file in a FILE_SAVED result when it was left unread (LazyText); undefined otherwise. */
+function savedContents(result: unknown): LazyText | undefined {
+  const content = (result as { content?: unknown } | null)?.content;
+  if (!Array.isArray(content)) return undefined;
+  const [marker, file] = content as { text?: unknown }[];
+  return marker?.text === 'FILE_SAVED' && file?.text instanceof LazyText ? file.text : undefined;
 }

@@ -1,10 +1,12 @@
 // One JSON-RPC peer over one WebSocket: parses each frame once, dispatches it, and
 // correlates the requests Patchbay sends to their responses. Frames that pass through
 // unchanged are forwarded as the bytes that arrived, so relaying costs one parse, not a
-// parse and a re-serialization (agents send whole files).
+// parse and a re-serialization (agents send whole files). A big answer to a request that
+// asked for it is not even decoded: its big strings stay bytes (LazyText) until read.
 import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
 import {
+  classifyMessage,
   errorResponse,
   notification,
   parseFrame,
@@ -16,8 +18,16 @@ import {
   type RpcRequest,
   type RpcResponse,
 } from '../protocol/jsonrpc.ts';
+import { parseLazily } from '../protocol/lazy-json.ts';
 
-/** A frame as it arrived: its bytes (to forward as is) and their text. */
+/** Frames from this size on may be read lazily (a whole file in FILE_SAVED). */
+export const LAZY_FRAME_BYTES = 1024 * 1024;
+/** Strings from this size on stay undecoded in a lazily read frame. */
+const LAZY_STRING_BYTES = 64 * 1024;
+/** What the traffic log gets of a lazily read frame (it shows the start only). */
+const PREVIEW_BYTES = 4096;
+
+/** A frame as it arrived: its bytes (to forward as is) and their text (the start only, for a frame read lazily). */
 export interface Frame {
   bytes: Buffer;
   text: string;
@@ -48,6 +58,8 @@ export class LinkClosedError extends Error {
 interface Pending {
   resolve(reply: Reply): void;
   reject(err: Error): void;
+  /** A big answer may come with its big strings as LazyText (the caller passes it on unread). */
+  lazy: boolean;
 }
 
 export class RpcLink {
@@ -77,6 +89,7 @@ export class RpcLink {
   }
 
   private receive(bytes: Buffer): void {
+    if (bytes.length >= LAZY_FRAME_BYTES && this.receiveLazily(bytes)) return;
     const text = bytes.toString('utf8');
     const parsed = parseFrame(text);
     this.handlers.onFrame?.('in', text, parsed.ok ? parsed.message : null, bytes.length);
@@ -101,6 +114,26 @@ export class RpcLink {
     }
   }
 
+  /**
+   * A big answer to a request that asked for one read lazily: true when it was (and is
+   * handled). Anything else (a request, a malformed frame) goes the usual way.
+   */
+  private receiveLazily(bytes: Buffer): boolean {
+    if (![...this.pending.values()].some((p) => p.lazy)) return false;
+    const value = parseLazily(bytes, LAZY_STRING_BYTES);
+    if (value === undefined) return false;
+    const parsed = classifyMessage(value);
+    if (!parsed.ok || parsed.message.kind !== 'response') return false;
+    const msg = parsed.message.msg;
+    const waiting = msg.id === null ? undefined : this.pending.get(msg.id);
+    if (!waiting?.lazy) return false;
+    const frame = { bytes, text: bytes.toString('utf8', 0, PREVIEW_BYTES) };
+    this.handlers.onFrame?.('in', frame.text, parsed.message, bytes.length);
+    this.pending.delete(msg.id!);
+    waiting.resolve({ msg, frame });
+    return true;
+  }
+
   /** Serializes and sends. */
   send(message: RpcRequest | RpcNotification | RpcResponse): void {
     this.write(JSON.stringify(message), classify(message));
@@ -111,12 +144,12 @@ export class RpcLink {
     return new Promise((resolve) => this.write(JSON.stringify(message), classify(message), resolve));
   }
 
-  /** Sends a frame received elsewhere, byte for byte. */
-  forward(frame: Frame, message: RpcMessage): void {
-    if (!this.isOpen) return;
+  /** Sends a frame received elsewhere, byte for byte; `sent` runs once it is written (or cannot be). */
+  forward(frame: Frame, message: RpcMessage, sent?: () => void): void {
+    if (!this.isOpen) return sent?.();
     this.handlers.onFrame?.('out', frame.text, message, frame.bytes.length);
     this.corkUntilNextTick();
-    this.ws.send(frame.bytes, { binary: false });
+    this.ws.send(frame.bytes, { binary: false }, sent && (() => sent()));
   }
 
   private write(text: string, message: RpcMessage, done?: () => void): void {
@@ -170,18 +203,19 @@ export class RpcLink {
   /**
    * Relays an agent's request. Its own id is kept when free on this link, so the answer can
    * go back byte for byte; `frame` (the request as it arrived) is sent as is when given.
+   * `lazyAnswer`: a big answer may hold LazyText strings (see receiveLazily).
    */
-  relay(msg: RpcRequest, frame: Frame | null): { id: RpcId; response: Promise<Reply> } {
+  relay(msg: RpcRequest, frame: Frame | null, lazyAnswer = false): { id: RpcId; response: Promise<Reply> } {
     if (this.pending.has(msg.id)) return this.request(msg.method, msg.params);
-    const response = this.expect(msg.id);
+    const response = this.expect(msg.id, lazyAnswer);
     if (frame) this.forward(frame, { kind: 'request', msg });
     else this.send(msg);
     return { id: msg.id, response };
   }
 
-  private expect(id: RpcId): Promise<Reply> {
+  private expect(id: RpcId, lazy = false): Promise<Reply> {
     if (!this.isOpen) return Promise.reject(new LinkClosedError(this.label));
-    return new Promise<Reply>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    return new Promise<Reply>((resolve, reject) => this.pending.set(id, { resolve, reject, lazy }));
   }
 
   /** Stop waiting for a response (a deadline passed); a late answer is then reported and dropped. */

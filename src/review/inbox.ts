@@ -29,6 +29,8 @@ interface Diff<R> extends NewDiff<R> {
   /** The tab name it has in that editor (unique per editor). */
   editorTab: string | null;
   inEditor: boolean;
+  /** The editor's saved answer is on its way to the agent: no other decision may be made. */
+  answering: boolean;
 }
 
 export type Decision = { outcome: 'accept'; contents?: string } | { outcome: 'reject' };
@@ -138,6 +140,7 @@ export class Inbox<R, F = never> {
       editorId: null,
       editorTab: null,
       inEditor: false,
+      answering: false,
     };
     this.diffs.set(id, diff);
     for (const offer of this.offer(diff)) {
@@ -148,7 +151,7 @@ export class Inbox<R, F = never> {
 
   /** The person decided in Patchbay. Returns null when the diff is no longer pending. */
   decide(id: string, decision: Decision): { record: DecisionRecord; effects: InboxEffect<R, F>[] } | null {
-    if (!this.diffs.has(id)) return null;
+    if (!this.open(id)) return null;
     return this.settle(id, decision, 'patchbay');
   }
 
@@ -175,13 +178,32 @@ export class Inbox<R, F = never> {
   }
 
   /**
+   * The editor saved the diff and its answer is passed to the agent before the inbox reads it
+   * (a whole file: decoding it first would delay the agent). From now until editorAnswered or
+   * releaseAnswer nothing else decides the diff. Returns the agent's reply handle, or null
+   * when this editor's answer no longer counts (the diff was decided meanwhile).
+   */
+  claimEditorAnswer(id: string, editorId: string): { sessionId: string; reply: R } | null {
+    const diff = this.diffs.get(id);
+    if (!diff || diff.editorId !== editorId || !diff.inEditor || diff.answering) return null;
+    diff.answering = true;
+    return { sessionId: diff.sessionId, reply: diff.reply };
+  }
+
+  /** A claimed answer turned out unreadable: the diff is open to decisions again. */
+  releaseAnswer(id: string): void {
+    const diff = this.diffs.get(id);
+    if (diff) diff.answering = false;
+  }
+
+  /**
    * The editor did not decide the diff (its link failed, or it answered something else):
    * the diff stays pending in Patchbay and is offered again when the editor is back.
    * Returns whether anything changed.
    */
   offerFailed(id: string, editorId: string): boolean {
     const diff = this.diffs.get(id);
-    if (!diff || diff.editorId !== editorId || !diff.inEditor) return false;
+    if (!diff || diff.editorId !== editorId || !diff.inEditor || diff.answering) return false;
     diff.inEditor = false;
     return true;
   }
@@ -189,23 +211,29 @@ export class Inbox<R, F = never> {
   /** A session's editor is reachable (bound, connected): offer what it has not seen. */
   editorAvailable(sessionId: string): InboxEffect<R, F>[] {
     const effects: InboxEffect<R, F>[] = [];
-    for (const diff of this.diffs.values()) if (diff.sessionId === sessionId && !diff.inEditor) effects.push(...this.offer(diff));
+    for (const diff of this.diffs.values()) if (diff.sessionId === sessionId && !diff.inEditor && !diff.answering) effects.push(...this.offer(diff));
     return effects;
   }
 
   /** The agent went away: its diffs are withdrawn and their editor tabs closed. */
   agentGone(sessionId: string): InboxEffect<R, F>[] {
-    return this.idsFor(sessionId).flatMap((id) => this.finish(id, { outcome: 'reject' }, 'agent', 'withdrawn'));
+    return this.idsFor(sessionId).filter((id) => this.open(id)).flatMap((id) => this.finish(id, { outcome: 'reject' }, 'agent', 'withdrawn'));
   }
 
   /** The agent closed its own diff (close_tab, closeAllDiffTabs): it is withdrawn. */
   withdraw(id: string): InboxEffect<R, F>[] {
-    return this.diffs.has(id) ? this.finish(id, { outcome: 'reject' }, 'agent', 'withdrawn') : [];
+    return this.open(id) ? this.finish(id, { outcome: 'reject' }, 'agent', 'withdrawn') : [];
   }
 
   /** Stop: every pending diff is rejected before any connection closes. */
   shutdown(): InboxEffect<R, F>[] {
-    return [...this.diffs.keys()].flatMap((id) => this.finish(id, { outcome: 'reject' }, 'shutdown'));
+    return [...this.diffs.keys()].filter((id) => this.open(id)).flatMap((id) => this.finish(id, { outcome: 'reject' }, 'shutdown'));
+  }
+
+  /** Pending and open to a decision (not being answered by its editor). */
+  private open(id: string): boolean {
+    const diff = this.diffs.get(id);
+    return diff !== undefined && !diff.answering;
   }
 
   private offer(diff: Diff<R>): InboxEffect<R, F>[] {

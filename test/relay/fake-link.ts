@@ -13,9 +13,19 @@ class MemorySocket extends EventEmitter {
   readonly CONNECTING = 0;
   readyState = OPEN;
   readonly sent: Record<string, unknown>[] = [];
+  /** The same, as the bytes sent. */
+  readonly sentBytes: Buffer[] = [];
 
   send(data: Buffer | string, _options?: unknown, done?: () => void): void {
-    this.sent.push(JSON.parse(data.toString()) as Record<string, unknown>);
+    const bytes = Buffer.from(data);
+    this.sentBytes.push(bytes);
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(bytes.toString()) as Record<string, unknown>;
+    } catch {
+      parsed = { unparsable: bytes.toString('utf8', 0, 200) };
+    }
+    this.sent.push(parsed);
     done?.();
   }
 
@@ -28,10 +38,14 @@ class MemorySocket extends EventEmitter {
 
 export interface FakeLink {
   link: RpcLink;
-  /** Every message the link sent, parsed, oldest first. */
+  /** Every message the link sent, parsed (`{unparsable}` when not JSON), oldest first. */
   sent: Record<string, unknown>[];
+  /** The same, as the bytes sent. */
+  sentBytes: Buffer[];
   /** Delivers a frame as if the peer sent it. */
   receive(message: unknown): void;
+  /** Delivers these bytes as one frame. */
+  receiveBytes(bytes: Buffer): void;
   /** The peer hangs up. */
   drop(): void;
 }
@@ -46,7 +60,9 @@ export function fakeLink(label = 'peer', handlers: Partial<LinkHandlers> = {}): 
   return {
     link,
     sent: socket.sent,
+    sentBytes: socket.sentBytes,
     receive: (message) => socket.emit('message', Buffer.from(JSON.stringify(message))),
+    receiveBytes: (bytes) => socket.emit('message', bytes),
     drop: () => socket.close(),
   };
 }

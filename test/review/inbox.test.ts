@@ -4,7 +4,7 @@ import type { DecisionRecord, Dialect, DiffDetail, ReviewRoute } from '../../src
 import { diffRejected, fileSaved, Inbox, toolOf, type InboxContext, type InboxEffect, type NewDiff } from '../../src/review/inbox.ts';
 
 /** An inbox whose decisions are kept here, newest first, as the hub's history keeps them. */
-class RecordingInbox extends Inbox<string> {
+class RecordingInbox extends Inbox<string, string> {
   readonly decided: DiffDetail[];
   constructor(ctx: InboxContext, lastId = 0) {
     const decided: DiffDetail[] = [];
@@ -45,8 +45,8 @@ function diff(over: Partial<NewDiff<string>> = {}): NewDiff<string> {
   };
 }
 
-const ofType = <T extends InboxEffect<string>['type']>(effects: InboxEffect<string>[], type: T) =>
-  effects.filter((e): e is Extract<InboxEffect<string>, { type: T }> => e.type === type);
+const ofType = <T extends InboxEffect<string, string>['type']>(effects: InboxEffect<string, string>[], type: T) =>
+  effects.filter((e): e is Extract<InboxEffect<string, string>, { type: T }> => e.type === type);
 
 describe('a diff arrives', () => {
   test('it is offered to the bound editor with the openDiff arguments, and listed as pending', () => {
@@ -322,6 +322,48 @@ describe('the editor answers', () => {
       inbox.recent().map((r) => [r.outcome, r.by]),
       [['accepted', 'patchbay']],
     );
+  });
+});
+
+describe('an editor answer passed to the agent before it is read (a big FILE_SAVED)', () => {
+  test('once claimed, nothing else decides the diff until the answer is read; then it is recorded as the editor’s', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const input = diff();
+    const { id } = inbox.arrive(input);
+    assert.deepEqual(inbox.claimEditorAnswer(id, 'nvim'), { sessionId: 's1', reply: input.reply });
+    assert.equal(inbox.claimEditorAnswer(id, 'nvim'), null, 'claimed once');
+    assert.equal(inbox.decide(id, { outcome: 'reject' }), null, 'Patchbay cannot decide it meanwhile');
+    assert.deepEqual(inbox.withdraw(id), [], 'nor the agent withdraw it');
+    assert.deepEqual(inbox.agentGone('s1'), []);
+    assert.deepEqual(inbox.shutdown(), [], 'nor a shutdown reject it');
+    assert.equal(inbox.offerFailed(id, 'nvim'), false);
+    assert.deepEqual(inbox.editorAvailable('s1'), [], 'nor is it offered again');
+    assert.equal(inbox.pending().length, 1, 'still listed until read');
+
+    const effects = inbox.editorAnswered(id, 'nvim', { saved: true, contents: 'new, edited\n' }, 'already forwarded');
+    const [reply] = ofType(effects, 'reply');
+    assert.equal(reply!.asSent, 'already forwarded');
+    assert.equal(reply!.record.by, 'editor');
+    assert.equal(reply!.record.edited, true);
+    assert.equal(inbox.decided[0]!.finalContents, 'new, edited\n');
+    assert.equal(inbox.pending().length, 0);
+  });
+
+  test('an answer that turns out unreadable is released: the diff can be decided again', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const { id } = inbox.arrive(diff());
+    assert.ok(inbox.claimEditorAnswer(id, 'nvim'));
+    inbox.releaseAnswer(id);
+    assert.equal(inbox.offerFailed(id, 'nvim'), true, 'the editor did not decide it');
+    assert.equal(inbox.decide(id, { outcome: 'accept' })!.record.by, 'patchbay');
+  });
+
+  test('a claim for a decided diff, or from another editor, gets nothing', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const { id } = inbox.arrive(diff());
+    assert.equal(inbox.claimEditorAnswer(id, 'code'), null);
+    inbox.decide(id, { outcome: 'accept' });
+    assert.equal(inbox.claimEditorAnswer(id, 'nvim'), null);
   });
 });
 

@@ -1,0 +1,149 @@
+// JSON read from bytes with its big strings left as bytes until someone needs them.
+// A 10 MiB file in an editor's FILE_SAVED costs ~50 ms to decode and parse; Patchbay only
+// needs the small parts (id, "FILE_SAVED") to pass the frame on, and the file itself later.
+// Skipping a string is a memchr for its closing quote, so the walk costs a few ms.
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+/** Deeper than any peer's frame; deeper input goes to JSON.parse, which says what is wrong. */
+const MAX_DEPTH = 64;
+
+/** A JSON string still in its frame's bytes (quotes and escapes included). */
+export class LazyText {
+  private decoded: string | undefined;
+
+  constructor(
+    private readonly bytes: Buffer,
+    private readonly start: number,
+    private readonly end: number,
+  ) {}
+
+  /** Its bytes as they stand in the frame, quotes included. */
+  get raw(): Buffer {
+    return this.bytes.subarray(this.start, this.end);
+  }
+
+  /** Decodes once; throws a SyntaxError for a malformed string (an invalid escape, a control character). */
+  value(): string {
+    this.decoded ??= JSON.parse(this.bytes.toString('utf8', this.start, this.end)) as string;
+    return this.decoded;
+  }
+}
+
+/** A string of the frame, decoded or not. */
+export function textOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  return value instanceof LazyText ? value.value() : undefined;
+}
+
+class NotReadable extends Error {}
+
+/**
+ * Reads `bytes` as JSON.parse would, except that strings of `lazyBytes` bytes or more come back
+ * as LazyText. Returns undefined for anything it does not read (malformed, too deep): the caller
+ * then uses JSON.parse, whose error names the problem.
+ */
+export function parseLazily(bytes: Buffer, lazyBytes: number): unknown {
+  let at = 0;
+
+  const space = (): void => {
+    for (;;) {
+      const c = bytes[at];
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) at++;
+      else return;
+    }
+  };
+
+  const expect = (c: number): void => {
+    space();
+    if (bytes[at] !== c) throw new NotReadable();
+    at++;
+  };
+
+  /** Index just past the closing quote of the string starting at `at`. */
+  const stringEnd = (): number => {
+    let from = at + 1;
+    for (;;) {
+      const quote = bytes.indexOf(QUOTE, from);
+      if (quote < 0) throw new NotReadable();
+      let backslashes = 0;
+      while (bytes[quote - 1 - backslashes] === BACKSLASH) backslashes++;
+      if (backslashes % 2 === 0) return quote + 1;
+      from = quote + 1;
+    }
+  };
+
+  const string = (lazy: boolean): string | LazyText => {
+    const start = at;
+    const end = stringEnd();
+    at = end;
+    if (lazy && end - start >= lazyBytes) return new LazyText(bytes, start, end);
+    return JSON.parse(bytes.toString('utf8', start, end)) as string;
+  };
+
+  const value = (depth: number): unknown => {
+    if (depth > MAX_DEPTH) throw new NotReadable();
+    space();
+    const c = bytes[at];
+    if (c === QUOTE) return string(true);
+    if (c === 0x7b) return object(depth);
+    if (c === 0x5b) return array(depth);
+    // Numbers and literals are short: JSON.parse reads (and checks) them.
+    const start = at;
+    while (at < bytes.length && !isDelimiter(bytes[at]!)) at++;
+    if (at === start) throw new NotReadable();
+    return JSON.parse(bytes.toString('latin1', start, at));
+  };
+
+  const object = (depth: number): Record<string, unknown> => {
+    at++; // {
+    const out: Record<string, unknown> = {};
+    space();
+    if (bytes[at] === 0x7d) {
+      at++;
+      return out;
+    }
+    for (;;) {
+      space();
+      if (bytes[at] !== QUOTE) throw new NotReadable();
+      const key = string(false) as string;
+      expect(0x3a);
+      // defineProperty: a "__proto__" key is data, as with JSON.parse.
+      Object.defineProperty(out, key, { value: value(depth + 1), enumerable: true, writable: true, configurable: true });
+      space();
+      const next = bytes[at++];
+      if (next === 0x7d) return out;
+      if (next !== 0x2c) throw new NotReadable();
+    }
+  };
+
+  const array = (depth: number): unknown[] => {
+    at++; // [
+    const out: unknown[] = [];
+    space();
+    if (bytes[at] === 0x5d) {
+      at++;
+      return out;
+    }
+    for (;;) {
+      out.push(value(depth + 1));
+      space();
+      const next = bytes[at++];
+      if (next === 0x5d) return out;
+      if (next !== 0x2c) throw new NotReadable();
+    }
+  };
+
+  try {
+    const result = value(0);
+    space();
+    return at === bytes.length ? result : undefined;
+  } catch (err) {
+    if (err instanceof NotReadable || err instanceof SyntaxError || err instanceof RangeError) return undefined;
+    throw err;
+  }
+}
+
+function isDelimiter(c: number): boolean {
+  return c === 0x2c || c === 0x7d || c === 0x5d || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}

@@ -1,0 +1,62 @@
+// The lazy reader must agree with JSON.parse on everything it reads, and leave only big strings as bytes.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { LazyText, parseLazily, textOf } from '../../src/protocol/lazy-json.ts';
+
+/** The value with every LazyText decoded, to compare with JSON.parse. */
+function decoded(value: unknown): unknown {
+  if (value instanceof LazyText) return value.value();
+  if (Array.isArray(value)) return value.map(decoded);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, decoded(v)]));
+  }
+  return value;
+}
+
+const SAMPLES = [
+  '{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"FILE_SAVED"},{"type":"text","text":"a \\"quoted\\" \\\\ path\\\\\\n\\ttab é 日本 🚀 \\u00e9\\ud83d\\ude80"}]}}',
+  ' { "id" : "x-1" , "method" : "tools/call" , "params" : { "name" : "openDiff" , "arguments" : { } } } ',
+  '[1, -2.5e3, 0, true, false, null, [], {}, [[["deep"]]], "\\\\", "\\\\\\"", ""]',
+  '{"a":{"b":{"c":[1,{"d":"e"}]}},"__proto__":{"polluted":1},"n":-0.0001}',
+  '"just a string"',
+  '42',
+];
+
+test('reads what JSON.parse reads, to the same value, whatever the size bound', () => {
+  for (const text of SAMPLES) {
+    for (const lazyBytes of [1, 4, 16, 1 << 20]) {
+      const value = parseLazily(Buffer.from(text), lazyBytes);
+      assert.deepEqual(decoded(value), JSON.parse(text), `${text} with lazyBytes ${lazyBytes}`);
+    }
+  }
+  const proto = parseLazily(Buffer.from(SAMPLES[3]!), 1 << 20) as Record<string, unknown>;
+  assert.equal(Object.getPrototypeOf(proto), Object.prototype, '"__proto__" is a key, not a prototype');
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+test('only strings at or above the bound stay as bytes, and their raw bytes are those of the frame', () => {
+  const big = 'line with "quotes" and \\ and ü\n'.repeat(100);
+  const frame = Buffer.from(JSON.stringify({ id: 3, result: { content: [{ type: 'text', text: 'FILE_SAVED' }, { type: 'text', text: big }] } }));
+  const value = parseLazily(frame, 1024) as { id: number; result: { content: { text: unknown }[] } };
+  assert.equal(value.id, 3);
+  assert.equal(value.result.content[0]!.text, 'FILE_SAVED');
+  const lazy = value.result.content[1]!.text;
+  assert.ok(lazy instanceof LazyText);
+  assert.equal(lazy.raw.toString(), JSON.stringify(big));
+  assert.equal(textOf(lazy), big);
+  assert.equal(textOf('plain'), 'plain');
+  assert.equal(textOf(5), undefined);
+});
+
+test('anything it cannot read is left to JSON.parse (undefined): malformed, trailing bytes, too deep', () => {
+  for (const text of ['{oops', '{"a":1,}', '{"a" 1}', '[1 2]', '{"a":"unterminated}', '{"a":1} x', '', 'tru', '{"a":01x}', `${'['.repeat(100)}${']'.repeat(100)}`]) {
+    assert.equal(parseLazily(Buffer.from(text), 1 << 20), undefined, text);
+  }
+});
+
+test('a malformed big string is found when it is read, not before', () => {
+  const frame = Buffer.from(`{"text":"${'x'.repeat(100)}\\q"}`);
+  const value = parseLazily(frame, 10) as { text: LazyText };
+  assert.ok(value.text instanceof LazyText);
+  assert.throws(() => value.text.value(), SyntaxError);
+});

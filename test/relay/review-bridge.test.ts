@@ -1,0 +1,79 @@
+// The review bridge with a whole file coming back: the editor's FILE_SAVED reaches the agent as
+// the bytes the editor sent, before Patchbay reads it; an unreadable one is never a decision.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { DecisionRecord } from '../../src/api/types.ts';
+import { Inbox } from '../../src/review/inbox.ts';
+import { ReviewBridge, type AgentReply, type AsSent } from '../../src/relay/review-bridge.ts';
+import { LAZY_FRAME_BYTES } from '../../src/relay/rpc-link.ts';
+import type { Session } from '../../src/relay/session.ts';
+import { fakeLink, type FakeLink } from './fake-link.ts';
+import { waitFor } from '../peers/wait.ts';
+
+/** Source text over the lazy bound, with what JSON must escape. */
+const BIG = 'const s = "a \\"quoted\\" \\\\ path\\tü";\n'.repeat(Math.ceil(LAZY_FRAME_BYTES / 30));
+
+function setup() {
+  const agent = fakeLink('agent');
+  const editor = fakeLink('editor');
+  const session = { id: 's1', dialect: 'pi', link: agent.link, clientInfo: { name: 'pi-ide', version: '1' }, closed: false } as unknown as Session;
+  const decided: DecisionRecord[] = [];
+  const logs: string[] = [];
+  const inbox = new Inbox<AgentReply, AsSent>({ boundEditor: () => 'ed-1', route: () => 'editor-and-patchbay', now: () => 1 });
+  const bridge = new ReviewBridge(inbox, {
+    session: (id) => (id === 's1' ? session : undefined),
+    upstream: async () => editor.link,
+    settled: () => {},
+    onDiffAdded: () => {},
+    onDiffDecided: (record) => decided.push(record),
+    onChange: () => {},
+    log: (line) => logs.push(line),
+  });
+  return { agent, editor, session, inbox, bridge, decided, logs };
+}
+
+async function propose(t: ReturnType<typeof setup>, id: number): Promise<{ answered: Promise<void>; relayedId: unknown }> {
+  const request = { jsonrpc: '2.0' as const, id, method: 'tools/call', params: { name: 'openDiff', arguments: { old_file_path: '/w/a.ts', new_file_path: '/w/a.ts', new_file_contents: BIG, tab_name: 'pi-write:1' } } };
+  const bytes = Buffer.from(JSON.stringify(request));
+  const answered = t.bridge.receive(t.session, request, { bytes, text: '' }, request.params.arguments, { contents: 'old\n', isNew: false, tooLarge: false });
+  await waitFor(() => t.editor.sent.length === 1, { message: 'the diff offered to the editor' });
+  return { answered, relayedId: t.editor.sent[0]!.id };
+}
+
+function saved(id: unknown, contents: string, raw?: string): Buffer {
+  const frame = JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'FILE_SAVED' }, { type: 'text', text: contents }] } });
+  return Buffer.from(raw === undefined ? frame : frame.replace(JSON.stringify(contents), raw));
+}
+
+test('a big FILE_SAVED reaches the agent byte for byte, and is recorded as the editor’s decision with what it wrote', async () => {
+  const t = setup();
+  const { answered, relayedId } = await propose(t, 7);
+  assert.equal(relayedId, 7, 'the agent’s id is kept upstream');
+  const edited = `${BIG}// edited in the editor\n`;
+  const frame = saved(7, edited);
+  assert.ok(frame.length >= LAZY_FRAME_BYTES);
+  t.editor.receiveBytes(frame);
+  await answered;
+  assert.equal(t.agent.sentBytes.length, 1);
+  assert.ok(t.agent.sentBytes[0]!.equals(frame), 'the same bytes');
+  assert.equal(t.decided.length, 1);
+  assert.equal(t.decided[0]!.by, 'editor');
+  assert.equal(t.decided[0]!.edited, true);
+  assert.equal(t.inbox.pending().length, 0);
+});
+
+test('a big FILE_SAVED whose file cannot be read is no decision: the diff waits in Patchbay, and is answered properly later', async () => {
+  const t = setup();
+  const { answered } = await propose(t, 8);
+  // An invalid escape deep inside the file: the frame looks whole until the file is read.
+  t.editor.receiveBytes(saved(8, BIG, `"${'x'.repeat(LAZY_FRAME_BYTES)}\\q"`));
+  await waitFor(() => t.logs.some((l) => /saved it with an unreadable answer/.test(l)), { message: 'the problem logged' });
+  assert.equal(t.decided.length, 0);
+  const [pending] = t.inbox.pending();
+  assert.equal(pending?.inEditor, false, 'no longer counted as open in the editor');
+  t.bridge.decide(pending!.id, { outcome: 'reject' });
+  await answered;
+  const last = t.agent.sent.at(-1) as { id: number; result: { content: { text: string }[] } };
+  assert.equal(last.id, 8);
+  assert.equal(last.result.content[0]!.text, 'DIFF_REJECTED');
+});
