@@ -173,7 +173,7 @@ test('openDiff blocks until decided; a second diff with the same tab name reject
       ['T', 'saved', 'decided'],
     ],
   );
-  assert.throws(() => editor.decide('T', 'saved'), /no pending diff "T"/);
+  assert.throws(() => editor.decide('T', 'saved'), /no open diff "T"/);
 });
 
 test('close_tab rejects the pending diff of that tab and answers TAB_CLOSED even for unknown tabs', async (t) => {
@@ -283,7 +283,7 @@ test('claudecode.nvim keeps a decided diff open until close_tab closes it', asyn
   assert.equal(editor.diffs.get(CLAUDE_TAB)?.status, 'saved', 'the decided diff is still on screen');
   assert.deepEqual(editor.pendingDiffs, []);
   assert.equal(editor.closedDiffs.length, 0);
-  assert.throws(() => editor.decide(CLAUDE_TAB, 'rejected'), /it is saved/);
+  assert.throws(() => editor.decide(CLAUDE_TAB, 'rejected'), /already saved/);
 
   assert.deepEqual(tool(await rpc.call('tools/call', { name: 'close_tab', arguments: { tab_name: CLAUDE_TAB } })), ['TAB_CLOSED']);
   assert.equal(editor.diffs.size, 0);

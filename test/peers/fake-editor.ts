@@ -376,10 +376,8 @@ export class FakeEditor {
    */
   decide(tabName: string, outcome: DiffOutcome, contents?: string): void {
     const tab = this.openDiffs.get(tabName);
-    if (!tab || tab.status !== 'pending') {
-      const pending = this.pendingDiffs.map((d) => d.tabName).join(', ') || 'none';
-      throw new Error(`fake editor: no pending diff "${tabName}"${tab ? ` (it is ${tab.status})` : ''} (pending: ${pending})`);
-    }
+    if (!tab) throw new Error(`fake editor: no open diff "${tabName}" (open: ${[...this.openDiffs.keys()].join(', ') || 'none'})`);
+    if (tab.status !== 'pending') throw new Error(`fake editor: diff "${tabName}" is already ${tab.status}, its tab waits for close_tab`);
     this.decideTab(tab, outcome, contents);
   }
 
