@@ -20,10 +20,11 @@ import type { HubOptions } from './options.ts';
 import { DisposableStore, type Disposable } from './lifecycle/disposables.ts';
 import { Relay } from './relay/relay.ts';
 import type { RelayInbox } from './relay/review-bridge.ts';
+import { DiffHistory } from './review/history.ts';
 import { Inbox } from './review/inbox.ts';
 import { readOriginal } from './review/read-original.ts';
 import { PiHost } from './rpc/host.ts';
-import { readAutoconnect, writeAutoconnect, projectSettingsFile } from './settings/pi-settings.ts';
+import { readAutoconnect, setAutoconnect } from './settings/pi-settings.ts';
 import { PatchbayStore, type StoreBackend } from './settings/store.ts';
 import { suggestionModelPatch } from './suggestions/models.ts';
 import { Door } from './transport/door.ts';
@@ -58,8 +59,10 @@ async function lookupPeerProcess(remotePort: number, doorPort: number): Promise<
 }
 
 export async function createHub(options: HubOptions, deps: HubDeps = {}): Promise<Hub> {
-  const hub = new PatchbayHub(options, {
-    log: deps.log ?? (() => {}),
+  const log = deps.log ?? (() => {});
+  const history = await DiffHistory.open(options.home, { entries: options.historyEntries, bytes: options.historyBytes, diffChars: options.historyDiffChars }, log);
+  const hub = new PatchbayHub(options, history, {
+    log,
     lookupPeer: deps.lookupPeer ?? lookupPeerProcess,
     processInfo: deps.processInfo ?? processInfo,
     ...(deps.storeBackend ? { storeBackend: deps.storeBackend } : {}),
@@ -81,7 +84,7 @@ class PatchbayHub implements Hub {
   private readonly pi: PiHost;
   private readonly tokens = { pi: newToken(), claude: newToken() };
   private door: Door | null = null;
-  private state: DiscoveryState = { editors: [], invalid: [] };
+  private state: DiscoveryState = { editors: [], invalid: [], warnings: [], doorProblems: [] };
   private paused = false;
   private idle: IdleAgent[] = [];
   private readonly warnings: string[] = [];
@@ -95,6 +98,7 @@ class PatchbayHub implements Hub {
 
   constructor(
     readonly options: HubOptions,
+    private readonly history: DiffHistory,
     deps: Required<Omit<HubDeps, 'storeBackend'>> & Pick<HubDeps, 'storeBackend'>,
   ) {
     const { log, lookupPeer } = deps;
@@ -109,8 +113,9 @@ class PatchbayHub implements Hub {
         editorDialect: (editorId) => this.relay.editors.get(editorId)?.instance.dialect ?? null,
         route: () => this.store.settings().reviewRoute,
         now,
+        settled: (decided) => history.add(decided),
       },
-      options.historyEntries,
+      history.lastId(),
     );
     this.relay = new Relay({
       version: options.version,
@@ -139,6 +144,7 @@ class PatchbayHub implements Hub {
         ...(settings.claude ? [{ dir: options.claudeLockDir, dialect: 'claude' as const }] : []),
       ],
       takeover: settings.takeover,
+      trustedDirs: settings.trustedLockDirs,
       pollMs: options.pollMs,
       livenessMs: options.livenessMs,
       maxLockfileBytes: options.maxLockfileBytes,
@@ -265,10 +271,12 @@ class PatchbayHub implements Hub {
       this.relay.rebalance();
       this.changed();
     },
-    'diffs.get': ({ id }) => {
-      const diff = this.inbox.get(id);
-      if (!diff) throw new HubError(`no pending diff ${id}`, 'not-found');
-      return diff;
+    'diffs.get': async ({ id }) => {
+      const diff = this.inbox.get(id) ?? (await this.history.detail(id));
+      if (diff) return diff;
+      const pending = this.inbox.pending().map((d) => d.id);
+      const hint = pending.length > 0 ? `pending: ${pending.join(', ')}` : 'nothing is pending';
+      throw new HubError(`no diff ${id} (${hint}; the history keeps the latest ${this.options.historyEntries} decisions)`, 'not-found');
     },
     'diffs.accept': ({ id, contents }) =>
       this.relay.decide(id, contents === undefined ? { outcome: 'accept' } : { outcome: 'accept', contents }),
@@ -280,10 +288,8 @@ class PatchbayHub implements Hub {
     'settings.set': ({ patch }) => this.updateSettings(patch),
     'autoconnect.get': ({ project }) =>
       readAutoconnect({ globalFile: this.options.piSettingsFile, ...(project ? { project } : {}) }),
-    'autoconnect.set': async ({ project, value }) => {
-      await writeAutoconnect(project ? projectSettingsFile(project) : this.options.piSettingsFile, value);
-      return readAutoconnect({ globalFile: this.options.piSettingsFile, ...(project ? { project } : {}) });
-    },
+    'autoconnect.set': ({ project, value }) =>
+      setAutoconnect({ globalFile: this.options.piSettingsFile, ...(project ? { project } : {}) }, value),
     'models.list': ({ sessionId }) => this.relay.models(sessionId),
     'models.refresh': ({ sessionId }) => this.relay.refreshModels(sessionId),
     'suggestionModel.set': ({ choice, editorId }) =>
@@ -305,6 +311,9 @@ class PatchbayHub implements Hub {
     const before = this.store.settings();
     const after = this.store.updateSettings(patch);
     if (after.takeover !== before.takeover) void this.discovery.setTakeover(after.takeover);
+    if (JSON.stringify(after.trustedLockDirs) !== JSON.stringify(before.trustedLockDirs)) {
+      void this.discovery.setTrustedDirs(after.trustedLockDirs);
+    }
     if (JSON.stringify(after.reviewFolders) !== JSON.stringify(before.reviewFolders)) void this.publishDoor();
     if (after.reviewRoute !== before.reviewRoute) this.relay.rebalance();
     this.changed();
@@ -316,16 +325,16 @@ class PatchbayHub implements Hub {
       version: this.options.version,
       pid: process.pid,
       paused: this.paused,
-      door: { port: this.door?.port ?? null, lockfiles: this.discovery.doorLockfiles() },
+      door: { port: this.door?.port ?? null, lockfiles: this.discovery.doorLockfiles(), problems: this.state.doorProblems },
       editors: this.relay.editorViews(),
       invalidLockfiles: this.state.invalid,
       sessions: this.relay.sessionViews(),
       idleAgents: this.idle,
       diffs: this.inbox.pending(),
-      history: this.inbox.recent(),
+      history: this.history.records(),
       settings: this.store.settings(),
       hosted: this.pi.views(),
-      warnings: [...this.warnings],
+      warnings: [...this.warnings, ...this.state.warnings],
     };
   }
 
@@ -354,7 +363,7 @@ class PatchbayHub implements Hub {
   }
 
   openResources(): number {
-    return this.timers.size + this.relay.resources;
+    return this.timers.size + this.relay.resources + this.pi.resources;
   }
 
   close(reason = 'Patchbay stopped'): Promise<void> {
@@ -369,6 +378,7 @@ class PatchbayHub implements Hub {
       this.relay.close();
       await this.door?.close();
       await this.discovery.close();
+      await this.history.close();
       this.listeners.clear();
     })();
     return this.closing;

@@ -83,6 +83,8 @@ export interface DiffDetail extends DiffSummary {
   decision: DecisionRecord | null;
   /** What the agent was told to write (an accepted diff: the proposal or the person's edit); else null. */
   finalContents: string | null;
+  /** A decided diff whose contents the history did not keep, and why (then both contents are empty). */
+  contentsNotKept?: string;
 }
 
 export interface DecisionRecord {
@@ -133,6 +135,11 @@ export interface PatchbaySettings {
   /** editorId → session key (`kind:cwd`) that serves its suggestions; absent = most recent. */
   suggestionSessionPerEditor: Record<string, string>;
   launchAtLogin: boolean;
+  /**
+   * Lock dirs trusted although others may write them: their lockfiles are adopted anyway.
+   * Others' lockfiles are never used, trusted dir or not.
+   */
+  trustedLockDirs: string[];
 }
 
 export interface SuggestionModel {
@@ -215,7 +222,12 @@ export interface Snapshot {
   version: string;
   pid: number;
   paused: boolean;
-  door: { port: number | null; lockfiles: string[] };
+  door: {
+    port: number | null;
+    lockfiles: string[];
+    /** Door lockfiles that are out of date and why (agents in those dirs do not see the door as it is). */
+    problems: string[];
+  };
   editors: EditorView[];
   invalidLockfiles: InvalidLockfile[];
   sessions: SessionView[];
@@ -231,6 +243,8 @@ export interface Snapshot {
 export interface RestoreReport {
   restored: string[];
   removed: string[];
+  /** What the person should know: a file in an editor's way moved aside, a lockfile that could not go back. */
+  warnings?: string[];
 }
 
 /** command → [params, result] */

@@ -53,6 +53,12 @@ export async function runDaemon(args: string[], ctx: CommandContext, deps: Daemo
     throw err;
   }
   const stopping = deps.stopRequested();
+  // pi-ide tells its user only "rejected in IDE": the terminal says which edits and why.
+  const unsubscribe = hub.subscribe((event) => {
+    if (event.type === 'diffDecided' && event.record.by === 'shutdown') {
+      io.stderr.write(`patchbay: rejected ${event.record.id} (${event.record.path}): Patchbay is stopping\n`);
+    }
+  });
   try {
     const snapshot = await hub.call('snapshot', undefined);
     const door = snapshot.door.port === null ? 'not open' : `${options.host}:${snapshot.door.port}`;
@@ -64,6 +70,7 @@ export async function runDaemon(args: string[], ctx: CommandContext, deps: Daemo
     // The control server goes first so no command lands on a hub that is closing.
     await server.close();
     await hub.close('Patchbay is stopping');
+    unsubscribe();
   }
   return 0;
 }

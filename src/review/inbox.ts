@@ -39,7 +39,7 @@ export type Decision = { outcome: 'accept'; contents?: string } | { outcome: 're
  */
 export type InboxEffect<R, F = never> =
   /**
-   * Answers the agent; `record` is the decision, for the faces (history keeps only the latest).
+   * Answers the agent; `record` is the decision, for the faces.
    * `asSent`: the editor's own answer, when it is exactly what the agent gets.
    */
   | { type: 'reply'; diffId: string; sessionId: string; reply: R; result: ToolResult; record: DecisionRecord; asSent?: F }
@@ -62,6 +62,8 @@ export interface InboxContext {
   editorDialect?(editorId: string): Dialect | null;
   route(): ReviewRoute;
   now(): number;
+  /** A diff was decided: its whole story, for the history (kept and shown after the fact). */
+  settled?(decided: DiffDetail): void;
 }
 
 export function toolOf(tabName: string): DiffSummary['tool'] {
@@ -80,20 +82,18 @@ export function diffRejected(tabName: string): ToolResult {
 
 export class Inbox<R, F = never> {
   private readonly diffs = new Map<string, Diff<R>>();
-  private readonly history: DecisionRecord[] = [];
-  private seq = 0;
+  private seq: number;
 
+  /** `lastId`: the highest diff number already used (in the history), so ids never restart. */
   constructor(
     private readonly ctx: InboxContext,
-    private readonly historyLimit = 200,
-  ) {}
+    lastId = 0,
+  ) {
+    this.seq = lastId;
+  }
 
   pending(): DiffSummary[] {
     return [...this.diffs.values()].map(summary);
-  }
-
-  recent(): DecisionRecord[] {
-    return [...this.history];
   }
 
   get(id: string): DiffDetail | undefined {
@@ -285,8 +285,15 @@ export class Inbox<R, F = never> {
       result: accepted ? fileSaved(contents) : diffRejected(diff.tabName),
       record,
     });
-    this.history.unshift(record);
-    if (this.history.length > this.historyLimit) this.history.length = Math.max(0, this.historyLimit);
+    this.ctx.settled?.({
+      ...summary(diff),
+      status: record.outcome,
+      inEditor: false,
+      oldContents: diff.oldContents,
+      newContents: diff.newContents,
+      decision: record,
+      finalContents: accepted ? contents : null,
+    });
     return { record, effects };
   }
 }

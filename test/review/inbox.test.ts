@@ -1,12 +1,26 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Dialect, ReviewRoute } from '../../src/api/types.ts';
-import { diffRejected, fileSaved, Inbox, toolOf, type InboxEffect, type NewDiff } from '../../src/review/inbox.ts';
+import type { DecisionRecord, Dialect, DiffDetail, ReviewRoute } from '../../src/api/types.ts';
+import { diffRejected, fileSaved, Inbox, toolOf, type InboxContext, type InboxEffect, type NewDiff } from '../../src/review/inbox.ts';
+
+/** An inbox whose decisions are kept here, newest first, as the hub's history keeps them. */
+class RecordingInbox extends Inbox<string> {
+  readonly decided: DiffDetail[];
+  constructor(ctx: InboxContext, lastId = 0) {
+    const decided: DiffDetail[] = [];
+    super({ ...ctx, settled: (detail) => decided.unshift(detail) }, lastId);
+    this.decided = decided;
+  }
+
+  recent(): DecisionRecord[] {
+    return this.decided.map((d) => d.decision!);
+  }
+}
 
 /** The world as the relay would report it: which editor each session is bound to, the route, a clock. */
 function world(bound: Record<string, string | null> = {}, route: ReviewRoute = 'editor-and-patchbay', dialects: Record<string, Dialect> = {}) {
   const state = { bound: { ...bound }, route, clock: 1000 };
-  const inbox = new Inbox<string>({
+  const inbox = new RecordingInbox({
     boundEditor: (sessionId) => state.bound[sessionId] ?? null,
     editorDialect: (editorId) => dialects[editorId] ?? null,
     route: () => state.route,
@@ -217,17 +231,20 @@ describe('deciding in Patchbay', () => {
     assert.equal(inbox.recent().length, 1);
   });
 
-  test('decisions work with a history limit of zero', () => {
-    const inbox = new Inbox<string>({ boundEditor: () => null, route: () => 'editor-and-patchbay', now: () => 7 }, 0);
-    const { id } = inbox.arrive(diff());
-    const outcome = inbox.decide(id, { outcome: 'accept' });
-    assert.equal(outcome?.record.id, id);
-    assert.equal(outcome?.record.outcome, 'accepted');
-    assert.deepEqual(inbox.recent(), []);
-    // The faces still hear of it: the decision travels with the answer, not through the history.
-    assert.deepEqual(ofType(outcome!.effects, 'reply')[0]!.record, outcome!.record);
-    const other = inbox.arrive(diff()).id;
-    assert.deepEqual(ofType(inbox.shutdown(), 'reply').map((e) => [e.record.id, e.record.by]), [[other, 'shutdown']]);
+  test('each decision hands its whole story to the history: proposal, on-disk contents, what was written', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const { id } = inbox.arrive(diff({ reply: 'r1' }));
+    inbox.decide(id, { outcome: 'accept', contents: 'mine\n' });
+    const [decided] = inbox.decided;
+    assert.equal(decided!.status, 'accepted');
+    assert.equal(decided!.oldContents, 'old\n');
+    assert.equal(decided!.newContents, 'new\n');
+    assert.equal(decided!.finalContents, 'mine\n');
+    assert.equal(decided!.inEditor, false);
+    assert.equal(decided!.decision!.edited, true);
+    const rejected = inbox.arrive(diff({ tabName: 'pi-write:2' })).id;
+    inbox.decide(rejected, { outcome: 'reject' });
+    assert.equal(inbox.decided[0]!.finalContents, null, 'nothing was written');
   });
 });
 
@@ -526,21 +543,9 @@ describe('bookkeeping', () => {
     assert.equal(toolOf(''), 'other');
   });
 
-  test('history keeps only the newest decisions, newest first', () => {
-    const inbox = new Inbox<string>({ boundEditor: () => null, route: () => 'editor-and-patchbay', now: () => 0 }, 3);
-    const ids: string[] = [];
-    for (let i = 0; i < 5; i++) {
-      const { id } = inbox.arrive(diff({ tabName: `pi-write:${i}` }));
-      ids.push(id);
-      inbox.decide(id, { outcome: i % 2 === 0 ? 'accept' : 'reject' });
-    }
-    assert.deepEqual(
-      inbox.recent().map((r) => r.id),
-      [ids[4], ids[3], ids[2]],
-    );
-    // recent() is a copy: changing it does not change the inbox.
-    inbox.recent().length = 0;
-    assert.equal(inbox.recent().length, 3);
+  test('ids go on from the last one the history used (they do not restart with the daemon)', () => {
+    const inbox = new Inbox<string>({ boundEditor: () => null, route: () => 'editor-and-patchbay', now: () => 0 }, 41);
+    assert.equal(inbox.arrive(diff()).id, 'd42');
   });
 
   test('counts, ids and tab lookups are per session', () => {

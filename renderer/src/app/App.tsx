@@ -62,6 +62,11 @@ export function App() {
           </button>
         </div>
       )}
+      {snapshot?.door.problems.map((problem) => (
+        <div key={problem} role="alert" className="banner error">
+          Agents may not reach Patchbay, so their edits may go unreviewed: {problem}.
+        </div>
+      ))}
       {snapshot?.warnings.map((w) => (
         <div key={w} role="status" className="banner warning">
           {w}
