@@ -254,3 +254,121 @@ test('the editor pings its clients at the configured interval', async (t) => {
   await waitFor(() => pings >= 2, { message: 'two pings' });
   assert.equal(rpc.ws.readyState, WebSocket.OPEN);
 });
+
+// ── claudecode.nvim's quirks ────────────────────────────────────────────────────────────
+
+const CLAUDE_TAB = '✻ [Claude Code] a.ts (abc123) ⧉';
+const diffArgs = (tab: string, contents = 'x') => ({ old_file_path: '/p/a.ts', new_file_path: '/p/a.ts', new_file_contents: contents, tab_name: tab });
+
+test('claudecode.nvim is a Neovim of the Claude dialect that lists neither close_tab nor executeCode, yet answers close_tab', async (t) => {
+  const { editor } = await editorIn(t, { claudecode: true });
+  assert.equal(editor.dialect, 'claude');
+  assert.equal(editor.ideName, 'Neovim');
+  const rpc = await rawClient(t, editor, 'x-claude-code-ide-authorization');
+  const names = ((await rpc.call('tools/list', {})).result as { tools: { name: string }[] }).tools.map((x) => x.name);
+  assert.ok(names.includes('openDiff') && names.includes('closeAllDiffTabs'));
+  assert.ok(!names.includes('close_tab') && !names.includes('executeCode'), names.join(','));
+  assert.deepEqual(tool(await rpc.call('tools/call', { name: 'close_tab', arguments: { tab_name: CLAUDE_TAB } })), ['TAB_CLOSED']);
+  assert.equal((await rpc.call('tools/call', { name: 'executeCode', arguments: { code: '1' } })).error?.code, -32601);
+  await assert.rejects(FakeEditor.start({ lockDir: '/nonexistent', workspaceFolders: [], claudecode: true, dialect: 'pi' }), /claude dialect/);
+});
+
+test('claudecode.nvim keeps a decided diff open until close_tab closes it', async (t) => {
+  const { editor } = await editorIn(t, { claudecode: true });
+  const rpc = await rawClient(t, editor, 'x-claude-code-ide-authorization');
+  const saving = rpc.call('tools/call', { name: 'openDiff', arguments: diffArgs(CLAUDE_TAB, 'new\n') });
+  await editor.waitForDiff(CLAUDE_TAB);
+  editor.decide(CLAUDE_TAB, 'saved', 'edited\n');
+  assert.deepEqual(tool(await saving), ['FILE_SAVED', 'edited\n']);
+  assert.equal(editor.diffs.get(CLAUDE_TAB)?.status, 'saved', 'the decided diff is still on screen');
+  assert.deepEqual(editor.pendingDiffs, []);
+  assert.equal(editor.closedDiffs.length, 0);
+  assert.throws(() => editor.decide(CLAUDE_TAB, 'rejected'), /already saved/);
+
+  assert.deepEqual(tool(await rpc.call('tools/call', { name: 'close_tab', arguments: { tab_name: CLAUDE_TAB } })), ['TAB_CLOSED']);
+  assert.equal(editor.diffs.size, 0);
+  assert.deepEqual(
+    editor.closedDiffs.map((c) => [c.tabName, c.outcome, c.reason]),
+    [[CLAUDE_TAB, 'saved', 'close_tab']],
+  );
+});
+
+test('claudecode.nvim: a rejected diff stays open too, and closeAllDiffTabs closes and counts diffs in any state', async (t) => {
+  const { editor } = await editorIn(t, { claudecode: true });
+  const rpc = await rawClient(t, editor, 'x-claude-code-ide-authorization');
+  const tab = (n: number) => `✻ [Claude Code] a.ts (${n}) ⧉`;
+  const rejected = rpc.call('tools/call', { name: 'openDiff', arguments: diffArgs(tab(1)) });
+  const pending = rpc.call('tools/call', { name: 'openDiff', arguments: diffArgs(tab(2)) });
+  await editor.waitForDiff(tab(2));
+  editor.decide(tab(1), 'rejected');
+  assert.deepEqual(tool(await rejected), ['DIFF_REJECTED', tab(1)]);
+  assert.equal(editor.diffs.get(tab(1))?.status, 'rejected');
+  assert.deepEqual(tool(await rpc.call('tools/call', { name: 'closeAllDiffTabs', arguments: {} })), ['CLOSED_2_DIFF_TABS']);
+  assert.deepEqual(tool(await pending), ['DIFF_REJECTED', tab(2)]);
+  assert.equal(editor.diffs.size, 0);
+  assert.deepEqual(
+    editor.closedDiffs.map((c) => [c.tabName, c.outcome, c.reason]),
+    [
+      [tab(1), 'rejected', 'closeAllDiffTabs'],
+      [tab(2), 'rejected', 'closeAllDiffTabs'],
+    ],
+  );
+});
+
+test('claudecode.nvim: close_tab for a name without both markers leaves the diff open and closes buffers instead', async (t) => {
+  const { editor } = await editorIn(t, { claudecode: true });
+  editor.setTabs([
+    { uri: 'file:///p/notes.md', isDirty: false },
+    { uri: 'file:///p/draft.ts', isDirty: true },
+  ]);
+  const rpc = await rawClient(t, editor, 'x-claude-code-ide-authorization');
+  const closeTab = (tab_name: string) => rpc.call('tools/call', { name: 'close_tab', arguments: { tab_name } });
+  void rpc.call('tools/call', { name: 'openDiff', arguments: diffArgs('pi-write:call_1') }).catch(() => {});
+  await editor.waitForDiff('pi-write:call_1');
+
+  // The agent's own name finds the diff's "<name> (proposed)" buffer by prefix, which will not unload.
+  const refused = await closeTab('pi-write:call_1');
+  assert.equal(refused.error?.code, -32000);
+  assert.match(String(refused.error?.data), /Failed to close buffer for tab pi-write:call_1: Failed to unload buffer/);
+  assert.equal(editor.diffs.get('pi-write:call_1')?.status, 'pending', 'the diff is still open and waiting');
+
+  // A name holding a file name closes that file under the person; a modified one is refused.
+  assert.deepEqual(tool(await closeTab('pi-edit:notes.md')), ['TAB_CLOSED']);
+  assert.deepEqual(editor.closedBuffers.map((b) => b.uri), ['file:///p/notes.md']);
+  assert.deepEqual(editor.tabs.map((b) => b.uri), ['file:///p/draft.ts']);
+  assert.equal((await closeTab('pi-edit:draft.ts')).error?.code, -32000);
+  assert.deepEqual(tool(await closeTab('no such thing')), ['TAB_CLOSED']);
+  assert.equal(editor.closedDiffs.length, 0);
+});
+
+test('claudecode.nvim rejects and closes a gone client\'s pending diffs but keeps its decided ones', async (t) => {
+  const { editor } = await editorIn(t, { claudecode: true });
+  const gone = await rawClient(t, editor, 'x-claude-code-ide-authorization');
+  const tab = (n: number) => `✻ [Claude Code] a.ts (${n}) ⧉`;
+  const saved = gone.call('tools/call', { name: 'openDiff', arguments: diffArgs(tab(1)) });
+  void gone.call('tools/call', { name: 'openDiff', arguments: diffArgs(tab(2)) }).catch(() => {});
+  await editor.waitForDiff(tab(2));
+  editor.decide(tab(1), 'saved');
+  assert.deepEqual(tool(await saved), ['FILE_SAVED', 'x']);
+  gone.terminate();
+  await waitFor(() => !editor.diffs.has(tab(2)), { message: "the gone client's pending diff closed" });
+  assert.equal(editor.diffs.get(tab(1))?.status, 'saved');
+  assert.deepEqual(
+    editor.closedDiffs.map((c) => [c.tabName, c.outcome, c.reason]),
+    [[tab(2), 'rejected', 'client gone']],
+  );
+});
+
+test('claudecode.nvim answers tools late while in visual mode', async (t) => {
+  const { editor } = await editorIn(t, { claudecode: true, visualModeDelayMs: 400 });
+  const rpc = await rawClient(t, editor, 'x-claude-code-ide-authorization');
+  const timed = async () => {
+    const start = performance.now();
+    tool(await rpc.call('tools/call', { name: 'getDiagnostics', arguments: {} }));
+    return performance.now() - start;
+  };
+  editor.setMode('visual');
+  assert.ok((await timed()) >= 390, 'visual mode holds the answer back');
+  editor.setMode('normal');
+  assert.ok((await timed()) < 390, 'normal mode answers at once');
+});

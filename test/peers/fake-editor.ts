@@ -15,6 +15,17 @@
  * A client that disconnects leaves its diff tabs open, as pi-ide.nvim does: only a decision,
  * `close_tab` (or a same-named openDiff, closeAllDiffTabs) closes them; deciding one then
  * answers nobody. `closeDiffsOnDisconnect` restores closing them (reason 'client gone').
+ * `claudecode: true` imitates claudecode.nvim (coder/claudecode.nvim at 2390c6e), Claude dialect:
+ * a decided diff stays open (status saved/rejected, its proposed buffer on screen) until a
+ * `close_tab` or `closeAllDiffTabs` closes it, as Claude Code sends one after each decision;
+ * `close_tab` treats only names holding both `✻` and `⧉` as diffs: any other name is looked up
+ * as a buffer (exact, then as a prefix, then by a file name in it), so a diff's own
+ * `<name> (proposed)` buffer or a modified file answers error -32000 "Failed to close buffer…"
+ * and an unmodified open file is closed under the person (it leaves `tabs`, see closedBuffers);
+ * `closeAllDiffTabs` closes and counts diffs in any state; a client that disconnects has its
+ * pending diffs rejected and closed, its decided ones stay; `close_tab` is callable but not in
+ * tools/list, and there is no executeCode; in visual mode (`setMode`) every tool answers late
+ * (~3 s against ~3 ms: `visualModeDelayMs`).
  * Not imitated: the ~100 ms selection debounce (tests drive selections explicitly), and
  * pi-ide.nvim's `filePath` of `"<path> [pi-proposed]"` in selection_changed while the
  * cursor is in an open diff's proposed buffer (tests pass any filePath they like).
@@ -23,7 +34,7 @@
  *   node --import tsx test/peers/fake-editor.ts --lock-dir D --folder F [--folder F2…]
  *     [--ide-name X] [--dialect pi|claude] [--port N] [--pid N] [--token T]
  *     [--omit-saved-contents] [--diagnostics-delay-ms N] [--ping-ms N]
- *     [--auto-decide save|reject] [--quiet]
+ *     [--auto-decide save|reject] [--claudecode] [--visual-delay-ms N] [--quiet]
  * stdout, one JSON object per line:
  *   {"ready":true,"port":N,"pid":N,"lockfile":"…"}      (pid = this process, for kill)
  *   {"event":"connection","client":1,"authHeader":"x-…","protocol":"mcp","remotePort":N}
@@ -43,7 +54,8 @@
  *   {"cmd":"diagnostics","map":{"file:///…":[…]}}
  *   {"cmd":"tabs","tabs":[{"uri":"…","isActive":true,…}]}
  *   {"cmd":"fail","tool":"openDiff","message":"…"|null}  (null = stop failing)
- *   {"cmd":"diffs"}  → result: the open tabs
+ *   {"cmd":"mode","mode":"normal"|"visual"}             (claudecode.nvim: visual answers late)
+ *   {"cmd":"diffs"}  → result: the open tabs, with their status
  *   {"cmd":"stop"}   → closes clients, deletes the lockfile, exits
  */
 import { randomBytes } from 'node:crypto';
@@ -126,8 +138,12 @@ export interface EditorClient {
   closeCode: number | null;
 }
 
+/** A diff tab: 'pending' until decided; only a claudecode.nvim double keeps a decided one open. */
+export type DiffStatus = 'pending' | DiffOutcome;
+
 export interface OpenDiff {
   readonly tabName: string;
+  readonly status: DiffStatus;
   readonly args: OpenDiffArgs;
   readonly client: EditorClient;
   readonly requestId: RpcId;
@@ -135,6 +151,7 @@ export interface OpenDiff {
 }
 
 export type DiffOutcome = 'saved' | 'rejected';
+export type EditorMode = 'normal' | 'visual';
 export type CloseReason = 'decided' | 'close_tab' | 'replaced' | 'closeAllDiffTabs' | 'client gone';
 
 export interface ClosedDiff {
@@ -178,6 +195,10 @@ export interface FakeEditorOptions {
   failTools?: Record<string, string>;
   /** Close (reject) a client's open diffs when it disconnects; default false, as pi-ide.nvim. */
   closeDiffsOnDisconnect?: boolean;
+  /** Behave like claudecode.nvim (see the header); implies dialect 'claude' and ide name 'Neovim'. */
+  claudecode?: boolean;
+  /** claudecode.nvim: how late tool answers come while in visual mode; default 3000. */
+  visualModeDelayMs?: number;
   /** Decide every openDiff as soon as it arrives (benchmarks). */
   autoDecide?: DiffOutcome;
   /** Id style of the requests the editor sends; default number. */
@@ -186,6 +207,7 @@ export interface FakeEditorOptions {
 }
 
 interface DiffTab extends OpenDiff {
+  status: DiffStatus;
   resolve(result: unknown): void;
 }
 
@@ -226,6 +248,14 @@ const CLAUDE_TOOLS = [
   toolSpec('executeCode', { code: str }, ['code']),
 ];
 
+// claudecode.nvim lists neither its internal close_tab nor executeCode (a VS Code tool).
+const CLAUDECODE_NVIM_TOOLS = CLAUDE_TOOLS.filter((t) => t.name !== 'close_tab' && t.name !== 'executeCode');
+
+/** claudecode.nvim's test for a diff's tab name. */
+export function isClaudeDiffName(tabName: string): boolean {
+  return tabName.includes('✻') && tabName.includes('⧉');
+}
+
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized' };
 
 function parseOpenDiffArgs(value: unknown): OpenDiffArgs {
@@ -238,6 +268,8 @@ function parseOpenDiffArgs(value: unknown): OpenDiffArgs {
 
 export class FakeEditor {
   readonly dialect: Dialect;
+  /** Imitates claudecode.nvim's quirks. */
+  readonly claudecode: boolean;
   readonly ideName: string;
   readonly workspaceFolders: string[];
   readonly authToken: string;
@@ -248,6 +280,9 @@ export class FakeEditor {
   readonly refused: { status: number; headers: IncomingHttpHeaders }[] = [];
   /** Every tab that closed, in order, with why. */
   readonly closedDiffs: ClosedDiff[] = [];
+  /** claudecode.nvim: open files (from `tabs`) that a close_tab without diff markers closed. */
+  readonly closedBuffers: EditorTab[] = [];
+  mode: EditorMode = 'normal';
   diagnostics: DiagnosticsMap;
   tabs: EditorTab[];
   latestSelection: SelectionChanged | null = null;
@@ -268,8 +303,9 @@ export class FakeEditor {
     readonly port: number,
     readonly lockfile: string | null,
   ) {
-    this.dialect = options.dialect ?? 'pi';
-    this.ideName = options.ideName ?? (this.dialect === 'pi' ? 'Neovim' : 'Visual Studio Code');
+    this.claudecode = options.claudecode ?? false;
+    this.dialect = this.claudecode ? 'claude' : (options.dialect ?? 'pi');
+    this.ideName = options.ideName ?? defaultIdeName(options);
     this.workspaceFolders = options.workspaceFolders;
     this.authToken = options.authToken ?? '';
     this.pid = options.pid ?? process.pid;
@@ -280,6 +316,7 @@ export class FakeEditor {
 
   /** Listens on 127.0.0.1, then writes `<lockDir>/<port>.lock` (0600). */
   static async start(options: FakeEditorOptions): Promise<FakeEditor> {
+    if (options.claudecode && options.dialect === 'pi') throw new Error('fake editor: claudecode.nvim speaks the claude dialect, not pi');
     const opts = { ...options, authToken: options.authToken ?? randomBytes(32).toString('hex') };
     const server = createServer((_req, res) => {
       res.writeHead(426, { 'content-type': 'text/plain' }).end('WebSocket upgrade required\n');
@@ -302,7 +339,7 @@ export class FakeEditor {
       lockfile = await writeLockfile(opts.lockDir, port, {
         pid: opts.pid ?? process.pid,
         workspaceFolders: opts.workspaceFolders,
-        ideName: opts.ideName ?? (opts.dialect === 'claude' ? 'Visual Studio Code' : 'Neovim'),
+        ideName: opts.ideName ?? defaultIdeName(opts),
         transport: 'ws',
         authToken: opts.authToken,
       });
@@ -312,7 +349,7 @@ export class FakeEditor {
     return editor;
   }
 
-  /** Open diff tabs by tab name. */
+  /** Open diff tabs by tab name (a claudecode.nvim double's include decided ones until closed). */
   get diffs(): ReadonlyMap<string, OpenDiff> {
     return this.openDiffs;
   }
@@ -322,16 +359,31 @@ export class FakeEditor {
   }
 
   get tools(): Record<string, unknown>[] {
+    if (this.claudecode) return CLAUDECODE_NVIM_TOOLS;
     return this.dialect === 'pi' ? PI_TOOLS : CLAUDE_TOOLS;
+  }
+
+  /** Open diff tabs still waiting for the person. */
+  get pendingDiffs(): OpenDiff[] {
+    return [...this.openDiffs.values()].filter((d) => d.status === 'pending');
   }
 
   // ── the person's side ────────────────────────────────────────────────────────────────
 
-  /** Answers the blocked openDiff of `tabName`: `[FILE_SAVED, contents]` or `[DIFF_REJECTED, tab_name]`. */
+  /**
+   * Answers the blocked openDiff of `tabName`: `[FILE_SAVED, contents]` or `[DIFF_REJECTED, tab_name]`.
+   * The tab closes, except in a claudecode.nvim double, where it waits for a close_tab.
+   */
   decide(tabName: string, outcome: DiffOutcome, contents?: string): void {
     const tab = this.openDiffs.get(tabName);
     if (!tab) throw new Error(`fake editor: no open diff "${tabName}" (open: ${[...this.openDiffs.keys()].join(', ') || 'none'})`);
-    this.closeDiff(tab, outcome, 'decided', contents);
+    if (tab.status !== 'pending') throw new Error(`fake editor: diff "${tabName}" is already ${tab.status}, its tab waits for close_tab`);
+    this.decideTab(tab, outcome, contents);
+  }
+
+  /** claudecode.nvim: visual mode makes every tool answer late. */
+  setMode(mode: EditorMode): void {
+    this.mode = mode;
   }
 
   setDiagnostics(map: DiagnosticsMap): void {
@@ -400,9 +452,10 @@ export class FakeEditor {
 
   // ── waiting ──────────────────────────────────────────────────────────────────────────
 
-  /** The open diff named `tabName`, or the oldest open one. */
+  /** The pending diff named `tabName`, or the oldest pending one. */
   waitForDiff(tabName?: string, opts: WaitOptions = {}): Promise<OpenDiff> {
-    return waitFor(() => (tabName === undefined ? this.openDiffs.values().next().value : this.openDiffs.get(tabName)), {
+    const pending = (d: OpenDiff | undefined): OpenDiff | undefined => (d?.status === 'pending' ? d : undefined);
+    return waitFor(() => (tabName === undefined ? this.pendingDiffs[0] : pending(this.openDiffs.get(tabName))), {
       message: () => `diff ${tabName ?? '(any)'} in ${this.ideName} (open: ${[...this.openDiffs.keys()].join(', ') || 'none'})`,
       ...opts,
     });
@@ -532,8 +585,10 @@ export class FakeEditor {
     this.options.onEvent?.({ type: 'connection', client });
     void rpc.closed.then(({ code }) => {
       client.closeCode = code;
-      if (this.options.closeDiffsOnDisconnect) {
-        for (const tab of [...this.openDiffs.values()]) if (tab.client === client) this.closeDiff(tab, 'rejected', 'client gone');
+      if (this.options.closeDiffsOnDisconnect || this.claudecode) {
+        for (const tab of [...this.openDiffs.values()]) {
+          if (tab.client === client && tab.status === 'pending') this.closeDiff(tab, 'rejected', 'client gone');
+        }
       }
       this.options.onEvent?.({ type: 'disconnect', client, code });
     });
@@ -557,9 +612,11 @@ export class FakeEditor {
       case 'tools/call': {
         const params = (msg.params ?? {}) as { name?: unknown; arguments?: unknown };
         if (typeof params.name !== 'string') throw new RpcFailure(-32602, 'tools/call: "name" must be a string');
-        if (!this.tools.some((t) => t.name === params.name)) throw new RpcFailure(-32601, `Tool not found: ${params.name}`);
+        const internal = this.claudecode && params.name === 'close_tab';
+        if (!internal && !this.tools.some((t) => t.name === params.name)) throw new RpcFailure(-32601, `Tool not found: ${params.name}`);
         const failure = this.failTools[params.name];
         if (failure !== undefined) throw new RpcFailure(-32603, failure);
+        if (this.claudecode && this.mode === 'visual') await sleep(this.options.visualModeDelayMs ?? 3000, undefined, { signal: this.lifetime.signal });
         return this.callTool(client, msg.id, params.name, (params.arguments ?? {}) as Record<string, unknown>);
       }
       default:
@@ -572,7 +629,9 @@ export class FakeEditor {
       case 'openDiff':
         return this.openDiff(client, requestId, parseOpenDiffArgs(args));
       case 'close_tab': {
-        const tab = this.openDiffs.get(String(args.tab_name));
+        const tabName = String(args.tab_name);
+        if (this.claudecode && !isClaudeDiffName(tabName)) return this.closeBuffer(tabName);
+        const tab = this.openDiffs.get(tabName);
         if (tab) this.closeDiff(tab, 'rejected', 'close_tab');
         return textContent('TAB_CLOSED');
       }
@@ -624,25 +683,60 @@ export class FakeEditor {
     const previous = this.openDiffs.get(args.tab_name);
     if (previous) this.closeDiff(previous, 'rejected', 'replaced');
     return new Promise((resolve) => {
-      const tab: DiffTab = { tabName: args.tab_name, args, client, requestId, openedAt: Date.now(), resolve };
+      const tab: DiffTab = { tabName: args.tab_name, status: 'pending', args, client, requestId, openedAt: Date.now(), resolve };
       this.openDiffs.set(tab.tabName, tab);
       this.options.onEvent?.({ type: 'diff', diff: tab });
       const auto = this.options.autoDecide;
-      if (auto) queueMicrotask(() => this.openDiffs.get(tab.tabName) === tab && this.closeDiff(tab, auto, 'decided'));
+      if (auto) queueMicrotask(() => this.openDiffs.get(tab.tabName) === tab && tab.status === 'pending' && this.decideTab(tab, auto));
     });
   }
 
-  private closeDiff(tab: DiffTab, outcome: DiffOutcome, reason: CloseReason, contents?: string): void {
-    if (this.openDiffs.get(tab.tabName) === tab) this.openDiffs.delete(tab.tabName);
+  private decideTab(tab: DiffTab, outcome: DiffOutcome, contents?: string): void {
+    if (this.claudecode) this.answer(tab, outcome, contents);
+    else this.closeDiff(tab, outcome, 'decided', contents);
+  }
+
+  /** Answers a pending diff's openDiff; its tab stays as it is. */
+  private answer(tab: DiffTab, outcome: DiffOutcome, contents?: string): void {
+    if (tab.status !== 'pending') return;
+    tab.status = outcome;
     if (outcome === 'saved') {
       const final = contents ?? tab.args.new_file_contents;
       tab.resolve(this.options.omitSavedContents ? textContent('FILE_SAVED') : textContent('FILE_SAVED', final));
     } else {
       tab.resolve(textContent('DIFF_REJECTED', tab.tabName));
     }
-    const closed: ClosedDiff = { tabName: tab.tabName, outcome, reason, client: tab.client };
+  }
+
+  /** Closes a diff's tab; a pending one is answered `outcome` first. */
+  private closeDiff(tab: DiffTab, outcome: DiffOutcome, reason: CloseReason, contents?: string): void {
+    if (this.openDiffs.get(tab.tabName) === tab) this.openDiffs.delete(tab.tabName);
+    this.answer(tab, outcome, contents);
+    const closed: ClosedDiff = { tabName: tab.tabName, outcome: tab.status as DiffOutcome, reason, client: tab.client };
     this.closedDiffs.push(closed);
     this.options.onEvent?.({ type: 'diffClosed', closed });
+  }
+
+  /**
+   * claudecode.nvim's close_tab for a name without diff markers: it deletes the buffer of that
+   * name (exact, then by prefix, as Vim's bufnr() matches), else of a file name found in it.
+   * A diff's proposed buffer (`<name> (proposed)`) and a modified file cannot be deleted.
+   */
+  private closeBuffer(tabName: string): unknown {
+    const buffers = [
+      ...[...this.openDiffs.keys()].map((name) => ({ name: `${name} (proposed)`, modified: true, tab: null })),
+      ...this.tabs.map((tab) => ({ name: tab.uri.replace(/^file:\/\//, ''), modified: tab.isDirty ?? false, tab })),
+    ];
+    const file = /([\w.\-]+\.\w+)/.exec(tabName)?.[1];
+    const buffer =
+      buffers.find((b) => b.name === tabName) ??
+      buffers.find((b) => b.name.startsWith(tabName)) ??
+      (file === undefined ? undefined : buffers.find((b) => b.name.endsWith(file)));
+    if (!buffer) return textContent('TAB_CLOSED');
+    if (buffer.modified) throw new RpcFailure(-32000, 'Buffer operation error', `Failed to close buffer for tab ${tabName}: Failed to unload buffer.`);
+    this.tabs = this.tabs.filter((t) => t !== buffer.tab);
+    this.closedBuffers.push(buffer.tab!);
+    return textContent('TAB_CLOSED');
   }
 
   private async getDiagnostics(uri: string | undefined): Promise<unknown> {
@@ -653,6 +747,10 @@ export class FakeEditor {
     // pi-ide.nvim: an empty Lua table is encoded as `[]`, not `{}`.
     return textContent(entries.length === 0 ? '[]' : JSON.stringify(Object.fromEntries(entries)));
   }
+}
+
+function defaultIdeName(options: FakeEditorOptions): string {
+  return options.claudecode || (options.dialect ?? 'pi') === 'pi' ? 'Neovim' : 'Visual Studio Code';
 }
 
 // ── CLI ─────────────────────────────────────────────────────────────────────────────────
@@ -671,12 +769,14 @@ async function main(): Promise<void> {
       'diagnostics-delay-ms': { type: 'string' },
       'ping-ms': { type: 'string' },
       'auto-decide': { type: 'string' },
+      claudecode: { type: 'boolean' },
+      'visual-delay-ms': { type: 'string' },
       quiet: { type: 'boolean' },
     },
   });
   const lockDir = values['lock-dir'];
   if (!lockDir || !values.folder?.length) throw new Error('fake-editor: --lock-dir and at least one --folder are required');
-  const dialect = values.dialect ?? 'pi';
+  const dialect = values.dialect ?? (values.claudecode ? 'claude' : 'pi');
   if (dialect !== 'pi' && dialect !== 'claude') throw new Error(`fake-editor: --dialect must be pi or claude, not ${dialect}`);
   const autoDecide = values['auto-decide'];
   if (autoDecide !== undefined && autoDecide !== 'save' && autoDecide !== 'reject') throw new Error('fake-editor: --auto-decide must be save or reject');
@@ -686,6 +786,8 @@ async function main(): Promise<void> {
     lockDir,
     workspaceFolders: values.folder,
     dialect,
+    claudecode: values.claudecode,
+    visualModeDelayMs: num(values['visual-delay-ms']),
     ideName: values['ide-name'],
     port: num(values.port),
     pid: num(values.pid),
@@ -738,7 +840,13 @@ async function main(): Promise<void> {
         else delete editor.failTools[tool];
         return null;
       },
-      diffs: () => [...editor.diffs.values()].map((d) => ({ tabName: d.tabName, client: d.client.id, path: d.args.new_file_path })),
+      mode: (c) => {
+        const mode = field(c, 'mode');
+        if (mode !== 'normal' && mode !== 'visual') throw new Error('mode: "mode" must be normal or visual');
+        editor.setMode(mode);
+        return { mode };
+      },
+      diffs: () => [...editor.diffs.values()].map((d) => ({ tabName: d.tabName, status: d.status, client: d.client.id, path: d.args.new_file_path })),
     },
     () => editor.stop(),
   );

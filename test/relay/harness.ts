@@ -94,7 +94,7 @@ export async function startHarness(
     },
     editor: async (opts) => {
       const editor = await FakeEditor.start({
-        lockDir: opts.dialect === 'claude' ? options.claudeLockDir : options.piLockDir,
+        lockDir: opts.dialect === 'claude' || opts.claudecode ? options.claudeLockDir : options.piLockDir,
         pingIntervalMs: 0,
         ...opts,
       });
