@@ -11,7 +11,7 @@ import type {
   Snapshot,
 } from './api/types.ts';
 import { HubError, isHubMethod } from './api/types.ts';
-import { containingDepth } from './broker/choose-editor.ts';
+import { containingDepth } from './broker/folders.ts';
 import { EditorDiscovery, type DiscoveredEditor, type DiscoveryState } from './discovery/editors.ts';
 import { findPeerPid, processInfo, type ProcessInfo } from './discovery/peer-process.ts';
 import { likelyReason, scanPiProcesses } from './discovery/pi-scan.ts';

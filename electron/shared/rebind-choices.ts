@@ -1,6 +1,7 @@
 // The editors a session can be moved to, best first: those whose folders contain the
 // session's folder (deepest first), then the other live editors, then Patchbay itself.
 import type { EditorView, SessionView } from '../../src/api/types.ts';
+import { containingDepth } from '../../src/broker/folders.ts';
 import { PATCHBAY_REVIEW, editorLabel } from './labels.ts';
 
 export interface RebindChoice {
@@ -9,17 +10,6 @@ export interface RebindChoice {
   label: string;
   matchesFolder: boolean;
   current: boolean;
-}
-
-/** Length of the deepest folder that contains `path` (segment-wise prefix, no realpath), or -1. */
-export function containingDepth(folders: readonly string[], path: string): number {
-  let best = -1;
-  for (const raw of folders) {
-    const folder = raw.length > 1 ? raw.replace(/[\\/]+$/, '') : raw;
-    const inside = path === folder || path.startsWith(/[\\/]$/.test(folder) ? folder : `${folder}/`) || path.startsWith(`${folder}\\`);
-    if (inside && folder.length > best) best = folder.length;
-  }
-  return best;
 }
 
 export function rebindChoices(
