@@ -15,7 +15,7 @@ import { containingDepth } from './broker/folders.ts';
 import { EditorDiscovery, type DiscoveredEditor, type DiscoveryState } from './discovery/editors.ts';
 import { findPeerPid, processInfo, type ProcessInfo } from './discovery/peer-process.ts';
 import { likelyReason, scanPiProcesses } from './discovery/pi-scan.ts';
-import type { HubOptions } from './options.ts';
+import { piCommand, type HubOptions } from './options.ts';
 import { Relay } from './relay/relay.ts';
 import { PiHost } from './rpc/host.ts';
 import { readAutoconnect, writeAutoconnect, projectSettingsFile } from './settings/pi-settings.ts';
@@ -127,7 +127,7 @@ class PatchbayHub implements Hub {
       log,
     });
     this.pi = new PiHost({
-      command: options.piCommand,
+      command: () => piCommand(this.store.settings().piCommand, options.piCommand),
       // A hosted pi with pi-ide looks for editors where this Patchbay publishes its door.
       env: { ...options.piEnv, PI_IDE_LOCK_DIR: options.piLockDir },
       startTimeoutMs: options.piStartTimeoutMs,

@@ -2,6 +2,7 @@
 // TrayService turns it into a native menu and routes the actions.
 import type { Snapshot } from '../../src/api/types.ts';
 import { boundLabel, count, sessionLabel } from '../shared/labels.ts';
+import { pendingCount } from '../shared/diff-notifications.ts';
 import { rebindChoices } from '../shared/rebind-choices.ts';
 
 export type MenuAction =
@@ -18,10 +19,6 @@ export type MenuItemModel =
   | { kind: 'choice'; label: string; checked: boolean; action: MenuAction }
   | { kind: 'submenu'; label: string; items: MenuItemModel[] }
   | { kind: 'separator' };
-
-export function pendingCount(snapshot: Pick<Snapshot, 'diffs'>): number {
-  return snapshot.diffs.filter((d) => d.status === 'pending').length;
-}
 
 export function statusLine(snapshot: Snapshot): string {
   const editors = snapshot.editors.filter((e) => e.alive).length;

@@ -128,6 +128,11 @@ export interface PatchbaySettings {
   /** editorId → session key (`kind:cwd`) that serves its suggestions; absent = most recent. */
   suggestionSessionPerEditor: Record<string, string>;
   launchAtLogin: boolean;
+  /**
+   * How hosted sessions run pi, as typed: a path, or a JSON array of the program and its
+   * leading arguments. '' = `$PATCHBAY_PI_COMMAND`, else `pi` on PATH.
+   */
+  piCommand: string;
 }
 
 export interface SuggestionModel {

@@ -24,8 +24,8 @@ import { doorChoice, type DoorAddress } from './ide-dialog.ts';
 import { isDialog, type RpcCommand, type RpcEvent, type UiRequest } from './protocol.ts';
 
 export interface PiHostOptions {
-  /** The pi program and its leading arguments (`['pi']`, or `[node, cli.js]`). */
-  command: readonly string[];
+  /** The pi program and its leading arguments (`['pi']`, or `[node, cli.js]`), read at each start: a setting can change it. */
+  command(): readonly string[];
   /** The children's environment (the hub adds `PI_IDE_LOCK_DIR`). */
   env: NodeJS.ProcessEnv;
   startTimeoutMs: number;
@@ -312,7 +312,7 @@ export class PiHost {
   private spawn(session: HostedSession, args: string[]): PiRpcClient {
     const { options } = this;
     return new PiRpcClient({
-      command: options.command,
+      command: options.command(),
       args,
       cwd: session.cwd,
       env: options.env,

@@ -20,7 +20,7 @@ async function host(t: TestContext, overrides: Partial<PiHostOptions> = {}) {
   let changes = 0;
   let folderChanges = 0;
   const pi = new PiHost({
-    command: [process.execPath, '--import', TSX_LOADER, FAKE],
+    command: () => [process.execPath, '--import', TSX_LOADER, FAKE],
     env: process.env,
     startTimeoutMs: 10_000,
     commandTimeoutMs: 5000,
@@ -53,11 +53,11 @@ test('pi.start refuses a relative path, a missing folder and a file, before star
 });
 
 test('a missing pi binary fails the start with "pi not found", and the session is not kept', async (t) => {
-  const { pi, dir } = await host(t, { command: ['/nonexistent/bin/pi'] });
+  const { pi, dir } = await host(t, { command: () => ['/nonexistent/bin/pi'] });
   await assert.rejects(pi.start({ cwd: dir }), (err: unknown) => {
     assert.ok(err instanceof HubError);
     assert.equal(err.code, 'unavailable');
-    assert.match(err.message, /pi not found: "\/nonexistent\/bin\/pi"/);
+    assert.match(err.message, /pi not found: "\/nonexistent\/bin\/pi" is not an executable file\. Set Patchbay's Settings → Hosted pi sessions → pi command/);
     return true;
   });
   assert.deepEqual(pi.views(), []);

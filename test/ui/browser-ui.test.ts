@@ -86,7 +86,7 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     const outcome = pi.write(file, 'one\n2\nthree\nfour\n');
     await page.getByRole('button', { name: /notes\.txt/ }).waitFor();
     await page.getByRole('heading', { name: 'Review inbox (1)' }).waitFor();
-    assert.equal(await page.title(), 'Review (1) — Patchbay');
+    assert.equal(await page.title(), '(1) Review — Patchbay');
     const proposed = page.getByRole('textbox', { name: /proposed contents/ });
     await proposed.waitFor();
     await shot('review');
