@@ -100,6 +100,8 @@ async function start(): Promise<void> {
     switch (action.kind) {
       case 'bind':
         return runCommand('rebind the session', hub.call('bind', { sessionId: action.sessionId, editorId: action.editorId }));
+      case 'unpin':
+        return runCommand('let the rules bind the session', hub.call('unpin', { sessionId: action.sessionId }));
       case 'setPaused':
         return runCommand(action.paused ? 'pause routing' : 'resume routing', hub.call('setPaused', { paused: action.paused }));
       case 'openReview':

@@ -3,10 +3,11 @@
 import type { Snapshot } from '../../src/api/types.ts';
 import { boundLabel, count, sessionLabel } from '../shared/labels.ts';
 import { pendingCount } from '../shared/diff-notifications.ts';
-import { rebindChoices } from '../shared/rebind-choices.ts';
+import { automaticLabel, isAutomatic, rebindChoices } from '../shared/rebind-choices.ts';
 
 export type MenuAction =
   | { kind: 'bind'; sessionId: string; editorId: string | null }
+  | { kind: 'unpin'; sessionId: string }
   | { kind: 'openReview' }
   | { kind: 'openMain' }
   | { kind: 'openSettings' }
@@ -35,12 +36,20 @@ export function menuModel(snapshot: Snapshot): MenuItemModel[] {
     items.push({
       kind: 'submenu',
       label: `${sessionLabel(session)} → ${boundLabel(session.editorId, snapshot.editors)}${waiting}`,
-      items: rebindChoices(session, snapshot.editors).map((choice) => ({
-        kind: 'choice',
-        label: choice.label,
-        checked: choice.current,
-        action: { kind: 'bind', sessionId: session.id, editorId: choice.editorId },
-      })),
+      items: [
+        {
+          kind: 'choice',
+          label: automaticLabel(session, snapshot.editors),
+          checked: isAutomatic(session),
+          action: { kind: 'unpin', sessionId: session.id },
+        },
+        ...rebindChoices(session, snapshot.editors).map((choice): MenuItemModel => ({
+          kind: 'choice',
+          label: choice.label,
+          checked: !isAutomatic(session) && choice.current,
+          action: { kind: 'bind', sessionId: session.id, editorId: choice.editorId },
+        })),
+      ],
     });
   }
   items.push(

@@ -85,19 +85,21 @@ test('each session shows its editor and rebinds to matching editors first, Patch
   assert.deepEqual(
     sub.items.map((i) => (i.kind === 'choice' ? [i.label, i.checked] : i.kind)),
     [
+      ['Automatic (VS Code · app)', true],
       ['VS Code · app', false],
-      ['Neovim · work', true],
+      ['Neovim · work', false],
       ['Alpha · elsewhere', false],
       ['Patchbay review', false],
     ],
   );
+  assert.deepEqual(sub.items[0]?.kind === 'choice' && sub.items[0].action, { kind: 'unpin', sessionId: 's1' });
   const last = sub.items.at(-1);
   assert.ok(last?.kind === 'choice');
   assert.deepEqual(last.action, { kind: 'bind', sessionId: 's1', editorId: null });
 });
 
-test('a session reviewed by Patchbay has "Patchbay review" checked', () => {
-  const snap = snapshot({ editors: [editor('a', 'Neovim', ['/a'])], sessions: [session('s1', '/x', null)] });
+test('a session the person sent to Patchbay has "Patchbay review" checked, not "Automatic"', () => {
+  const snap = snapshot({ editors: [editor('a', 'Neovim', ['/a'])], sessions: [{ ...session('s1', '/x', null), reason: 'manual' }] });
   const sub = menuModel(snap).find((i) => i.kind === 'submenu');
   assert.ok(sub?.kind === 'submenu');
   assert.deepEqual(
