@@ -279,7 +279,7 @@ class PatchbayHub implements Hub {
     'pi.setThinking': ({ id, level }) => this.pi.setThinking(id, level),
     'pi.stats': ({ id }) => this.pi.stats(id),
     'pi.answer': ({ id, requestId, answer }) => this.pi.answer(id, requestId, answer),
-    'pi.stop': ({ id }) => this.pi.stop(id),
+    'pi.stop': ({ id, keep }) => this.pi.stop(id, keep === true),
   };
 
   private updateSettings(patch: Partial<PatchbaySettings>): PatchbaySettings {

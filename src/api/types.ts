@@ -265,7 +265,8 @@ export interface HubCommands {
   'pi.setThinking': [{ id: string; level: string }, HostedView];
   'pi.stats': [{ id: string }, unknown];
   'pi.answer': [{ id: string; requestId: string; answer: DialogAnswer }, void];
-  'pi.stop': [{ id: string }, void];
+  /** `keep`: the stopped session stays listed (exited) with its transcript; without it, it is forgotten. */
+  'pi.stop': [{ id: string; keep?: boolean }, void];
 }
 
 export type HubMethod = keyof HubCommands;

@@ -227,9 +227,18 @@ export class PiHost {
     this.update(session, removeDialog(session.state, requestId));
   }
 
-  /** Stops the pi and forgets the session. */
-  stop(id: string): Promise<void> {
-    return this.discard(this.get(id));
+  /**
+   * Stops the pi and forgets the session; with `keep`, a session whose pi had started stays
+   * listed as exited, its transcript readable, until a stop without `keep` removes it.
+   */
+  async stop(id: string, keep = false): Promise<void> {
+    const session = this.get(id);
+    if (!keep || session.client === null) return this.discard(session);
+    session.stopping = true;
+    await session.client.close();
+    session.clearTimers();
+    this.options.onChange();
+    void this.options.onFoldersChanged();
   }
 
   close(): Promise<void> {

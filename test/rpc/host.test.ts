@@ -149,6 +149,21 @@ test('pi exiting on its own: status exited with the reason, a hosted_exit event,
   await assert.rejects(pi.getState(id), (err: unknown) => err instanceof HubError && err.code === 'not-found');
 });
 
+test('a stop that keeps the session leaves it exited with its transcript; a second stop forgets it', async (t) => {
+  const { pi, dir } = await host(t);
+  const { id, pid } = await pi.start({ cwd: dir });
+  await pi.stop(id, true);
+  assert.equal(pidAlive(pid!), false, 'pi is gone');
+  const kept = pi.detail(id);
+  assert.equal(kept.status, 'exited');
+  assert.match(kept.exit ?? '', /^pi stopped/);
+  assert.deepEqual(kept.transcript.at(-1), { kind: 'notice', level: 'info', text: kept.exit, at: kept.transcript.at(-1)?.at });
+  assert.deepEqual(pi.folders(), [], 'a stopped session no longer needs the door');
+  await assert.rejects(pi.prompt(id, 'hello'), (err: unknown) => err instanceof HubError && err.code === 'unavailable');
+  await pi.stop(id);
+  assert.deepEqual(pi.views(), []);
+});
+
 test('close stops every session', async (t) => {
   const { pi, dir } = await host(t);
   const a = await pi.start({ cwd: dir });

@@ -310,9 +310,15 @@ export function createFakeHub(): FakeHub {
       session.dialogs = session.dialogs.filter((d) => d.requestId !== requestId);
       listHosted();
     },
-    'pi.stop': ({ id }) => {
-      hostedSession(id);
-      hosted.delete(id);
+    'pi.stop': ({ id, keep }) => {
+      const session = hostedSession(id);
+      if (keep === true) {
+        const exit = 'pi stopped (exit code 0)';
+        Object.assign(session, { status: 'exited', exit, pid: null, dialogs: [] });
+        session.transcript.push({ kind: 'notice', level: 'info', text: exit, at: NOW });
+      } else {
+        hosted.delete(id);
+      }
       listHosted();
     },
   };
