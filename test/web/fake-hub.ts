@@ -14,6 +14,7 @@ import {
   type SessionModels,
   type Snapshot,
 } from '../../src/api/types.ts';
+import { validateSettingsPatch } from '../../src/settings/defaults.ts';
 
 export type Handlers = { [M in HubMethod]: (params: ParamsOf<M>) => ResultOf<M> | Promise<ResultOf<M>> };
 
@@ -243,7 +244,10 @@ export function createFakeHub(): FakeHub {
       if ('diagnosticsDeadlineMs' in patch && typeof patch.diagnosticsDeadlineMs !== 'number') {
         throw new HubError('diagnosticsDeadlineMs must be a number', 'invalid');
       }
-      Object.assign(state.settings, patch);
+      // Otherwise the hub's own rules, so a face shows the reasons a person would see.
+      Object.assign(state.settings, validateSettingsPatch(patch));
+      // As the hub does: every face hears of the change.
+      queueMicrotask(() => emit({ type: 'snapshot', snapshot: structuredClone(state) }));
       return structuredClone(state.settings);
     },
     'autoconnect.get': ({ project }) => autoconnectView(project),
