@@ -45,7 +45,18 @@ export function PairingView() {
           <p className="empty">
             No editor found. Open your project in an editor with its agent plugin (pi-ide.nvim, claudecode.nvim, VS Code’s
             Claude Code extension…): it shows here once it writes its lockfile
-            {lockDirs.length > 0 && <> in {lockDirs.map((d, i) => <span key={d}>{i > 0 && ' or '}<code className="path">{d}</code></span>)}</>}.
+            {lockDirs.length > 0 && (
+              <>
+                {' in '}
+                {lockDirs.map((d, i) => (
+                  <span key={d}>
+                    {i > 0 && ' or '}
+                    <code>{d}</code>
+                  </span>
+                ))}
+              </>
+            )}
+            .
             Meanwhile, agents’ edits wait in <a href={routeHash({ view: 'review', id: null })}>Review</a>.
           </p>
         )}
