@@ -45,7 +45,7 @@ export function menuModel(snapshot: Snapshot): MenuItemModel[] {
         },
         ...rebindChoices(session, snapshot.editors).map((choice): MenuItemModel => ({
           kind: 'choice',
-          label: choice.label,
+          label: choice.editorId !== null && session.cwd !== null && !choice.matchesFolder ? `${choice.label} (not this folder)` : choice.label,
           checked: !isAutomatic(session) && choice.current,
           action: { kind: 'bind', sessionId: session.id, editorId: choice.editorId },
         })),

@@ -56,7 +56,7 @@ export function SessionCard({ session, editors }: { session: SessionView; editor
           {choices.map((c) => (
             <option key={c.editorId ?? PATCHBAY} value={c.editorId ?? PATCHBAY}>
               {c.label}
-              {c.editorId === null ? '' : c.matchesFolder ? ' (folder matches)' : ' (not this folder)'}
+              {c.editorId === null || session.cwd === null ? '' : c.matchesFolder ? ' (folder matches)' : ' (not this folder)'}
             </option>
           ))}
           {session.editorId !== null && !choices.some((c) => c.editorId === session.editorId) && (
