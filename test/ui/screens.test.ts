@@ -45,6 +45,7 @@ const claudeSession: SessionView = {
   reason: 'manual',
   manualEditorId: otherEditor.id,
   pendingDiffs: 0,
+  identity: 'known',
 };
 
 function traffic(): TrafficEntry[] {

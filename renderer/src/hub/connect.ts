@@ -2,6 +2,7 @@
 import { createRemoteHub } from '../../../src/api/remote.ts';
 import type { HubApi } from '../../../src/api/types.ts';
 import { browserMessageSocket, controlSocketUrl } from '../../../src/web/browser-socket.ts';
+import { bridgeHub } from '../../../electron/shared/bridge.ts';
 
 export interface HubConnection {
   api: HubApi;
@@ -14,7 +15,7 @@ export interface HubConnection {
 export function connectHub(win: Window = window): HubConnection {
   const bridge = win.patchbay;
   if (bridge !== undefined) {
-    return { api: bridge, transport: 'electron', onLost: () => {}, close: () => {} };
+    return { api: bridgeHub(bridge), transport: 'electron', onLost: () => {}, close: () => {} };
   }
   const socket = browserMessageSocket(new WebSocket(controlSocketUrl(win.location)));
   const api = createRemoteHub(socket);
