@@ -1,9 +1,12 @@
 // Every keyboard shortcut in one list, opened with "?" or the header's button: the view keys
 // live here rather than as digits beside the tab names, where they read as counts.
-import { useEffect, useId, useRef } from 'react';
+import { useId } from 'react';
 import { REVIEW_SHORTCUTS } from '../review/shortcuts.ts';
 import { PROMPT_SHORTCUTS } from '../hosted/hosted-model.ts';
+import { ShortcutList } from '../ui/ShortcutLegend.tsx';
+import { useModal } from '../ui/useModal.ts';
 import { VIEWS } from './route.ts';
+import '../ui/modal.css';
 
 export const HELP_KEY = '?';
 
@@ -17,18 +20,12 @@ const GROUPS: readonly { title: string; shortcuts: readonly { key: string; label
 ];
 
 export function ShortcutsDialog({ close }: { close(): void }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModal();
   const titleId = useId();
-  useEffect(() => {
-    const el = ref.current;
-    if (el === null) return;
-    if (!el.open) el.showModal();
-    return () => el.close();
-  }, []);
   return (
     <dialog
       ref={ref}
-      className="shortcuts-dialog"
+      className="modal shortcuts-dialog"
       aria-labelledby={titleId}
       onClose={close}
       // The views' single-key shortcuts listen on the window: none may act behind this list.
@@ -39,21 +36,12 @@ export function ShortcutsDialog({ close }: { close(): void }) {
       {GROUPS.map((group) => (
         <section key={group.title} aria-label={group.title}>
           <h3>{group.title}</h3>
-          <dl>
-            {group.shortcuts.map((s) => (
-              <div key={s.key}>
-                <dt>
-                  <kbd>{s.key}</kbd>
-                </dt>
-                <dd>{s.label}</dd>
-              </div>
-            ))}
-          </dl>
+          <ShortcutList shortcuts={group.shortcuts} />
         </section>
       ))}
       <div className="actions dialog-actions">
         <span className="spacer" />
-        <button type="button" className="primary" autoFocus onClick={close} aria-keyshortcuts="Escape">
+        <button type="button" className="primary" data-initial-focus onClick={close} aria-keyshortcuts="Escape">
           Close
         </button>
       </div>

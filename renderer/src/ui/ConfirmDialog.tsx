@@ -1,6 +1,8 @@
 // A yes/no question before something that cannot be undone, as a real modal dialog. The focus
 // starts on Cancel, so Enter alone never does the harm; Esc cancels.
-import { useEffect, useId, useRef } from 'react';
+import { useId } from 'react';
+import { useModal } from './useModal.ts';
+import './modal.css';
 
 interface Props {
   title: string;
@@ -11,20 +13,13 @@ interface Props {
 }
 
 export function ConfirmDialog({ title, message, confirmLabel, confirm, cancel }: Props) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModal();
   const titleId = useId();
   const messageId = useId();
-  useEffect(() => {
-    const el = ref.current;
-    if (el === null) return;
-    if (!el.open) el.showModal();
-    el.querySelector<HTMLElement>('[data-initial-focus]')?.focus();
-    return () => el.close();
-  }, []);
   return (
     <dialog
       ref={ref}
-      className="confirm-dialog"
+      className="modal confirm-dialog"
       aria-labelledby={titleId}
       aria-describedby={messageId}
       onCancel={(e) => {
