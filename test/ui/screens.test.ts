@@ -162,7 +162,7 @@ describe('screens of every view but the review inbox, light and dark, large and 
     assert.deepEqual(hub.calls.at(-1), { method: 'unpin', params: { sessionId: 's2' } });
   });
 
-  test('traffic: frames with directions explained, one opened', async () => {
+  test('traffic: frames with directions explained, one opened and copied', async () => {
     await go('#/traffic/s1');
     const table = page.getByRole('table');
     await table.getByText('openDiff').first().waitFor();
@@ -170,6 +170,10 @@ describe('screens of every view but the review inbox, light and dark, large and 
     await page.getByText(/The start of a 5\.\d KiB frame/).waitFor();
     const frame = page.getByLabel('Frame', { exact: true });
     assert.match(await frame.innerText(), /^\{\n {2}"jsonrpc": "2\.0",\n {2}"id": 7,/);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByRole('status').getByText('Copied').waitFor();
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), await frame.innerText(), 'Copy takes the frame as shown');
     await shoot('traffic-frame-open');
   });
 
