@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { HubError } from '../../src/api/types.ts';
-import { createHub } from '../../src/hub.ts';
+import { createHub, type Hub } from '../../src/hub.ts';
 import { resolveOptions } from '../../src/options.ts';
 import { TSX_LOADER } from '../peers/spawn.ts';
 import { tempDir } from '../peers/wait.ts';
@@ -15,7 +15,12 @@ const FAKE_PI_RPC = fileURLToPath(new URL('../peers/fake-pi-rpc.ts', import.meta
 
 test('a pi command set in the settings is the one hosted sessions run, over the environment’s', async (t) => {
   const dir = await tempDir('pi-command');
-  t.after(() => dir.cleanup());
+  let hub: Hub | undefined;
+  // One hook, in order: the hub (its lockfile takeover writes under dir) stops before dir goes.
+  t.after(async () => {
+    await hub?.close('test over');
+    await dir.cleanup();
+  });
   const project = join(dir.path, 'project');
   await mkdir(project);
   const options = resolveOptions(
@@ -31,8 +36,7 @@ test('a pi command set in the settings is the one hosted sessions run, over the 
       piIdeConnectMs: null,
     },
   );
-  const hub = await createHub(options);
-  t.after(() => hub.close('test over'));
+  hub = await createHub(options);
 
   const missing = join(dir.path, 'no such pi');
   await hub.call('settings.set', { patch: { piCommand: missing } });
