@@ -12,11 +12,11 @@ import type {
 } from './api/types.ts';
 import { HubError, isHubMethod } from './api/types.ts';
 import { parseParams } from './api/command-schemas.ts';
-import { containingDepth } from './broker/choose-editor.ts';
+import { containingDepth } from './broker/folders.ts';
 import { EditorDiscovery, type DiscoveryState } from './discovery/editors.ts';
 import { findPeerPid, processInfo, type ProcessInfo } from './discovery/peer-process.ts';
 import { likelyReason, scanPiProcesses } from './discovery/pi-scan.ts';
-import type { HubOptions } from './options.ts';
+import { piCommand, type HubOptions } from './options.ts';
 import { DisposableStore, type Disposable } from './lifecycle/disposables.ts';
 import { Relay } from './relay/relay.ts';
 import type { RelayInbox } from './relay/review-bridge.ts';
@@ -153,7 +153,7 @@ class PatchbayHub implements Hub {
       log,
     });
     this.pi = new PiHost({
-      command: options.piCommand,
+      command: () => piCommand(this.store.settings().piCommand, options.piCommand),
       // A hosted pi with pi-ide looks for editors where this Patchbay publishes its door.
       env: { ...options.piEnv, PI_IDE_LOCK_DIR: options.piLockDir },
       startTimeoutMs: options.piStartTimeoutMs,
@@ -304,7 +304,7 @@ class PatchbayHub implements Hub {
     'pi.setThinking': ({ id, level }) => this.pi.setThinking(id, level),
     'pi.stats': ({ id }) => this.pi.stats(id),
     'pi.answer': ({ id, requestId, answer }) => this.pi.answer(id, requestId, answer),
-    'pi.stop': ({ id }) => this.pi.stop(id),
+    'pi.stop': ({ id, keep }) => this.pi.stop(id, keep === true),
   };
 
   private updateSettings(patch: Partial<PatchbaySettings>): PatchbaySettings {

@@ -74,6 +74,11 @@ export function parsePiCommand(value: string | undefined): string[] {
   return [text];
 }
 
+/** The hosted pi command: Patchbay's setting when it is set, else the environment's (or `pi`). */
+export function piCommand(setting: string, fromEnv: readonly string[]): readonly string[] {
+  return setting.trim() === '' ? fromEnv : parsePiCommand(setting);
+}
+
 /** The Electron app's user-data dir, so desktop and headless share one state file. */
 export function defaultHome(env: NodeJS.ProcessEnv, os: NodeJS.Platform = platform()): string {
   const home = homedir();

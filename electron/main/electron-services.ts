@@ -4,7 +4,7 @@ import type { MenuItemConstructorOptions, NativeImage } from 'electron';
 import { join } from 'node:path';
 import Store from 'electron-store';
 import type { StoreBackend, StoreFile } from '../../src/settings/store.ts';
-import type { Notifier } from './diff-notifications.ts';
+import type { Notifier } from '../shared/diff-notifications.ts';
 import type { MenuAction } from './menu-model.ts';
 import type { TrayDeps } from './tray-service.ts';
 import { trayIconFile } from './tray-service.ts';

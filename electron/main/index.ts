@@ -7,11 +7,11 @@ import { pathToFileURL } from 'node:url';
 import type { Snapshot } from '../../src/api/types.ts';
 import { resolveOptions } from '../../src/options.ts';
 import { connectShellHub, type ShellHub } from '../../src/web/shell-hub.ts';
-import { DiffNotifications } from './diff-notifications.ts';
+import { DiffNotifications } from '../shared/diff-notifications.ts';
 import { electronNotifier, electronStoreBackend, electronTrayDeps, windowBoundsStore } from './electron-services.ts';
 import { handle, hubCallHandler, sendEvent } from './ipc-main.ts';
 import { HIDDEN_ARG, LoginItemService } from './login-item.ts';
-import { pendingCount } from './menu-model.ts';
+import { pendingCount } from '../shared/diff-notifications.ts';
 import type { MenuAction } from './menu-model.ts';
 import { quitPrompt } from './quit-prompt.ts';
 import { enforceSandbox, lockDownSession } from './security.ts';
@@ -100,6 +100,8 @@ async function start(): Promise<void> {
     switch (action.kind) {
       case 'bind':
         return runCommand('rebind the session', hub.call('bind', { sessionId: action.sessionId, editorId: action.editorId }));
+      case 'unpin':
+        return runCommand('let the rules bind the session', hub.call('unpin', { sessionId: action.sessionId }));
       case 'setPaused':
         return runCommand(action.paused ? 'pause routing' : 'resume routing', hub.call('setPaused', { paused: action.paused }));
       case 'openReview':

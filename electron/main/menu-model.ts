@@ -2,10 +2,12 @@
 // TrayService turns it into a native menu and routes the actions.
 import type { Snapshot } from '../../src/api/types.ts';
 import { boundLabel, count, sessionLabel } from '../shared/labels.ts';
-import { rebindChoices } from '../shared/rebind-choices.ts';
+import { pendingCount } from '../shared/diff-notifications.ts';
+import { automaticLabel, isAutomatic, rebindChoices } from '../shared/rebind-choices.ts';
 
 export type MenuAction =
   | { kind: 'bind'; sessionId: string; editorId: string | null }
+  | { kind: 'unpin'; sessionId: string }
   | { kind: 'openReview' }
   | { kind: 'openMain' }
   | { kind: 'openSettings' }
@@ -18,10 +20,6 @@ export type MenuItemModel =
   | { kind: 'choice'; label: string; checked: boolean; action: MenuAction }
   | { kind: 'submenu'; label: string; items: MenuItemModel[] }
   | { kind: 'separator' };
-
-export function pendingCount(snapshot: Pick<Snapshot, 'diffs'>): number {
-  return snapshot.diffs.filter((d) => d.status === 'pending').length;
-}
 
 export function statusLine(snapshot: Snapshot): string {
   const editors = snapshot.editors.filter((e) => e.alive).length;
@@ -38,12 +36,20 @@ export function menuModel(snapshot: Snapshot): MenuItemModel[] {
     items.push({
       kind: 'submenu',
       label: `${sessionLabel(session)} → ${boundLabel(session.editorId, snapshot.editors)}${waiting}`,
-      items: rebindChoices(session, snapshot.editors).map((choice) => ({
-        kind: 'choice',
-        label: choice.label,
-        checked: choice.current,
-        action: { kind: 'bind', sessionId: session.id, editorId: choice.editorId },
-      })),
+      items: [
+        {
+          kind: 'choice',
+          label: automaticLabel(session, snapshot.editors),
+          checked: isAutomatic(session),
+          action: { kind: 'unpin', sessionId: session.id },
+        },
+        ...rebindChoices(session, snapshot.editors).map((choice): MenuItemModel => ({
+          kind: 'choice',
+          label: choice.editorId !== null && session.cwd !== null && !choice.matchesFolder ? `${choice.label} (not this folder)` : choice.label,
+          checked: !isAutomatic(session) && choice.current,
+          action: { kind: 'bind', sessionId: session.id, editorId: choice.editorId },
+        })),
+      ],
     });
   }
   items.push(

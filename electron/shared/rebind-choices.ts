@@ -1,7 +1,10 @@
 // The editors a session can be moved to, best first: those whose folders contain the
-// session's folder (deepest first), then the other live editors, then Patchbay itself.
+// session's folder (deepest first), then the other live editors, then Patchbay itself; and
+// "Automatic", which forgets the person's choice so the broker's rules decide again.
 import type { EditorView, SessionView } from '../../src/api/types.ts';
-import { PATCHBAY_REVIEW, editorLabel } from './labels.ts';
+import { chooseEditor } from '../../src/broker/choose-editor.ts';
+import { containingDepth } from '../../src/broker/folders.ts';
+import { PATCHBAY_REVIEW, boundLabel, editorLabel } from './labels.ts';
 
 export interface RebindChoice {
   /** null = Patchbay reviews the session's edits itself. */
@@ -9,17 +12,6 @@ export interface RebindChoice {
   label: string;
   matchesFolder: boolean;
   current: boolean;
-}
-
-/** Length of the deepest folder that contains `path` (segment-wise prefix, no realpath), or -1. */
-export function containingDepth(folders: readonly string[], path: string): number {
-  let best = -1;
-  for (const raw of folders) {
-    const folder = raw.length > 1 ? raw.replace(/[\\/]+$/, '') : raw;
-    const inside = path === folder || path.startsWith(/[\\/]$/.test(folder) ? folder : `${folder}/`) || path.startsWith(`${folder}\\`);
-    if (inside && folder.length > best) best = folder.length;
-  }
-  return best;
 }
 
 export function rebindChoices(
@@ -38,4 +30,24 @@ export function rebindChoices(
   }));
   choices.push({ editorId: null, label: PATCHBAY_REVIEW, matchesFolder: false, current: session.editorId === null });
   return choices;
+}
+
+/** No choice made or remembered for the session: the broker's rules bind it ("Automatic"). */
+export function isAutomatic(session: Pick<SessionView, 'reason'>): boolean {
+  return session.reason !== 'manual' && session.reason !== 'sticky';
+}
+
+/** "Automatic (Neovim · app)": what the rules pick for the session now, without any choice. */
+export function automaticLabel(session: Pick<SessionView, 'cwd'>, editors: readonly EditorView[]): string {
+  const live = editors.filter((e) => e.alive);
+  const { editorId } = chooseEditor({ cwd: session.cwd, manual: undefined, memory: undefined }, live);
+  return `Automatic (${boundLabel(editorId, editors)})`;
+}
+
+/** The editor serving the session when its folders do not contain the session's folder. */
+export function editorOutsideFolder(session: Pick<SessionView, 'cwd' | 'editorId'>, editors: readonly EditorView[]): EditorView | null {
+  if (session.editorId === null || session.cwd === null) return null;
+  const editor = editors.find((e) => e.id === session.editorId);
+  if (editor === undefined || containingDepth(editor.workspaceFolders, session.cwd) >= 0) return null;
+  return editor;
 }

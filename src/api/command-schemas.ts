@@ -78,7 +78,7 @@ export const COMMAND_SCHEMAS = {
   'pi.setThinking': params({ id: hostedId, level: id('a thinking level') }),
   'pi.stats': params({ id: hostedId }),
   'pi.answer': params({ id: hostedId, requestId: id('the dialog\'s request id'), answer: dialogAnswer }),
-  'pi.stop': params({ id: hostedId }),
+  'pi.stop': params({ id: hostedId, keep: flag.optional() }),
 } satisfies { [M in HubMethod]: z.ZodType<ParamsOf<M>> };
 
 /** A value as a person would type it, cut short. */

@@ -140,6 +140,11 @@ export interface PatchbaySettings {
    * Others' lockfiles are never used, trusted dir or not.
    */
   trustedLockDirs: string[];
+  /**
+   * How hosted sessions run pi, as typed: a path, or a JSON array of the program and its
+   * leading arguments. '' = `$PATCHBAY_PI_COMMAND`, else `pi` on PATH.
+   */
+  piCommand: string;
 }
 
 export interface SuggestionModel {
@@ -279,7 +284,8 @@ export interface HubCommands {
   'pi.setThinking': [{ id: string; level: string }, HostedView];
   'pi.stats': [{ id: string }, unknown];
   'pi.answer': [{ id: string; requestId: string; answer: DialogAnswer }, void];
-  'pi.stop': [{ id: string }, void];
+  /** `keep`: the stopped session stays listed (exited) with its transcript; without it, it is forgotten. */
+  'pi.stop': [{ id: string; keep?: boolean }, void];
 }
 
 export type HubMethod = keyof HubCommands;

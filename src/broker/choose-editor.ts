@@ -1,6 +1,6 @@
 // Which editor serves a session (DESIGN §5). Pure: no I/O, table-tested.
-import { sep } from 'node:path';
 import type { BindReason } from '../api/types.ts';
+import { containingDepth } from './folders.ts';
 
 export interface CandidateEditor {
   id: string;
@@ -20,17 +20,6 @@ export interface SessionFacts {
 export interface Choice {
   editorId: string | null;
   reason: BindReason;
-}
-
-/** Length of the deepest folder containing `path`, or -1. Prefix match on path segments, no realpath. */
-export function containingDepth(folders: readonly string[], path: string): number {
-  let best = -1;
-  for (const raw of folders) {
-    const folder = raw.length > 1 && raw.endsWith(sep) ? raw.slice(0, -1) : raw;
-    const inside = path === folder || path.startsWith(folder === sep ? folder : folder + sep);
-    if (inside && folder.length > best) best = folder.length;
-  }
-  return best;
 }
 
 /** Editors ordered by how well their folders contain `cwd` (deepest first); non-matching left out. */

@@ -18,6 +18,7 @@ import {
   formatStatus,
   formatSuggestionChoices,
   formatTraffic,
+  outsideFolderWarning,
   overrideWarnings,
 } from './format.ts';
 
@@ -52,6 +53,8 @@ The choice is remembered for the agent's folder; auto forgets it and lets the ru
         ? await hub.call('unpin', { sessionId })
         : await hub.call('bind', { sessionId, editorId: editor === 'none' ? null : editor });
     ctx.io.stdout.write(formatBinding(session));
+    const warning = session.editorId === null ? null : outsideFolderWarning(session, (await hub.call('snapshot', undefined)).editors);
+    if (warning !== null) ctx.io.stderr.write(`patchbay: warning: ${warning}\n`);
     return 0;
   },
 };

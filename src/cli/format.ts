@@ -4,6 +4,7 @@ import type {
   AutoconnectView,
   DecisionRecord,
   DiffSummary,
+  EditorView,
   PatchbaySettings,
   RestoreReport,
   SessionModels,
@@ -12,6 +13,7 @@ import type {
   TrafficEntry,
 } from '../api/types.ts';
 import { DIRECTIONS, byteSize, clockTime, methodLabel, requestTimings } from '../api/traffic.ts';
+import { containingDepth } from '../broker/folders.ts';
 import { age, onOff, table } from './table.ts';
 
 const dash = (value: string | number | null | undefined): string =>
@@ -110,6 +112,14 @@ export function formatDecision(record: DecisionRecord): string {
 export function formatBinding(session: SessionView): string {
   const target = session.editorId === null ? 'Patchbay review' : `editor ${session.editorId}`;
   return `session ${session.id} → ${target} (${session.reason})\n`;
+}
+
+/** When the editor now serving a session has other folders open, what that means for the session. */
+export function outsideFolderWarning(session: SessionView, editors: readonly EditorView[]): string | null {
+  const editor = editors.find((e) => e.id === session.editorId);
+  if (editor === undefined || session.cwd === null || containingDepth(editor.workspaceFolders, session.cwd) >= 0) return null;
+  const folders = editor.workspaceFolders.join(', ') || 'none';
+  return `editor ${editor.id}'s folders (${folders}) do not contain ${session.cwd}: its diagnostics and open files are about another project, and the agent's edits open there`;
 }
 
 export function formatRestore(report: RestoreReport): string {

@@ -265,7 +265,8 @@ export class PiRpcClient {
       const err = this.spawnError as NodeJS.ErrnoException;
       how =
         err.code === 'ENOENT'
-          ? `pi not found: "${command}" is not an executable on PATH (set Patchbay's pi command)`
+          ? `pi not found: "${command}" is not an executable ${/[\\/]/.test(command) ? 'file' : 'on PATH'}. ` +
+            "Set Patchbay's Settings → Hosted pi sessions → pi command to pi's path"
           : `pi could not start ("${command}"): ${err.message}`;
     } else if (signal) {
       how = `pi ${this.stopping ? 'was stopped' : 'was killed'} by ${signal}`;

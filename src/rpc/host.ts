@@ -25,8 +25,8 @@ import { doorChoice, type DoorAddress } from './ide-dialog.ts';
 import { isDialog, type RpcCommand, type RpcEvent, type UiRequest } from './protocol.ts';
 
 export interface PiHostOptions {
-  /** The pi program and its leading arguments (`['pi']`, or `[node, cli.js]`). */
-  command: readonly string[];
+  /** The pi program and its leading arguments (`['pi']`, or `[node, cli.js]`), read at each start: a setting can change it. */
+  command(): readonly string[];
   /** The children's environment (the hub adds `PI_IDE_LOCK_DIR`). */
   env: NodeJS.ProcessEnv;
   startTimeoutMs: number;
@@ -227,9 +227,18 @@ export class PiHost {
     this.update(session, removeDialog(session.state, requestId));
   }
 
-  /** Stops the pi and forgets the session. */
-  stop(id: string): Promise<void> {
-    return this.discard(this.get(id));
+  /**
+   * Stops the pi and forgets the session; with `keep`, a session whose pi had started stays
+   * listed as exited, its transcript readable, until a stop without `keep` removes it.
+   */
+  async stop(id: string, keep = false): Promise<void> {
+    const session = this.get(id);
+    if (!keep || session.client === null) return this.discard(session);
+    session.stopping = true;
+    await session.client.close();
+    session.clearTimers();
+    this.options.onChange();
+    void this.options.onFoldersChanged();
   }
 
   /** Timers and running pis it holds: 0 once closed. */
@@ -319,7 +328,7 @@ export class PiHost {
   private spawn(session: HostedSession, args: string[]): PiRpcClient {
     const { options } = this;
     return new PiRpcClient({
-      command: options.command,
+      command: options.command(),
       args,
       cwd: session.cwd,
       env: options.env,

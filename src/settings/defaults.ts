@@ -20,6 +20,7 @@ export const DEFAULT_SETTINGS: PatchbaySettings = Object.freeze({
   suggestionSessionPerEditor: Object.freeze({}),
   launchAtLogin: false,
   trustedLockDirs: Object.freeze([]) as unknown as string[],
+  piCommand: '',
 });
 
 /** A fresh, mutable copy of the defaults. */
@@ -37,6 +38,20 @@ const MODEL_CHOICE = 'must be "editor", "session" or "provider/id"';
 function wholeNumber(min: number, max: number, what: string) {
   const message = `must be a whole number ${what}`;
   return z.number({ error: message }).int({ error: message }).min(min, { error: message }).max(max, { error: message });
+}
+
+const PI_COMMAND = 'must be a path, or a JSON array of the program and its arguments (["/usr/bin/node","/opt/pi/cli.js"])';
+
+/** A path, or (starting with `[`) a JSON array of non-empty strings; '' means "not set". */
+function isPiCommand(text: string): boolean {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('[')) return true;
+  try {
+    const parsed: unknown = JSON.parse(trimmed);
+    return Array.isArray(parsed) && parsed.length > 0 && parsed.every((p) => typeof p === 'string' && p !== '');
+  } catch {
+    return false;
+  }
 }
 
 const modelChoice = z.string({ error: MODEL_CHOICE }).refine(isModelChoice, { error: MODEL_CHOICE });
@@ -68,6 +83,11 @@ export const SETTING_SCHEMAS = {
     z.string({ error: 'must be an absolute path' }).refine(isAbsolute, { error: 'must be an absolute path' }),
     { error: 'must be a list of absolute paths' },
   ),
+  piCommand: z
+    .string({ error: PI_COMMAND })
+    .max(4096, { error: 'must be at most 4096 characters' })
+    .refine((text) => !/[\r\n]/.test(text), { error: 'must be one line' })
+    .refine(isPiCommand, { error: PI_COMMAND }),
 } satisfies { [K in keyof PatchbaySettings]: z.ZodType<PatchbaySettings[K]> };
 
 const PATCH_SCHEMA = z.strictObject(SETTING_SCHEMAS).partial();

@@ -40,7 +40,7 @@ const MALFORMED: Record<HubMethod, unknown[]> = {
   'pi.setThinking': [{ id: 'p1', level: 3 }],
   'pi.stats': [{ ids: ['p1'] }],
   'pi.answer': [{ id: 'p1', requestId: 5, answer: { value: 'x' } }, { id: 'p1', requestId: 'r', answer: { value: 1 } }, { id: 'p1', requestId: 'r', answer: 'yes' }],
-  'pi.stop': [{ id: null }],
+  'pi.stop': [{ id: null }, { id: 'p1', keep: 'yes' }],
 };
 
 /** Shapes no command takes. */

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   chooseEditor,
-  containingDepth,
   editorsForFolder,
   type CandidateEditor,
   type Choice,
   type SessionFacts,
 } from '../../src/broker/choose-editor.ts';
+import { containingDepth } from '../../src/broker/folders.ts';
 
 const editor = (id: string, folders: string[], focusedAt: number | null = null): CandidateEditor => ({
   id,
@@ -236,6 +236,12 @@ describe('containingDepth', () => {
     { name: 'no folders', folders: [], path: '/a/b', want: -1 },
     { name: 'the deepest of several folders counts', folders: ['/a', '/a/b/c', '/a/b'], path: '/a/b/c/d', want: 6 },
     { name: 'the deepest of several, with the root among them', folders: ['/', '/a'], path: '/a/b', want: 2 },
+    { name: 'a backslash is part of a POSIX name, not a separator', folders: ['/a/b'], path: '/a/b\\c', want: -1 },
+    { name: 'a Windows folder contains its subfolder', folders: ['C:\\w\\app'], path: 'C:\\w\\app\\src', want: 8 },
+    { name: 'Windows paths take either separator', folders: ['C:/w/app/'], path: 'C:\\w\\app\\src', want: 8 },
+    { name: 'a Windows name prefix is not a segment', folders: ['C:\\w\\app'], path: 'C:\\w\\application', want: -1 },
+    { name: 'a Windows drive root contains the drive', folders: ['C:\\'], path: 'C:\\w', want: 3 },
+    { name: 'a UNC share contains its folders', folders: ['\\\\srv\\share\\'], path: '\\\\srv\\share\\x', want: 11 },
   ];
   for (const c of depthCases) {
     test(`${c.name}: ${JSON.stringify(c.folders)} vs ${c.path} → ${c.want}`, () => {

@@ -90,6 +90,21 @@ test('bind moves a session and says where; an unknown id fails with exit 1', asy
   assert.equal(unknown.stdout, '');
 });
 
+test('bind warns when the chosen editor has other folders open', async (t) => {
+  const { run, hub } = await withDaemon(t);
+  const site = { ...hub.state.editors[0]!, id: 'code-site', ideName: 'VS Code', workspaceFolders: ['/work/site'], port: 41001 };
+  hub.state.editors.push(site);
+  const moved = await run('bind', 's1', 'code-site');
+  assert.equal(moved.code, 0);
+  assert.equal(moved.stdout, 'session s1 → editor code-site (manual)\n');
+  assert.equal(
+    moved.stderr,
+    "patchbay: warning: editor code-site's folders (/work/site) do not contain /work/proj: its diagnostics and open files are about another project, and the agent's edits open there\n",
+  );
+  const home = await run('bind', 's1', 'nvim-proj');
+  assert.equal(home.stderr, '', 'no warning for an editor with the session’s folder open');
+});
+
 test('a wrong command line prints the usage on stderr and exits 2', async (t) => {
   const { run } = await emptyHome(t);
   const missing = await run('bind', 's1');

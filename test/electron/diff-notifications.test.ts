@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DiffSummary, Snapshot } from '../../src/api/types.ts';
-import { DiffNotifications, dueNotifications } from '../../electron/main/diff-notifications.ts';
-import type { Clock } from '../../electron/main/diff-notifications.ts';
+import { DiffNotifications, dueNotifications } from '../../electron/shared/diff-notifications.ts';
+import type { Clock } from '../../electron/shared/diff-notifications.ts';
 
 function diff(id: string, createdAt: number, more: Partial<DiffSummary> = {}): DiffSummary {
   return { id, sessionId: 's1', editorId: null, tool: 'edit', path: `/w/${id}.ts`, tabName: id, status: 'pending', createdAt, isNew: false, tooLarge: false, inEditor: false, ...more };

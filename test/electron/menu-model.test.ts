@@ -70,7 +70,7 @@ test('the status line counts live editors, sessions and pending diffs', () => {
   }
 });
 
-test('each session shows its editor and rebinds to matching editors first, Patchbay last', () => {
+test('each session shows its editor and rebinds to matching editors first, others marked as not its folder, Patchbay last', () => {
   const snap = snapshot({
     editors: [
       editor('other', 'Alpha', ['/elsewhere']),
@@ -86,19 +86,31 @@ test('each session shows its editor and rebinds to matching editors first, Patch
   assert.deepEqual(
     sub.items.map((i) => (i.kind === 'choice' ? [i.label, i.checked] : i.kind)),
     [
+      ['Automatic (VS Code · app)', true],
       ['VS Code · app', false],
-      ['Neovim · work', true],
-      ['Alpha · elsewhere', false],
+      ['Neovim · work', false],
+      ['Alpha · elsewhere (not this folder)', false],
       ['Patchbay review', false],
     ],
   );
+  assert.deepEqual(sub.items[0]?.kind === 'choice' && sub.items[0].action, { kind: 'unpin', sessionId: 's1' });
   const last = sub.items.at(-1);
   assert.ok(last?.kind === 'choice');
   assert.deepEqual(last.action, { kind: 'bind', sessionId: 's1', editorId: null });
 });
 
-test('a session reviewed by Patchbay has "Patchbay review" checked', () => {
-  const snap = snapshot({ editors: [editor('a', 'Neovim', ['/a'])], sessions: [session('s1', '/x', null)] });
+test('a session with no known folder marks no editor as outside it', () => {
+  const snap = snapshot({ editors: [editor('a', 'Neovim', ['/a'])], sessions: [session('s1', null, 'a')] });
+  const sub = menuModel(snap).find((i) => i.kind === 'submenu');
+  assert.ok(sub?.kind === 'submenu');
+  assert.deepEqual(
+    sub.items.map((i) => (i.kind === 'choice' ? i.label : i.kind)),
+    ['Automatic (Patchbay review)', 'Neovim · a', 'Patchbay review'],
+  );
+});
+
+test('a session the person sent to Patchbay has "Patchbay review" checked, not "Automatic"', () => {
+  const snap = snapshot({ editors: [editor('a', 'Neovim', ['/a'])], sessions: [{ ...session('s1', '/x', null), reason: 'manual' }] });
   const sub = menuModel(snap).find((i) => i.kind === 'submenu');
   assert.ok(sub?.kind === 'submenu');
   assert.deepEqual(

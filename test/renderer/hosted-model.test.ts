@@ -7,7 +7,7 @@ import {
   controlsFor,
   countdownText,
   currentDialog,
-  endsTurn,
+  movesStats,
   exitText,
   questionsWaiting,
   folderSuggestions,
@@ -21,6 +21,7 @@ import {
   sortHosted,
   startParams,
   statsFacts,
+  stoppedOnPurpose,
   textAnswer,
   toolSubject,
 } from '../../renderer/src/hosted/hosted-model.ts';
@@ -139,7 +140,7 @@ test('stats show every number pi reports, costs in dollars, unknown fields by th
     toolCalls: 3,
     tokens: { input: 50000, output: 1234, total: 51234 },
     cost: 0.4512,
-    contextUsage: { percent: 12.5 },
+    contextUsage: { tokens: 16000, contextWindow: 128000, percent: 12.5 },
     weird: Number.NaN,
   });
   const byLabel = Object.fromEntries(facts.map((f) => [f.label, f.value]));
@@ -148,7 +149,9 @@ test('stats show every number pi reports, costs in dollars, unknown fields by th
   assert.equal(byLabel['input tokens'], '50,000');
   assert.equal(byLabel['total tokens'], '51,234');
   assert.equal(byLabel.cost, '$0.45');
-  assert.equal(byLabel['context usage percent'], '12.5');
+  assert.equal(byLabel.context, '16,000 of 128,000 tokens (13%)', 'context usage in words, not "context usage percent 12.5"');
+  assert.equal(statsFacts({ contextUsage: { tokens: 60, contextWindow: 128000, percent: 0.047 } })[0]?.value, '60 of 128,000 tokens (0.05%)');
+  assert.equal(statsFacts({ contextUsage: { tokens: null, contextWindow: 128000, percent: null } })[0]?.value, 'unknown of 128,000 tokens');
   assert.equal(facts.some((f) => f.label === 'weird' || f.label === 'session file'), false, 'only finite numbers');
   assert.deepEqual(statsFacts(null), []);
   assert.deepEqual(statsFacts('x'), []);
@@ -186,10 +189,17 @@ test('a dialog with a timeout counts down', () => {
   assert.equal(countdownText(NOW + 300_000, NOW), '5 min left');
 });
 
-test('stats are re-read when a run ends', () => {
-  assert.equal(endsTurn({ type: 'agent_end' }), true);
-  assert.equal(endsTurn({ type: 'agent_settled' }), true);
-  assert.equal(endsTurn({ type: 'message_update' }), false);
+test('stats are re-read after each reply and when a run ends, not on every streamed token', () => {
+  for (const type of ['message_end', 'turn_end', 'agent_end', 'agent_settled', 'compaction_end']) assert.equal(movesStats({ type }), true, type);
+  assert.equal(movesStats({ type: 'message_update' }), false);
+  assert.equal(movesStats({ type: 'tool_execution_update' }), false);
+});
+
+test('a stop the person asked for is not shown as a failure', () => {
+  assert.equal(stoppedOnPurpose('pi stopped (exit code 0)'), true);
+  assert.equal(stoppedOnPurpose('pi was stopped by SIGTERM'), true);
+  assert.equal(stoppedOnPurpose('pi was killed by SIGKILL'), false);
+  assert.equal(stoppedOnPurpose('pi exited with code 1'), false);
 });
 
 test('only events that change the transcript’s shape trigger a re-read of the hub', () => {

@@ -2,18 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EditorView } from '../../src/api/types.ts';
 import { baseName, boundLabel, sessionLabel } from '../../electron/shared/labels.ts';
-import { containingDepth, rebindChoices } from '../../electron/shared/rebind-choices.ts';
+import { rebindChoices } from '../../electron/shared/rebind-choices.ts';
 
 const ed = (id: string, folders: string[], alive = true): EditorView =>
   ({ id, ideName: id, workspaceFolders: folders, port: 1, pid: 1, dialect: 'pi', alive, lockfile: '', focusedAt: null });
-
-test('folders contain a path segment-wise, never by a shared prefix', () => {
-  assert.equal(containingDepth(['/w/app'], '/w/app/src'), 6);
-  assert.equal(containingDepth(['/w/app/'], '/w/app'), 6);
-  assert.equal(containingDepth(['/w/app'], '/w/application'), -1);
-  assert.equal(containingDepth(['/'], '/anything'), 1);
-  assert.equal(containingDepth(['C:\\w\\app'], 'C:\\w\\app\\src'), 8);
-});
 
 test('rebind choices list live editors only, deepest match first, Patchbay last', () => {
   const choices = rebindChoices({ cwd: '/w/app/src', editorId: 'b' }, [ed('z-other', ['/x']), ed('a', ['/w']), ed('b', ['/w/app']), ed('c', ['/w/app'], false)]);

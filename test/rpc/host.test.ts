@@ -20,7 +20,7 @@ async function host(t: TestContext, overrides: Partial<PiHostOptions> = {}) {
   let changes = 0;
   let folderChanges = 0;
   const pi = new PiHost({
-    command: [process.execPath, '--import', TSX_LOADER, FAKE],
+    command: () => [process.execPath, '--import', TSX_LOADER, FAKE],
     env: process.env,
     startTimeoutMs: 10_000,
     commandTimeoutMs: 5000,
@@ -53,11 +53,11 @@ test('pi.start refuses a relative path, a missing folder and a file, before star
 });
 
 test('a missing pi binary fails the start with "pi not found", and the session is not kept', async (t) => {
-  const { pi, dir } = await host(t, { command: ['/nonexistent/bin/pi'] });
+  const { pi, dir } = await host(t, { command: () => ['/nonexistent/bin/pi'] });
   await assert.rejects(pi.start({ cwd: dir }), (err: unknown) => {
     assert.ok(err instanceof HubError);
     assert.equal(err.code, 'unavailable');
-    assert.match(err.message, /pi not found: "\/nonexistent\/bin\/pi"/);
+    assert.match(err.message, /pi not found: "\/nonexistent\/bin\/pi" is not an executable file\. Set Patchbay's Settings → Hosted pi sessions → pi command/);
     return true;
   });
   assert.deepEqual(pi.views(), []);
@@ -147,6 +147,21 @@ test('pi exiting on its own: status exited with the reason, a hosted_exit event,
   await pi.stop(id);
   assert.deepEqual(pi.views(), []);
   await assert.rejects(pi.getState(id), (err: unknown) => err instanceof HubError && err.code === 'not-found');
+});
+
+test('a stop that keeps the session leaves it exited with its transcript; a second stop forgets it', async (t) => {
+  const { pi, dir } = await host(t);
+  const { id, pid } = await pi.start({ cwd: dir });
+  await pi.stop(id, true);
+  assert.equal(pidAlive(pid!), false, 'pi is gone');
+  const kept = pi.detail(id);
+  assert.equal(kept.status, 'exited');
+  assert.match(kept.exit ?? '', /^pi stopped/);
+  assert.deepEqual(kept.transcript.at(-1), { kind: 'notice', level: 'info', text: kept.exit, at: kept.transcript.at(-1)?.at });
+  assert.deepEqual(pi.folders(), [], 'a stopped session no longer needs the door');
+  await assert.rejects(pi.prompt(id, 'hello'), (err: unknown) => err instanceof HubError && err.code === 'unavailable');
+  await pi.stop(id);
+  assert.deepEqual(pi.views(), []);
 });
 
 test('close stops every session', async (t) => {

@@ -25,6 +25,7 @@ test('a fresh install has the documented defaults', () => {
     suggestionSessionPerEditor: {},
     launchAtLogin: false,
     trustedLockDirs: [],
+    piCommand: '',
   });
 });
 
@@ -53,6 +54,9 @@ const accepted: [string, unknown][] = [
   ['per-editor models', { suggestionModelPerEditor: { 'nvim:/p': 'session', 'code:/q': 'openai/gpt-5' } }],
   ['per-editor sessions', { suggestionSessionPerEditor: { 'nvim:/p': 'pi:/home/a/proj' } }],
   ['trusted lock dirs', { trustedLockDirs: ['/srv/shared/ide'] }],
+  ['no pi command (the environment or PATH decides)', { piCommand: '' }],
+  ['a pi command path with spaces', { piCommand: '/opt/my tools/pi' }],
+  ['a pi command as a JSON array', { piCommand: '["/opt/node22/bin/node","/opt/pi/cli.js"]' }],
 ];
 
 for (const [name, patch] of accepted) {
@@ -80,6 +84,9 @@ const refused: [string, unknown, string[]][] = [
   ['a bare model id', { suggestionModel: 'gpt-5' }, ['"suggestionModel"', 'provider/id', '"gpt-5"']],
   ['a model with an empty provider', { suggestionModel: '/gpt-5' }, ['"suggestionModel"']],
   ['a model with spaces', { suggestionModel: 'openai/gpt 5' }, ['"suggestionModel"']],
+  ['a pi command array that does not parse', { piCommand: '["/usr/bin/node", ' }, ['"piCommand"', 'JSON array']],
+  ['a pi command array with an empty part', { piCommand: '["node",""]' }, ['"piCommand"', 'JSON array']],
+  ['a pi command of two lines', { piCommand: 'pi\nrm -rf' }, ['"piCommand"', 'one line']],
   ['a bad per-editor model', { suggestionModelPerEditor: { e: 'nope' } }, ['"suggestionModelPerEditor.e"', '"nope"']],
   ['an empty editor id', { suggestionModelPerEditor: { '': 'editor' } }, ['invalid key ""', 'must not be empty']],
   ['a per-editor session that is not a key', { suggestionSessionPerEditor: { e: '/home/a' } }, ['"suggestionSessionPerEditor.e"', 'kind:cwd']],

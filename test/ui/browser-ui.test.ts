@@ -86,7 +86,7 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     const outcome = pi.write(file, 'one\n2\nthree\nfour\n');
     await page.getByRole('button', { name: /notes\.txt/ }).waitFor();
     await page.getByRole('heading', { name: 'Review inbox (1)' }).waitFor();
-    assert.equal(await page.title(), 'Review (1) — Patchbay');
+    assert.equal(await page.title(), '(1) Review — Patchbay');
     const proposed = page.getByRole('textbox', { name: /proposed contents/ });
     await proposed.waitFor();
     await shot('review');
@@ -131,7 +131,7 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     await page.setViewportSize({ width: 1100, height: 720 });
   });
 
-  test('rebinding a session in the pairing view moves its traffic', async () => {
+  test('rebinding a session in the pairing view moves its traffic; Automatic gives it back to the rules', async () => {
     await go('#/pairing');
     const select = page.getByLabel('Editor for this session');
     await select.waitFor();
@@ -139,7 +139,8 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     const sessionId = (await snapshot()).sessions[0]!.id;
 
     const editorId = (await snapshot()).editors[0]!.id;
-    assert.equal(await select.inputValue(), editorId, 'bound to the editor whose folder holds the session');
+    assert.equal(await select.inputValue(), 'automatic', 'bound by the rules, so "Automatic"');
+    assert.equal((await snapshot()).sessions[0]?.editorId, editorId, 'bound to the editor whose folder holds the session');
     await select.selectOption({ label: 'Patchbay review' });
     await waitFor(async () => (await snapshot()).sessions[0]?.editorId === null, { message: 'the session unbound' });
     assert.equal((await snapshot()).sessions[0]?.reason, 'manual');
@@ -152,11 +153,16 @@ describe('the browser UI against the headless daemon', { skip }, () => {
 
     await select.selectOption({ value: editorId });
     await waitFor(async () => (await snapshot()).sessions[0]?.editorId === editorId, { message: 'the session bound again' });
+    await waitFor(async () => (await select.inputValue()) === editorId, { message: 'the person’s choice shows' });
     await pi.turn();
     await waitFor(
       () => editor.received.slice(before).some((r) => (r.msg.params as { name?: string } | undefined)?.name === 'getDiagnostics'),
       { message: 'getDiagnostics at the editor' },
     );
+
+    await select.selectOption('automatic');
+    await waitFor(async () => (await snapshot()).sessions[0]?.reason === 'cwd', { message: 'the rules bind the session again' });
+    assert.equal((await snapshot()).sessions[0]?.editorId, editorId);
 
     await go(`#/traffic/${sessionId}`);
     await page.getByRole('table').getByText('getDiagnostics').first().waitFor();

@@ -35,8 +35,16 @@ export interface UiSession {
   close(): Promise<void>;
 }
 
-/** Serves the built renderer for `hub` on a control server and signs a fresh page in at `hash`. */
-export async function openUi(hub: HubApi, server: { home: string; version: string }, hash = ''): Promise<UiSession> {
+/**
+ * Serves the built renderer for `hub` on a control server and signs a fresh page in at `hash`.
+ * `prepare` runs before the page loads (init scripts, permissions for `origin`).
+ */
+export async function openUi(
+  hub: HubApi,
+  server: { home: string; version: string },
+  hash = '',
+  prepare?: (page: Page, origin: string) => Promise<void>,
+): Promise<UiSession> {
   const control = await startControlServer({
     hub,
     host: '127.0.0.1',
@@ -51,6 +59,7 @@ export async function openUi(hub: HubApi, server: { home: string; version: strin
   const consoleErrors: string[] = [];
   page.on('console', (msg) => msg.type() === 'error' && consoleErrors.push(msg.text()));
   page.on('pageerror', (err) => consoleErrors.push(err.message));
+  await prepare?.(page, control.url);
   await page.goto(`${control.url}/?t=${control.mintOpenToken()}${hash}`);
   return {
     server: control,

@@ -271,10 +271,39 @@ describe('the hosted pi session panel in a browser', { skip }, () => {
     await transcript().getByText('Thinking', { exact: true }).click();
     await thinking.waitFor({ state: 'visible' });
 
+    // pi-ide sent the write to Patchbay's inbox: the card says it waits there and links to it.
+    p.detail.sessionId = 's1';
+    p.pushSnapshot();
+    hub.state.diffs.push({
+      id: 'dw1',
+      sessionId: 's1',
+      editorId: null,
+      tool: 'write',
+      path: `${folder}/hello.txt`,
+      tabName: 'pi-write:call_1',
+      status: 'pending',
+      createdAt: Date.now(),
+      isNew: true,
+      tooLarge: false,
+      inEditor: false,
+    });
     p.emit({ type: 'tool_execution_start', toolCallId: 'call_1', toolName: 'write', args: { path: 'hello.txt', content: 'hello\n' } });
     const tool = transcript().getByRole('article', { name: 'Tool write' });
     await tool.getByText('hello.txt').first().waitFor();
-    await tool.getByText('running').waitFor();
+    p.pushSnapshot();
+    await tool.getByText('waiting for review', { exact: true }).waitFor();
+    const reviewLink = tool.getByRole('link', { name: 'Review this edit' });
+    assert.equal(await reviewLink.getAttribute('href'), '#/review/dw1');
+    const change = tool.getByLabel('New contents (1 line)');
+    assert.equal((await change.innerText()).trim(), '+hello', 'the write shows as the file it makes, not as JSON');
+    await shot('tool-waiting-for-review');
+    hub.state.diffs.find((d) => d.id === 'dw1')!.status = 'accepted';
+    hub.state.history.unshift({
+      id: 'dw1', sessionId: 's1', path: `${folder}/hello.txt`, outcome: 'accepted', by: 'patchbay', at: Date.now(), edited: false, tool: 'write', editorId: null, agent: 'pi-ide',
+    });
+    p.pushSnapshot();
+    await tool.getByText('Accepted in Patchbay').waitFor();
+    await tool.getByText('running', { exact: true }).waitFor();
     p.emit({
       type: 'tool_execution_end',
       toolCallId: 'call_1',
@@ -284,8 +313,7 @@ describe('the hosted pi session panel in a browser', { skip }, () => {
     });
     await tool.getByText('Successfully wrote 6 bytes to hello.txt').waitFor();
     await tool.getByText('done', { exact: true }).waitFor();
-    await tool.getByText('Arguments').click();
-    await tool.getByText('"content": "hello\\n"').waitFor();
+    assert.equal(await tool.getByText('Arguments').count(), 0, 'no raw JSON for a write');
     await shot('streaming');
 
     await prompt.fill('Also add a newline at the end');
@@ -457,7 +485,7 @@ describe('the hosted pi session panel against the real hub', { skip }, () => {
     assert.deepEqual(await hosted(), []);
   });
 
-  test('the form starts pi in the folder; a prompt reaches it; Stop ends it', async () => {
+  test('the form starts pi in the folder; a prompt reaches it; Stop, once confirmed, ends it and keeps the transcript', async () => {
     await page.getByLabel('Folder').fill(project);
     await page.getByRole('button', { name: 'Start pi session' }).click();
     await page.getByRole('heading', { name: project }).waitFor();
@@ -471,16 +499,37 @@ describe('the hosted pi session panel against the real hub', { skip }, () => {
     await page.getByRole('list', { name: 'Hosted sessions' }).getByText('idle').waitFor();
 
     const prompt = page.getByLabel('Prompt', { exact: true });
-    await prompt.fill('hello from the browser');
+    // The fake pi writes the records a prompt "emit [...]" names: here, a reply.
+    const reply = [
+      { type: 'agent_start' },
+      { type: 'message_update', assistantMessageEvent: { type: 'text_delta', contentIndex: 0, delta: 'hello from pi' } },
+      { type: 'agent_end', messages: [] },
+      { type: 'agent_settled' },
+    ];
+    await prompt.fill(`emit ${JSON.stringify(reply)}`);
     await page.getByRole('button', { name: 'Send' }).click();
     // The prompt box empties only once the hub has handed the prompt to pi and pi took it.
     await waitFor(async () => (await prompt.inputValue()) === '', { message: 'the prompt accepted' });
     await page.screenshot({ path: join(SHOTS, 'hosted-real-hub.png') });
 
     await page.getByRole('button', { name: 'Stop' }).click();
+    const ask = page.getByRole('dialog', { name: 'Stop this pi session?' });
+    await ask.waitFor();
+    await page.keyboard.press('Escape');
+    await ask.waitFor({ state: 'detached' });
+    assert.notEqual((await hosted())[0]?.status, 'exited', 'Esc answers "no": pi still runs');
+
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.screenshot({ path: join(SHOTS, 'hosted-stop-confirm.png') });
+    await ask.getByRole('button', { name: 'Stop pi' }).click();
     await page.getByRole('heading', { name: 'pi sessions (0 running)' }).waitFor();
+    await page.getByRole('log', { name: 'Transcript' }).getByText('hello from pi').waitFor();
+    await page.getByRole('log', { name: 'Transcript' }).getByText(/^pi stopped/).waitFor();
+    assert.equal((await hosted())[0]?.status, 'exited', 'the stopped session stays listed, its transcript readable');
+    await page.screenshot({ path: join(SHOTS, 'hosted-stopped.png') });
+    await page.getByRole('button', { name: 'Remove from list' }).click();
     await page.getByText('No hosted pi session.', { exact: false }).waitFor();
-    assert.deepEqual(await hosted(), [], 'a stopped session leaves the list');
+    assert.deepEqual(await hosted(), [], 'removed: the session leaves the list');
     await waitFor(
       () => {
         try {

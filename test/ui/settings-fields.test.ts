@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { buildIfStale } from '../../src/cli/start.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
 import { createFakeHub } from '../web/fake-hub.ts';
-import { openUi, skipWithoutChromium } from './chromium.ts';
+import { SHOTS, openUi, skipWithoutChromium } from './chromium.ts';
 
 test('the diagnostics deadline shows a change made elsewhere and never writes an old value back', { skip: skipWithoutChromium }, async (t) => {
   assert.ok(buildIfStale('browser', process.env), 'the renderer builds');
@@ -33,4 +33,72 @@ test('the diagnostics deadline shows a change made elsewhere and never writes an
   await waitFor(() => sets() === 1, { message: 'the edit saved' });
   assert.deepEqual(hub.calls.filter((c) => c.method === 'settings.set').at(-1)?.params, { patch: { diagnosticsDeadlineMs: 900 } });
   assert.equal(hub.state.settings.diagnosticsDeadlineMs, 900);
+});
+
+test('a bad deadline is outlined with its reason beside it and not saved; a good one says it was saved', { skip: skipWithoutChromium }, async (t) => {
+  assert.ok(buildIfStale('browser', process.env), 'the renderer builds');
+  const dir = await tempDir('ui-settings-bad');
+  t.after(() => dir.cleanup());
+  const hub = createFakeHub();
+  const ui = await openUi(hub, { home: join(dir.path, 'home'), version: 'test' }, '#/settings');
+  t.after(() => ui.close());
+  const { page } = ui;
+  const field = page.getByLabel('Diagnostics deadline (ms)');
+  await field.fill('-5');
+  await field.press('Enter');
+  const error = page.getByText('The deadline must be between 50 and 60000 ms.');
+  await error.waitFor();
+  assert.equal(await field.getAttribute('aria-invalid'), 'true');
+  assert.equal(await field.inputValue(), '-5', 'the typed value stays, to be fixed');
+  // The reason is the field's own description, and sits right under it.
+  const describedBy = (await field.getAttribute('aria-describedby')) ?? '';
+  assert.ok(describedBy.split(' ').includes((await error.getAttribute('id')) ?? '-'), 'the field names its error');
+  const fieldBox = await field.boundingBox();
+  const errorBox = await error.boundingBox();
+  assert.ok(fieldBox && errorBox && errorBox.y > fieldBox.y && errorBox.y - (fieldBox.y + fieldBox.height) < 20, 'the error is under the field');
+  // Page-side code as text: this file is type-checked without the DOM library.
+  const border = async (id: string | null): Promise<string> =>
+    (await page.evaluate(`getComputedStyle(document.getElementById(${JSON.stringify(id)})).borderTopColor`)) as string;
+  const bad = await border(await field.getAttribute('id'));
+  assert.notEqual(bad, await border(await page.getByLabel('Add folder').getAttribute('id')), `outlined (${bad})`);
+  assert.equal(hub.calls.filter((c) => c.method === 'settings.set').length, 0, 'nothing saved');
+  assert.equal(hub.state.settings.diagnosticsDeadlineMs, 1500);
+  await page.screenshot({ path: join(SHOTS, 'settings-deadline-invalid.png') });
+
+  await field.fill('800');
+  await field.press('Enter');
+  await page.getByRole('status').getByText('Saved', { exact: true }).first().waitFor();
+  assert.equal(hub.state.settings.diagnosticsDeadlineMs, 800);
+  assert.equal(await field.getAttribute('aria-invalid'), 'false');
+  assert.equal(await error.count(), 0);
+
+  await page.getByLabel("Take over editors' lockfiles", { exact: false }).uncheck();
+  await page.getByRole('heading', { name: /Routing and review/ }).getByText('Saved', { exact: true }).waitFor();
+  assert.equal(hub.state.settings.takeover, false);
+});
+
+test('the pi command is a setting: the hub’s reason shows under a bad one, a good one is saved', { skip: skipWithoutChromium }, async (t) => {
+  assert.ok(buildIfStale('browser', process.env), 'the renderer builds');
+  const dir = await tempDir('ui-settings-pi');
+  t.after(() => dir.cleanup());
+  const hub = createFakeHub();
+  const ui = await openUi(hub, { home: join(dir.path, 'home'), version: 'test' }, '#/settings');
+  t.after(() => ui.close());
+  const { page } = ui;
+  const field = page.getByLabel('pi command');
+  await field.waitFor();
+  assert.equal(await field.inputValue(), '');
+  await field.fill('["/opt/node22/bin/node",');
+  await field.press('Enter');
+  await page.getByRole('alert').getByText(/"piCommand" must be a path, or a JSON array/).waitFor();
+  assert.equal(await field.getAttribute('aria-invalid'), 'true');
+  assert.equal(hub.state.settings.piCommand, '');
+  await page.getByRole('region', { name: 'Hosted pi sessions' }).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(SHOTS, 'settings-pi-command-invalid.png') });
+
+  await field.fill('["/opt/node22/bin/node","/opt/pi/cli.js"]');
+  await field.blur();
+  await waitFor(() => hub.state.settings.piCommand === '["/opt/node22/bin/node","/opt/pi/cli.js"]', { message: 'the command saved' });
+  await page.getByRole('region', { name: 'Hosted pi sessions' }).getByText('Saved', { exact: true }).waitFor();
+  assert.equal(await page.getByRole('alert').count(), 0);
 });

@@ -14,6 +14,7 @@ import {
   type SessionModels,
   type Snapshot,
 } from '../../src/api/types.ts';
+import { validateSettingsPatch } from '../../src/settings/defaults.ts';
 
 export type Handlers = { [M in HubMethod]: (params: ParamsOf<M>) => ResultOf<M> | Promise<ResultOf<M>> };
 
@@ -33,6 +34,7 @@ export function sampleSettings(): PatchbaySettings {
     suggestionSessionPerEditor: {},
     launchAtLogin: false,
     trustedLockDirs: [],
+    piCommand: '',
   };
 }
 
@@ -253,7 +255,10 @@ export function createFakeHub(): FakeHub {
       if ('diagnosticsDeadlineMs' in patch && typeof patch.diagnosticsDeadlineMs !== 'number') {
         throw new HubError('diagnosticsDeadlineMs must be a number', 'invalid');
       }
-      Object.assign(state.settings, patch);
+      // Otherwise the hub's own rules, so a face shows the reasons a person would see.
+      Object.assign(state.settings, validateSettingsPatch(patch));
+      // As the hub does: every face hears of the change.
+      queueMicrotask(() => emit({ type: 'snapshot', snapshot: structuredClone(state) }));
       return structuredClone(state.settings);
     },
     'autoconnect.get': ({ project }) => autoconnectView(project),
@@ -320,9 +325,15 @@ export function createFakeHub(): FakeHub {
       session.dialogs = session.dialogs.filter((d) => d.requestId !== requestId);
       listHosted();
     },
-    'pi.stop': ({ id }) => {
-      hostedSession(id);
-      hosted.delete(id);
+    'pi.stop': ({ id, keep }) => {
+      const session = hostedSession(id);
+      if (keep === true) {
+        const exit = 'pi stopped (exit code 0)';
+        Object.assign(session, { status: 'exited', exit, pid: null, dialogs: [] });
+        session.transcript.push({ kind: 'notice', level: 'info', text: exit, at: NOW });
+      } else {
+        hosted.delete(id);
+      }
       listHosted();
     },
   };

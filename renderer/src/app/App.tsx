@@ -1,4 +1,5 @@
-import { useEffect } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { pendingCount } from '../../../electron/shared/diff-notifications.ts';
 import { useHub } from '../hub/HubProvider.tsx';
 import { keyFacts } from '../ui/keyboard.ts';
 import { ReviewView } from '../review/ReviewView.tsx';
@@ -7,19 +8,45 @@ import { TrafficView } from '../traffic/TrafficView.tsx';
 import { SettingsView } from '../settings/SettingsView.tsx';
 import { SessionsView } from '../hosted/SessionsView.tsx';
 import { questionsWaiting } from '../hosted/hosted-model.ts';
+import { pageTitle } from './attention.ts';
+import { useEditNotifications, useNotificationPermission } from './browser-notifications.ts';
+import { FaviconBadge } from './favicon.ts';
 import { VIEWS, routeHash } from './route.ts';
 import type { Route } from './route.ts';
+import { HELP_KEY, ShortcutsDialog } from './ShortcutsDialog.tsx';
 import { useRoute } from './useRoute.ts';
+import './app.css';
 
 export function App() {
-  const { snapshot, lost } = useHub();
+  const { snapshot, lost, transport } = useHub();
   const [route, { navigate, selectWithin }] = useRoute();
+  const [help, setHelp] = useState(false);
   const questions = questionsWaiting(snapshot?.hosted);
+  const pending = snapshot === null ? 0 : pendingCount(snapshot);
+  const permission = useNotificationPermission();
+  const browser = transport === 'websocket';
+
+  const openDiff = useCallback((id: string) => navigate({ view: 'review', id }), [navigate]);
+  useEditNotifications(snapshot, browser && permission.state === 'granted', openDiff);
+
+  const viewLabel = VIEWS.find((v) => v.view === route.view)?.label ?? 'Patchbay';
+  useEffect(() => {
+    document.title = pageTitle(viewLabel, pending);
+  }, [viewLabel, pending]);
+  const favicon = useMemo(() => new FaviconBadge(), []);
+  useEffect(() => {
+    void favicon.show(pending);
+  }, [favicon, pending]);
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent): void => {
       const facts = keyFacts(event);
       if (facts.inEditableTarget || facts.ctrlKey || facts.metaKey || facts.altKey) return;
+      if (facts.key === HELP_KEY) {
+        event.preventDefault();
+        setHelp(true);
+        return;
+      }
       const view = VIEWS.find((v) => v.key === facts.key);
       if (view !== undefined) {
         event.preventDefault();
@@ -40,8 +67,15 @@ export function App() {
               href={routeHash({ view: v.view, id: null })}
               aria-current={route.view === v.view ? 'page' : undefined}
               aria-keyshortcuts={v.key}
+              title={`${v.label} (key ${v.key})`}
             >
-              {v.label} <kbd>{v.key}</kbd>
+              {v.label}
+              {v.view === 'review' && pending > 0 && (
+                <span className="nav-badge count">
+                  {pending}
+                  <span className="visually-hidden"> {pending === 1 ? 'edit' : 'edits'} waiting for review</span>
+                </span>
+              )}
               {v.view === 'sessions' && questions > 0 && (
                 <span className="nav-badge">
                   {questions}
@@ -51,7 +85,16 @@ export function App() {
             </a>
           ))}
         </nav>
+        <span className="spacer" />
         {snapshot?.paused && <span className="status-pill">Routing paused</span>}
+        {browser && permission.state === 'default' && (
+          <button type="button" className="header-button" onClick={permission.request}>
+            Notify me of waiting edits
+          </button>
+        )}
+        <button type="button" className="header-button" onClick={() => setHelp(true)} aria-keyshortcuts={HELP_KEY}>
+          Shortcuts <kbd aria-hidden="true">{HELP_KEY}</kbd>
+        </button>
       </header>
       {lost !== null && (
         <div role="alert" className="banner error">
@@ -80,6 +123,7 @@ export function App() {
           <CurrentView route={route} select={selectWithin} />
         )}
       </main>
+      {help && <ShortcutsDialog close={() => setHelp(false)} />}
     </div>
   );
 }

@@ -1,9 +1,11 @@
 // An extension's question (select / confirm / input / editor) as a real modal dialog:
 // showModal makes the rest of the page inert, so focus stays inside; Esc cancels.
-import { useEffect, useId, useRef, useState } from 'react';
+import { useId, useRef, useState } from 'react';
 import type { FormEvent, KeyboardEvent, ReactNode } from 'react';
 import type { DialogAnswer, HostedDialog } from '../../../src/api/types.ts';
 import { CANCELLED, confirmAnswer, countdownText, selectAnswer, textAnswer } from './hosted-model.ts';
+import { useModal } from '../ui/useModal.ts';
+import '../ui/modal.css';
 
 interface Props {
   dialog: HostedDialog;
@@ -12,7 +14,7 @@ interface Props {
 }
 
 export function ExtensionDialog({ dialog, now, answer }: Props) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModal();
   const titleId = useId();
   const messageId = useId();
   const answered = useRef(false);
@@ -22,20 +24,12 @@ export function ExtensionDialog({ dialog, now, answer }: Props) {
     answer(value);
   };
 
-  useEffect(() => {
-    const el = ref.current;
-    if (el === null) return;
-    if (!el.open) el.showModal();
-    el.querySelector<HTMLElement>('[data-initial-focus]')?.focus();
-    return () => el.close();
-  }, []);
-
   const countdown = countdownText(dialog.expiresAt, now);
   const hasMessage = dialog.message !== undefined && dialog.message !== '';
   return (
     <dialog
       ref={ref}
-      className="extension-dialog"
+      className="modal extension-dialog"
       aria-labelledby={titleId}
       aria-describedby={hasMessage ? messageId : undefined}
       onKeyDown={keepFocusInside}

@@ -1,4 +1,4 @@
-// Token and cost stats, and the status lines extensions set.
+// Token, cost and context stats (re-read after each reply), and the status lines extensions set.
 import { useMemo } from 'react';
 import { statsFacts } from './hosted-model.ts';
 
@@ -6,10 +6,9 @@ interface Props {
   stats: unknown;
   statsError: string | null;
   statusLines: Record<string, string>;
-  refreshStats(): void;
 }
 
-export function SessionFacts({ stats, statsError, statusLines, refreshStats }: Props) {
+export function SessionFacts({ stats, statsError, statusLines }: Props) {
   const facts = useMemo(() => statsFacts(stats), [stats]);
   const lines = Object.entries(statusLines);
   return (
@@ -27,9 +26,6 @@ export function SessionFacts({ stats, statsError, statusLines, refreshStats }: P
             ))}
           </dl>
         )}
-        <button type="button" className="link" onClick={refreshStats}>
-          Refresh stats
-        </button>
       </section>
       {lines.length > 0 && (
         <ul className="plain status-lines" aria-label="Status lines">

@@ -1,6 +1,6 @@
 // Hosted pi sessions (pi --mode rpc, started by Patchbay): the list and a start form on the
 // left, the selected session on the right.
-import { useEffect, useMemo } from 'react';
+import { useMemo } from 'react';
 import { useSnapshot } from '../hub/HubProvider.tsx';
 import { HostedList } from './HostedList.tsx';
 import { HostedPanel } from './HostedPanel.tsx';
@@ -18,10 +18,6 @@ export function SessionsView({ selectedId, select }: Props) {
   const hosted = useMemo(() => sortHosted(snapshot.hosted ?? []), [snapshot.hosted]);
   const selected = hosted.find((h) => h.id === selectedId) ?? hosted[0] ?? null;
   const running = hosted.filter((h) => h.status !== 'exited').length;
-
-  useEffect(() => {
-    document.title = `Sessions (${running}) — Patchbay`;
-  }, [running]);
 
   return (
     <div className="hosted">

@@ -28,6 +28,11 @@ export function exitText(exit: string): string {
   return /^pi\b/i.test(exit) ? exit : `pi exited: ${exit}`;
 }
 
+/** A stop the person asked for (the hub says "pi stopped …" / "pi was stopped by …"), not a failure. */
+export function stoppedOnPurpose(exit: string): boolean {
+  return /^pi (stopped|was stopped)\b/.test(exit);
+}
+
 /** Sessions that still run first, then newest first. */
 export function sortHosted(list: readonly HostedView[]): HostedView[] {
   return [...list].sort(
@@ -220,6 +225,21 @@ const STAT_LABELS: Record<string, string> = {
   cost: 'cost',
 };
 
+/** pi's `contextUsage`: `{tokens, contextWindow, percent}`, percent already out of 100. */
+function contextFact(usage: Record<string, unknown>): StatFact | null {
+  const { tokens, contextWindow, percent } = usage;
+  if (typeof contextWindow !== 'number' || !Number.isFinite(contextWindow)) return null;
+  const window = `${contextWindow.toLocaleString('en-US')} tokens`;
+  if (typeof tokens !== 'number' || !Number.isFinite(tokens)) return { label: 'context', value: `unknown of ${window}` };
+  const share = typeof percent === 'number' && Number.isFinite(percent) ? ` (${formatPercent(percent)})` : '';
+  return { label: 'context', value: `${tokens.toLocaleString('en-US')} of ${window}${share}` };
+}
+
+export function formatPercent(percent: number): string {
+  const digits = percent >= 10 ? 0 : percent >= 1 ? 1 : 2;
+  return `${percent.toFixed(digits)}%`;
+}
+
 /**
  * Every finite number in pi's session stats (one level of nesting), labelled; pi's fields
  * change between versions, so unknown ones are shown under their own names.
@@ -232,7 +252,10 @@ export function statsFacts(stats: unknown): StatFact[] {
     facts.push({ label: STAT_LABELS[path] ?? humanize(path), value: formatStat(path, value) });
   };
   for (const [key, value] of Object.entries(stats)) {
-    if (isObject(value)) for (const [inner, v] of Object.entries(value)) add(`${key}.${inner}`, v);
+    if (key === 'contextUsage' && isObject(value)) {
+      const fact = contextFact(value);
+      if (fact !== null) facts.push(fact);
+    } else if (isObject(value)) for (const [inner, v] of Object.entries(value)) add(`${key}.${inner}`, v);
     else add(key, value);
   }
   return facts;
@@ -308,9 +331,9 @@ export function toolSubject(args: unknown): string | null {
   return null;
 }
 
-/** Events after which pi's token and cost stats have moved. */
-export function endsTurn(event: Record<string, unknown>): boolean {
-  return event.type === 'agent_end' || event.type === 'agent_settled';
+/** Events after which pi's token, cost and context stats have moved (each reply counts). */
+export function movesStats(event: Record<string, unknown>): boolean {
+  return ['message_end', 'turn_end', 'agent_end', 'agent_settled', 'compaction_end'].includes(String(event.type));
 }
 
 /**

@@ -1,12 +1,13 @@
 // One hosted session as the panel shows it: the hub's transcript (re-read after every event
 // that changes its shape, at most one read in flight), the events run through the hub's own
-// reducer in between so streaming is smooth, and pi's stats re-read when a turn ends.
+// reducer in between so streaming is smooth, and pi's stats re-read after each reply (one
+// read in flight at a time), so they follow the conversation without a button.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { HostedDetail, HostedView } from '../../../src/api/types.ts';
 import { useHub } from '../hub/HubProvider.tsx';
 import { reduceEvent } from '../../../src/rpc/hosted.ts';
 import type { RpcEvent } from '../../../src/rpc/protocol.ts';
-import { endsTurn, needsRefetch } from './hosted-model.ts';
+import { movesStats, needsRefetch } from './hosted-model.ts';
 
 /** Gap between two reads of the transcript while events keep coming. */
 const REFETCH_GAP_MS = 150;
@@ -20,6 +21,7 @@ export interface HostedSession {
   error: string | null;
   /** Re-read the transcript now (e.g. the snapshot says something changed). */
   refresh(): void;
+  /** Re-read pi's stats now (e.g. pi has just finished starting). */
   refreshStats(): void;
   /** Merge a command's answer (setModel, setThinking) before the next read. */
   merge(view: HostedView): void;
@@ -39,6 +41,8 @@ export function useHostedSession(id: string): HostedSession {
     let inFlight = false;
     let again = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let statsInFlight = false;
+    let statsAgain = false;
     setDetail(null);
     setStats(null);
     setStatsError(null);
@@ -69,15 +73,30 @@ export function useHostedSession(id: string): HostedSession {
       });
     };
     const loadStats = (): void => {
-      api.call('pi.stats', { id }).then(
-        (fresh) => {
-          if (!current) return;
-          setStats(fresh ?? null);
-          setStatsError(null);
-        },
-        // The hub's copy (if any) stays shown.
-        (err: Error) => current && setStatsError(err.message),
-      );
+      if (!current) return;
+      if (statsInFlight) {
+        statsAgain = true;
+        return;
+      }
+      statsInFlight = true;
+      api
+        .call('pi.stats', { id })
+        .then(
+          (fresh) => {
+            if (!current) return;
+            setStats(fresh ?? null);
+            setStatsError(null);
+          },
+          // The hub's copy (if any) stays shown.
+          (err: Error) => current && setStatsError(err.message),
+        )
+        .finally(() => {
+          statsInFlight = false;
+          if (statsAgain) {
+            statsAgain = false;
+            loadStats();
+          }
+        });
     };
     refreshRef.current = load;
     statsRef.current = loadStats;
@@ -87,7 +106,7 @@ export function useHostedSession(id: string): HostedSession {
       const raw = event.event;
       setDetail((prev) => (prev === null ? prev : { ...prev, ...reduceEvent(prev, raw as RpcEvent, Date.now()) }));
       if (needsRefetch(raw)) load();
-      if (endsTurn(raw)) loadStats();
+      if (movesStats(raw)) loadStats();
     });
     load();
     loadStats();

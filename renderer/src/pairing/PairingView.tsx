@@ -1,5 +1,6 @@
 // Sessions and editors side by side: who serves whom and why, one-step rebinding, agents
 // that did not connect, and lockfiles that could not be used.
+import { routeHash } from '../app/route.ts';
 import { useSnapshot } from '../hub/HubProvider.tsx';
 import { EditorCard } from './EditorCard.tsx';
 import { SessionCard } from './SessionCard.tsx';
@@ -7,11 +8,19 @@ import { SessionCard } from './SessionCard.tsx';
 export function PairingView() {
   const snapshot = useSnapshot();
   const liveEditors = snapshot.editors.filter((e) => e.alive).length;
+  // Editors write their lockfiles beside the door's.
+  const lockDirs = [...new Set(snapshot.door.lockfiles.map((f) => f.replace(/[\\/][^\\/]*$/, '')))];
   return (
     <div className="pairing">
       <section className="column" aria-labelledby="sessions-title">
         <h1 id="sessions-title">Agent sessions ({snapshot.sessions.length})</h1>
-        {snapshot.sessions.length === 0 && <p className="empty">No agent is connected to Patchbay.</p>}
+        {snapshot.sessions.length === 0 && (
+          <p className="empty">
+            No agent is connected. Start pi (with pi-ide) or Claude Code in a folder an editor has open, or in a{' '}
+            <a href={routeHash({ view: 'settings', id: null })}>review folder</a>: it connects to Patchbay by itself. Or{' '}
+            <a href={routeHash({ view: 'sessions', id: null })}>start a pi session here</a>.
+          </p>
+        )}
         {snapshot.sessions.map((s) => (
           <SessionCard key={s.id} session={s} editors={snapshot.editors} />
         ))}
@@ -32,7 +41,25 @@ export function PairingView() {
       </section>
       <section className="column" aria-labelledby="editors-title">
         <h1 id="editors-title">Editors ({liveEditors} live)</h1>
-        {snapshot.editors.length === 0 && <p className="empty">No editor lockfile found.</p>}
+        {snapshot.editors.length === 0 && (
+          <p className="empty">
+            No editor found. Open your project in an editor with its agent plugin (pi-ide.nvim, claudecode.nvim, VS Code’s
+            Claude Code extension…): it shows here once it writes its lockfile
+            {lockDirs.length > 0 && (
+              <>
+                {' in '}
+                {lockDirs.map((d, i) => (
+                  <span key={d}>
+                    {i > 0 && ' or '}
+                    <code>{d}</code>
+                  </span>
+                ))}
+              </>
+            )}
+            .
+            Meanwhile, agents’ edits wait in <a href={routeHash({ view: 'review', id: null })}>Review</a>.
+          </p>
+        )}
         {snapshot.editors.map((e) => (
           <EditorCard key={e.id} editor={e} sessions={snapshot.sessions} />
         ))}

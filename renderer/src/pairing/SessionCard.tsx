@@ -1,7 +1,7 @@
 import { useId } from 'react';
 import type { EditorView, SessionView } from '../../../src/api/types.ts';
-import { REASON_TEXT, boundLabel, sessionLabel } from '../../../electron/shared/labels.ts';
-import { rebindChoices } from '../../../electron/shared/rebind-choices.ts';
+import { REASON_TEXT, boundLabel, editorLabel, sessionLabel } from '../../../electron/shared/labels.ts';
+import { automaticLabel, editorOutsideFolder, isAutomatic, rebindChoices } from '../../../electron/shared/rebind-choices.ts';
 import { routeHash } from '../app/route.ts';
 import { useHub } from '../hub/HubProvider.tsx';
 import { useCommand } from '../hub/useCommand.ts';
@@ -9,13 +9,26 @@ import { ErrorText } from '../ui/ErrorText.tsx';
 
 /** A select's value for "Patchbay reviews" (editor ids are never empty). */
 const PATCHBAY = '';
+/** A select's value for "no choice: the rules decide" (editor ids start with `ed-`). */
+const AUTOMATIC = 'automatic';
 
 export function SessionCard({ session, editors }: { session: SessionView; editors: readonly EditorView[] }) {
   const { api } = useHub();
   const command = useCommand();
   const selectId = useId();
+  const warningId = useId();
   const choices = rebindChoices(session, editors);
   const label = sessionLabel(session);
+  const automatic = isAutomatic(session);
+  const outside = editorOutsideFolder(session, editors);
+  const choose = (value: string): void => {
+    if (value === AUTOMATIC) {
+      void command.run(() => api.call('unpin', { sessionId: session.id }));
+      return;
+    }
+    const editorId = value === PATCHBAY ? null : value;
+    void command.run(() => api.call('bind', { sessionId: session.id, editorId }));
+  };
   return (
     <article className="card" aria-label={`Session ${label}`}>
       <h3>{label}</h3>
@@ -34,17 +47,16 @@ export function SessionCard({ session, editors }: { session: SessionView; editor
         <label htmlFor={selectId}>Editor for this session</label>
         <select
           id={selectId}
-          value={session.editorId ?? PATCHBAY}
+          value={automatic ? AUTOMATIC : (session.editorId ?? PATCHBAY)}
           disabled={command.busy}
-          onChange={(event) => {
-            const editorId = event.target.value === PATCHBAY ? null : event.target.value;
-            void command.run(() => api.call('bind', { sessionId: session.id, editorId }));
-          }}
+          aria-describedby={outside === null ? undefined : warningId}
+          onChange={(event) => choose(event.target.value)}
         >
+          <option value={AUTOMATIC}>{automaticLabel(session, editors)}</option>
           {choices.map((c) => (
             <option key={c.editorId ?? PATCHBAY} value={c.editorId ?? PATCHBAY}>
               {c.label}
-              {c.matchesFolder ? ' (folder matches)' : ''}
+              {c.editorId === null || session.cwd === null ? '' : c.matchesFolder ? ' (folder matches)' : ' (not this folder)'}
             </option>
           ))}
           {session.editorId !== null && !choices.some((c) => c.editorId === session.editorId) && (
@@ -53,6 +65,12 @@ export function SessionCard({ session, editors }: { session: SessionView; editor
         </select>
         <a href={routeHash({ view: 'traffic', id: session.id })}>Traffic</a>
       </div>
+      {outside !== null && session.cwd !== null && (
+        <p id={warningId} className="warning-text">
+          {editorLabel(outside)}’s folders ({outside.workspaceFolders.join(', ') || 'none'}) do not contain {session.cwd}: its
+          diagnostics and open files are about another project, and the agent’s edits open there.
+        </p>
+      )}
       {command.error !== null && <ErrorText>{command.error}</ErrorText>}
     </article>
   );

@@ -2,7 +2,8 @@
 import { useEffect, useId, useState } from 'react';
 import type { AutoconnectView } from '../../../src/api/types.ts';
 import { useHub, useSnapshot } from '../hub/HubProvider.tsx';
-import { useCommand } from '../hub/useCommand.ts';
+import { SaveStatus } from './SaveStatus.tsx';
+import { useSavedCommand } from './useSaveSettings.ts';
 import { ErrorText } from '../ui/ErrorText.tsx';
 import { fromTriState, isAbsolutePath, projectFolders, toTriState } from './settings-model.ts';
 import type { TriState } from './settings-model.ts';
@@ -52,7 +53,7 @@ interface RowProps {
 
 function AutoconnectRow({ project, revision, changed }: RowProps) {
   const { api } = useHub();
-  const command = useCommand();
+  const command = useSavedCommand();
   const selectId = useId();
   const [view, setView] = useState<AutoconnectView | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -98,6 +99,7 @@ function AutoconnectRow({ project, revision, changed }: RowProps) {
         ))}
       </select>
       {view !== null && <span className="meta">effective: {view.effective ? 'on' : 'off'}</span>}
+      <SaveStatus busy={command.busy} saved={command.saved} />
       {loadError !== null && <ErrorText>{`Could not read ${label}: ${loadError}`}</ErrorText>}
       {command.error !== null && <ErrorText>{command.error}</ErrorText>}
     </div>

@@ -1,9 +1,11 @@
 import { useId, useState } from 'react';
-import type { PatchbaySettings, ReviewRoute } from '../../../src/api/types.ts';
-import { useHub, useSnapshot } from '../hub/HubProvider.tsx';
-import { useCommand } from '../hub/useCommand.ts';
+import type { ReviewRoute } from '../../../src/api/types.ts';
+import { useSnapshot } from '../hub/HubProvider.tsx';
 import { ErrorText } from '../ui/ErrorText.tsx';
+import { DraftField } from './DraftField.tsx';
+import { SaveStatus } from './SaveStatus.tsx';
 import { addReviewFolder, parseDeadline } from './settings-model.ts';
+import { useSaveSettings } from './useSaveSettings.ts';
 
 const ROUTES: readonly { value: ReviewRoute; label: string }[] = [
   { value: 'editor-and-patchbay', label: 'In the bound editor and in Patchbay (first decision wins)' },
@@ -11,37 +13,25 @@ const ROUTES: readonly { value: ReviewRoute; label: string }[] = [
 ];
 
 export function RoutingSettings({ desktop }: { desktop: boolean }) {
-  const { api } = useHub();
   const { settings } = useSnapshot();
-  const command = useCommand();
-  const ids = { deadline: useId(), folder: useId() };
-  // What the person is typing; null shows the setting itself, so a change made elsewhere shows
-  // here and a blur without an edit writes nothing back.
-  const [draft, setDraft] = useState<string | null>(null);
-  const deadline = draft ?? String(settings.diagnosticsDeadlineMs);
+  const section = useSaveSettings();
+  const deadline = useSaveSettings();
+  const { save } = section;
+  const folderId = useId();
   const [folder, setFolder] = useState('');
-  const [inputError, setInputError] = useState<string | null>(null);
-
-  const save = (patch: Partial<PatchbaySettings>): Promise<boolean> => command.run(() => api.call('settings.set', { patch }));
-
-  const saveDeadline = (): void => {
-    if (draft === null) return;
-    const parsed = parseDeadline(draft);
-    setInputError(parsed.ok ? null : parsed.error);
-    if (!parsed.ok) return;
-    if (parsed.value === settings.diagnosticsDeadlineMs) setDraft(null);
-    else void save({ diagnosticsDeadlineMs: parsed.value }).then((saved) => saved && setDraft(null));
-  };
+  const [folderError, setFolderError] = useState<string | null>(null);
 
   const addFolder = async (): Promise<void> => {
     const parsed = addReviewFolder(settings.reviewFolders, folder);
-    setInputError(parsed.ok ? null : parsed.error);
+    setFolderError(parsed.ok ? null : parsed.error);
     if (parsed.ok && (await save({ reviewFolders: parsed.value }))) setFolder('');
   };
 
   return (
     <section aria-labelledby="routing-title" className="settings-section">
-      <h2 id="routing-title">Routing and review</h2>
+      <h2 id="routing-title">
+        Routing and review <SaveStatus busy={section.busy} saved={section.saved} />
+      </h2>
       <fieldset>
         <legend>Where edits are reviewed</legend>
         {ROUTES.map((r) => (
@@ -82,27 +72,37 @@ export function RoutingSettings({ desktop }: { desktop: boolean }) {
             void addFolder();
           }}
         >
-          <label htmlFor={ids.folder}>Add folder</label>
-          <input id={ids.folder} value={folder} placeholder="/absolute/path" onChange={(e) => setFolder(e.target.value)} />
+          <label htmlFor={folderId}>Add folder</label>
+          <input
+            id={folderId}
+            value={folder}
+            placeholder="/absolute/path"
+            aria-invalid={folderError !== null}
+            aria-describedby={folderError === null ? undefined : `${folderId}-error`}
+            onChange={(e) => {
+              setFolder(e.target.value);
+              setFolderError(null);
+            }}
+          />
           <button type="submit">Add</button>
         </form>
+        {folderError !== null && (
+          <p id={`${folderId}-error`} role="alert" className="error-text field-error">
+            {folderError}
+          </p>
+        )}
       </fieldset>
 
-      <div className="field-row">
-        <label htmlFor={ids.deadline}>Diagnostics deadline (ms)</label>
-        <input
-          id={ids.deadline}
-          type="number"
-          min={50}
-          max={60000}
-          step={50}
-          value={deadline}
-          onChange={(e) => setDraft(e.target.value)}
-          onBlur={saveDeadline}
-          onKeyDown={(e) => e.key === 'Enter' && saveDeadline()}
-        />
-        <span className="meta">An editor slower than this answers "no diagnostics", so agents never stall.</span>
-      </div>
+      <DraftField
+        label="Diagnostics deadline (ms)"
+        value={settings.diagnosticsDeadlineMs}
+        format={String}
+        parse={parseDeadline}
+        saver={deadline}
+        save={(value) => deadline.save({ diagnosticsDeadlineMs: value })}
+        input={{ type: 'number', min: 50, max: 60000, step: 50 }}
+        hint='From 50 to 60000. An editor slower than this answers "no diagnostics", so agents never stall.'
+      />
 
       <label className="check">
         <input type="checkbox" checked={settings.takeover} onChange={(e) => void save({ takeover: e.target.checked })} /> Take over
@@ -116,8 +116,7 @@ export function RoutingSettings({ desktop }: { desktop: boolean }) {
         <input type="checkbox" checked={settings.launchAtLogin} onChange={(e) => void save({ launchAtLogin: e.target.checked })} />{' '}
         Start Patchbay at login{desktop ? '' : ' (applies to the desktop app)'}
       </label>
-      {inputError !== null && <ErrorText>{inputError}</ErrorText>}
-      {command.error !== null && <ErrorText>{command.error}</ErrorText>}
+      {section.error !== null && <ErrorText>{section.error}</ErrorText>}
     </section>
   );
 }

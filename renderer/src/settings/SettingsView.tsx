@@ -1,8 +1,12 @@
-// Everything Patchbay lets a person configure. Each control saves as soon as it changes.
+// Everything Patchbay lets a person configure. Each control saves as soon as it changes (a
+// typed one when Enter or leaving it confirms), and says so.
 import { useHub } from '../hub/HubProvider.tsx';
 import { AutoconnectSettings } from './AutoconnectSettings.tsx';
+import { HostedSettings } from './HostedSettings.tsx';
+import { NotificationSettings } from './NotificationSettings.tsx';
 import { RoutingSettings } from './RoutingSettings.tsx';
 import { SuggestionModelSettings } from './SuggestionModelSettings.tsx';
+import './settings.css';
 
 export function SettingsView() {
   const { transport } = useHub();
@@ -12,6 +16,8 @@ export function SettingsView() {
       <RoutingSettings desktop={transport === 'electron'} />
       <AutoconnectSettings />
       <SuggestionModelSettings />
+      <HostedSettings />
+      <NotificationSettings />
     </div>
   );
 }

@@ -3,7 +3,8 @@ import { useCallback, useEffect, useId, useState } from 'react';
 import type { SessionModels } from '../../../src/api/types.ts';
 import { editorLabel } from '../../../electron/shared/labels.ts';
 import { useHub, useSnapshot } from '../hub/HubProvider.tsx';
-import { useCommand } from '../hub/useCommand.ts';
+import { SaveStatus } from './SaveStatus.tsx';
+import { useSavedCommand } from './useSaveSettings.ts';
 import { ErrorText } from '../ui/ErrorText.tsx';
 import { cliOverrideWarnings, modelOptions } from './settings-model.ts';
 
@@ -14,7 +15,7 @@ export function SuggestionModelSettings() {
   const { api } = useHub();
   const snapshot = useSnapshot();
   const { settings } = snapshot;
-  const command = useCommand();
+  const command = useSavedCommand();
   const globalId = useId();
   const [models, setModels] = useState<SessionModels[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -46,7 +47,9 @@ export function SuggestionModelSettings() {
   const liveEditors = snapshot.editors.filter((e) => e.alive);
   return (
     <section aria-labelledby="models-title" className="settings-section">
-      <h2 id="models-title">Suggestion model</h2>
+      <h2 id="models-title">
+        Suggestion model <SaveStatus busy={command.busy} saved={command.saved} />
+      </h2>
       <p className="meta">
         Models offered by the connected pi sessions ({models.reduce((n, m) => n + m.models.length, 0)} from {models.length}{' '}
         sessions).{' '}

@@ -1,16 +1,25 @@
-// Recent frames of one session, both ways, newest at the bottom, with request timings.
-import { useId, useMemo, useState } from 'react';
+// Recent frames of one session, both ways, newest at the bottom, with request timings. A
+// frame opens in place, indented, with a copy button.
+import { Fragment, useId, useMemo, useState } from 'react';
+import type { TrafficEntry } from '../../../src/api/types.ts';
 import { sessionLabel } from '../../../electron/shared/labels.ts';
+import { routeHash } from '../app/route.ts';
 import { useSnapshot } from '../hub/HubProvider.tsx';
 import { ErrorText } from '../ui/ErrorText.tsx';
 import { DIRECTIONS, byteSize, clockTime, filterTraffic, methodLabel, requestTimings } from '../../../src/api/traffic.ts';
 import type { Direction } from '../../../src/api/traffic.ts';
+import { frameKey } from './frame-text.ts';
+import { FrameDetail } from './FrameDetail.tsx';
 import { useTraffic } from './useTraffic.ts';
+import './traffic.css';
 
 interface Props {
   sessionId: string | null;
   selectSession(id: string | null): void;
 }
+
+/** Columns in the table, for the opened frame's row to span. */
+const COLUMNS = 7;
 
 export function TrafficView({ sessionId, selectSession }: Props) {
   const snapshot = useSnapshot();
@@ -18,6 +27,7 @@ export function TrafficView({ sessionId, selectSession }: Props) {
   const [text, setText] = useState('');
   const [dirs, setDirs] = useState<ReadonlySet<Direction>>(() => new Set(DIRECTIONS.map((d) => d.dir)));
   const [paused, setPaused] = useState(false);
+  const [open, setOpen] = useState<ReadonlySet<string>>(() => new Set());
   const session = snapshot.sessions.find((s) => s.id === sessionId) ?? snapshot.sessions[0] ?? null;
   const { entries, error } = useTraffic(session?.id ?? null, paused);
   const timings = useMemo(() => requestTimings(entries), [entries]);
@@ -27,11 +37,11 @@ export function TrafficView({ sessionId, selectSession }: Props) {
     return indexed.filter(({ entry }) => kept.has(entry));
   }, [indexed, entries, text, dirs]);
 
-  const toggle = (dir: Direction): void =>
-    setDirs((prev) => {
+  const toggle = <T,>(set: (update: (prev: ReadonlySet<T>) => ReadonlySet<T>) => void, item: T): void =>
+    set((prev) => {
       const next = new Set(prev);
-      if (next.has(dir)) next.delete(dir);
-      else next.add(dir);
+      if (next.has(item)) next.delete(item);
+      else next.add(item);
       return next;
     });
 
@@ -54,17 +64,24 @@ export function TrafficView({ sessionId, selectSession }: Props) {
           {paused ? 'Resume' : 'Pause'}
         </button>
       </div>
-      <fieldset className="toolbar">
-        <legend>Directions</legend>
+      <fieldset className="toolbar directions">
+        <legend>Directions (P is Patchbay)</legend>
         {DIRECTIONS.map((d) => (
           <label key={d.dir} className="check">
-            <input type="checkbox" checked={dirs.has(d.dir)} onChange={() => toggle(d.dir)} /> {d.label}
+            <input type="checkbox" checked={dirs.has(d.dir)} onChange={() => toggle(setDirs, d.dir)} />{' '}
+            <span className="way" aria-hidden="true">
+              {d.arrow}
+            </span>{' '}
+            {d.label}
           </label>
         ))}
       </fieldset>
       {error !== null && <ErrorText>{`Could not read the traffic: ${error}`}</ErrorText>}
       {session === null ? (
-        <p className="empty">No agent session is connected.</p>
+        <p className="empty">
+          No agent session is connected. Frames show here once an agent connects;{' '}
+          <a href={routeHash({ view: 'pairing', id: null })}>Pairing</a> says who is connected and why others are not.
+        </p>
       ) : (
         <div className="table-wrap">
           <table>
@@ -74,7 +91,7 @@ export function TrafficView({ sessionId, selectSession }: Props) {
             <thead>
               <tr>
                 <th scope="col">Time</th>
-                <th scope="col">Way</th>
+                <th scope="col">Direction</th>
                 <th scope="col">Method</th>
                 <th scope="col">Id</th>
                 <th scope="col">Took</th>
@@ -84,20 +101,19 @@ export function TrafficView({ sessionId, selectSession }: Props) {
             </thead>
             <tbody>
               {shown.map(({ entry, index }) => {
-                const took = timings.get(index);
-                const way = DIRECTIONS.find((d) => d.dir === entry.dir);
+                const key = frameKey(entry);
+                const expanded = open.has(key);
                 return (
-                  <tr key={index}>
-                    <td className="num">{clockTime(entry.at)}</td>
-                    <td title={way?.label}>{way?.arrow}</td>
-                    <td>{entry.method === null ? (entry.id !== null ? 'reply' : '') : methodLabel(entry)}</td>
-                    <td>{entry.id ?? ''}</td>
-                    <td className="num">{took === undefined ? '' : `${took} ms`}</td>
-                    <td className="num">{byteSize(entry.bytes)}</td>
-                    <td>
-                      <code className="preview">{entry.preview}</code>
-                    </td>
-                  </tr>
+                  <Fragment key={`${index}|${key}`}>
+                    <FrameRow entry={entry} took={timings.get(index)} expanded={expanded} toggle={() => toggle(setOpen, key)} />
+                    {expanded && (
+                      <tr className="frame-detail-row">
+                        <td colSpan={COLUMNS}>
+                          <FrameDetail entry={entry} />
+                        </td>
+                      </tr>
+                    )}
+                  </Fragment>
                 );
               })}
             </tbody>
@@ -105,5 +121,39 @@ export function TrafficView({ sessionId, selectSession }: Props) {
         </div>
       )}
     </div>
+  );
+}
+
+function FrameRow({ entry, took, expanded, toggle }: { entry: TrafficEntry; took: number | undefined; expanded: boolean; toggle(): void }) {
+  const way = DIRECTIONS.find((d) => d.dir === entry.dir);
+  const method = entry.method === null ? (entry.id !== null ? 'reply' : '') : methodLabel(entry);
+  return (
+    <tr>
+      <td className="num">{clockTime(entry.at)}</td>
+      <td title={way?.label}>
+        <span className="way" aria-hidden="true">
+          {way?.arrow}
+        </span>
+        <span className="visually-hidden">{way?.label}</span>
+      </td>
+      <td>{method}</td>
+      <td>{entry.id ?? ''}</td>
+      <td className="num">{took === undefined ? '' : `${took} ms`}</td>
+      <td className="num">{byteSize(entry.bytes)}</td>
+      <td>
+        <button
+          type="button"
+          className="frame-toggle"
+          aria-expanded={expanded}
+          aria-label={`${expanded ? 'Hide' : 'Show'} the ${method || 'frame'} frame of ${clockTime(entry.at)}`}
+          onClick={toggle}
+        >
+          <span className="frame-arrow" aria-hidden="true">
+            {expanded ? '▾' : '▸'}
+          </span>
+          <code className="preview">{entry.preview}</code>
+        </button>
+      </td>
+    </tr>
   );
 }

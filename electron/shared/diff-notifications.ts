@@ -1,9 +1,16 @@
-// A desktop notification when a proposed edit has waited a few seconds and no editor shows
-// it. The timing rule is a pure function; the scheduler owns one timer and an injected clock.
+// A notification when a proposed edit has waited a few seconds and no editor shows it: the
+// desktop app's (Electron's Notification) and the browser page's (the Notification API, while
+// the page is hidden). The timing rule is a pure function; the scheduler owns one timer and an
+// injected clock.
 import type { DiffSummary, Snapshot } from '../../src/api/types.ts';
-import { baseName, count, sessionLabel } from '../shared/labels.ts';
+import { baseName, count, sessionLabel } from './labels.ts';
 
 export const NOTIFY_AFTER_MS = 3000;
+
+/** Edits waiting for a decision: the tray's badge, the Review tab's count, the page title's. */
+export function pendingCount(snapshot: Pick<Snapshot, 'diffs'>): number {
+  return snapshot.diffs.filter((d) => d.status === 'pending').length;
+}
 
 export interface DueNotifications {
   /** Diffs to announce now, oldest first. */
