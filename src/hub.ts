@@ -156,6 +156,8 @@ class PatchbayHub implements Hub {
       maxPayload: settings.maxFrameBytes,
       onConnection: (conn) => this.relay.addAgent(conn.ws, conn.dialect, conn.remotePort),
       log: this.log,
+      maxPending: this.options.maxPendingConnections,
+      upgradeDeadlineMs: this.options.upgradeDeadlineMs,
     });
     await this.discovery.start();
     await this.publishDoor();
