@@ -46,6 +46,8 @@ export async function runDaemon(args: string[], ctx: CommandContext, deps: Daemo
       port: options.controlPort,
       home: options.home,
       version: options.version,
+      maxPending: options.maxPendingConnections,
+      upgradeDeadlineMs: options.upgradeDeadlineMs,
       log,
     });
   } catch (err) {

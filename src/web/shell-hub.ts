@@ -53,6 +53,8 @@ async function ownBackend(options: HubOptions, deps: ShellHubDeps): Promise<Back
       port: options.controlPort,
       home: options.home,
       version: options.version,
+      maxPending: options.maxPendingConnections,
+      upgradeDeadlineMs: options.upgradeDeadlineMs,
       log: deps.log,
       ...(deps.rendererDir ? { staticDir: deps.rendererDir } : {}),
     });
