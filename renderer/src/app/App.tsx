@@ -1,5 +1,7 @@
 import { useEffect } from 'react';
+import { ConnectionBanner } from '../hub/ConnectionBanner.tsx';
 import { useHub } from '../hub/HubProvider.tsx';
+import { SignInNotice } from '../hub/SignInNotice.tsx';
 import { keyFacts } from '../ui/keyboard.ts';
 import { ReviewView } from '../review/ReviewView.tsx';
 import { PairingView } from '../pairing/PairingView.tsx';
@@ -12,7 +14,7 @@ import type { Route } from './route.ts';
 import { useRoute } from './useRoute.ts';
 
 export function App() {
-  const { snapshot, lost } = useHub();
+  const { snapshot, lost, connection } = useHub();
   const [route, { navigate, selectWithin }] = useRoute();
   const questions = questionsWaiting(snapshot?.hosted);
 
@@ -53,23 +55,17 @@ export function App() {
         </nav>
         {snapshot?.paused && <span className="status-pill">Routing paused</span>}
       </header>
-      {lost !== null && (
-        <div role="alert" className="banner error">
-          Lost the connection to Patchbay: {lost}. If Patchbay was restarted, open this page again with{' '}
-          <code>patchbay open</code>; its sign-in does not outlive it.{' '}
-          <button type="button" onClick={() => window.location.reload()}>
-            Reconnect
-          </button>
-        </div>
-      )}
+      <ConnectionBanner />
       {snapshot?.warnings.map((w) => (
         <div key={w} role="status" className="banner warning">
           {w}
         </div>
       ))}
-      {/* Stale once the connection is lost: nothing in it can act any more. */}
-      <main className="app-main" inert={lost !== null}>
-        {snapshot === null ? (
+      {/* Stale while the connection is lost: nothing in it can act until it is back. */}
+      <main className="app-main" inert={connection.kind === 'reconnecting'}>
+        {connection.kind === 'signed-out' ? (
+          <SignInNotice why={connection.why} />
+        ) : snapshot === null ? (
           lost === null && <p className="empty">Connecting to Patchbay…</p>
         ) : (
           <CurrentView route={route} select={selectWithin} />
