@@ -11,12 +11,18 @@ import type {
   Snapshot,
 } from './api/types.ts';
 import { HubError, isHubMethod } from './api/types.ts';
+import { parseParams } from './api/command-schemas.ts';
 import { containingDepth } from './broker/choose-editor.ts';
-import { EditorDiscovery, type DiscoveredEditor, type DiscoveryState } from './discovery/editors.ts';
+import { EditorDiscovery, type DiscoveryState } from './discovery/editors.ts';
 import { findPeerPid, processInfo, type ProcessInfo } from './discovery/peer-process.ts';
 import { likelyReason, scanPiProcesses } from './discovery/pi-scan.ts';
 import type { HubOptions } from './options.ts';
+import { DisposableStore, type Disposable } from './lifecycle/disposables.ts';
 import { Relay } from './relay/relay.ts';
+import type { RelayInbox } from './relay/review-bridge.ts';
+import { DiffHistory } from './review/history.ts';
+import { Inbox } from './review/inbox.ts';
+import { readOriginal } from './review/read-original.ts';
 import { PiHost } from './rpc/host.ts';
 import { readAutoconnect, writeAutoconnect, projectSettingsFile } from './settings/pi-settings.ts';
 import { PatchbayStore, type StoreBackend } from './settings/store.ts';
@@ -29,6 +35,8 @@ export interface Hub extends HubApi {
   readonly doorPort: number;
   /** Rejects pending diffs (agents hear DIFF_REJECTED first), then closes everything and restores lockfiles. */
   close(reason?: string): Promise<void>;
+  /** Timers, links and sessions its parts still hold: 0 once closed (a leak check for tests). */
+  openResources(): number;
 }
 
 const SNAPSHOT_THROTTLE_MS = 25;
@@ -51,8 +59,10 @@ async function lookupPeerProcess(remotePort: number, doorPort: number): Promise<
 }
 
 export async function createHub(options: HubOptions, deps: HubDeps = {}): Promise<Hub> {
-  const hub = new PatchbayHub(options, {
-    log: deps.log ?? (() => {}),
+  const log = deps.log ?? (() => {});
+  const history = await DiffHistory.open(options.home, { entries: options.historyEntries, bytes: options.historyBytes, diffChars: options.historyDiffChars }, log);
+  const hub = new PatchbayHub(options, history, {
+    log,
     lookupPeer: deps.lookupPeer ?? lookupPeerProcess,
     processInfo: deps.processInfo ?? processInfo,
     ...(deps.storeBackend ? { storeBackend: deps.storeBackend } : {}),
@@ -68,6 +78,7 @@ export async function createHub(options: HubOptions, deps: HubDeps = {}): Promis
 
 class PatchbayHub implements Hub {
   private readonly store: PatchbayStore;
+  private readonly inbox: RelayInbox;
   private readonly relay: Relay;
   private readonly discovery: EditorDiscovery;
   private readonly pi: PiHost;
@@ -78,14 +89,16 @@ class PatchbayHub implements Hub {
   private idle: IdleAgent[] = [];
   private readonly warnings: string[] = [];
   private readonly listeners = new Set<(event: HubEvent) => void>();
-  private snapshotTimer: NodeJS.Timeout | null = null;
-  private scanTimer: NodeJS.Timeout | null = null;
+  /** Its own timers; the parts (relay, discovery, pi host, door) close themselves. */
+  private readonly timers = new DisposableStore();
+  private snapshotPending: Disposable | null = null;
   private closing: Promise<void> | null = null;
 
   private readonly log: (message: string) => void;
 
   constructor(
     readonly options: HubOptions,
+    private readonly history: DiffHistory,
     deps: Required<Omit<HubDeps, 'storeBackend'>> & Pick<HubDeps, 'storeBackend'>,
   ) {
     const { log, lookupPeer } = deps;
@@ -93,8 +106,20 @@ class PatchbayHub implements Hub {
     this.store = PatchbayStore.open(options.home, deps.storeBackend);
     this.warnings.push(...this.store.warnings);
     const settings = this.store.settings();
+    const now = (): number => Date.now();
+    this.inbox = new Inbox(
+      {
+        boundEditor: (sessionId) => this.relay.boundEditorId(sessionId),
+        editorDialect: (editorId) => this.relay.editors.get(editorId)?.instance.dialect ?? null,
+        route: () => this.store.settings().reviewRoute,
+        now,
+        settled: (decided) => history.add(decided),
+      },
+      history.lastId(),
+    );
     this.relay = new Relay({
       version: options.version,
+      inbox: this.inbox,
       settings: () => this.store.settings(),
       paused: () => this.paused,
       memory: {
@@ -104,14 +129,14 @@ class PatchbayHub implements Hub {
       },
       lookupPeer: async (remotePort) => (this.door ? lookupPeer(remotePort, this.door.port) : null),
       processInfo: deps.processInfo,
-      maxReviewFileBytes: options.maxReviewFileBytes,
+      readOriginal: (path) => readOriginal(path, options.maxReviewFileBytes),
       trafficEntries: options.trafficEntries,
-      historyEntries: options.historyEntries,
       onChange: () => this.changed(),
       onDiffAdded: (diff) => this.emit({ type: 'diffAdded', diff }),
       onDiffDecided: (record) => this.emit({ type: 'diffDecided', record }),
       editorSuspect: (editor) => void this.discovery.markSuspect(editor.port),
       log,
+      now,
     });
     this.discovery = new EditorDiscovery({
       dirs: [
@@ -163,14 +188,13 @@ class PatchbayHub implements Hub {
     await this.publishDoor();
     if (this.options.scanProcesses) {
       void this.scanIdle();
-      this.scanTimer = setInterval(() => void this.scanIdle(), PROCESS_SCAN_MS);
-      this.scanTimer.unref();
+      this.timers.interval(PROCESS_SCAN_MS, () => void this.scanIdle());
     }
   }
 
   private onDiscovery(state: DiscoveryState): void {
     this.state = state;
-    this.relay.setEditors(uniqueIds(state.editors));
+    this.relay.setEditors(state.editors);
     void this.publishDoor();
     this.changed();
   }
@@ -229,7 +253,7 @@ class PatchbayHub implements Hub {
     if (!isHubMethod(method)) throw new HubError(`unknown command ${String(method)}`, 'invalid');
     if (this.closing) throw new HubError('Patchbay is shutting down', 'unavailable');
     const handler = this.handlers[method] as (p: ParamsOf<M>) => Promise<ResultOf<M>> | ResultOf<M>;
-    return handler((params ?? {}) as ParamsOf<M>);
+    return handler(parseParams(method, params));
   }
 
   private readonly handlers: { [M in HubMethod]: (params: ParamsOf<M>) => Promise<ResultOf<M>> | ResultOf<M> } = {
@@ -248,10 +272,12 @@ class PatchbayHub implements Hub {
       this.relay.rebalance();
       this.changed();
     },
-    'diffs.get': ({ id }) => {
-      const diff = this.relay.inbox.get(id);
-      if (!diff) throw new HubError(`no pending diff ${id}`, 'not-found');
-      return diff;
+    'diffs.get': async ({ id }) => {
+      const diff = this.inbox.get(id) ?? (await this.history.detail(id));
+      if (diff) return diff;
+      const pending = this.inbox.pending().map((d) => d.id);
+      const hint = pending.length > 0 ? `pending: ${pending.join(', ')}` : 'nothing is pending';
+      throw new HubError(`no diff ${id} (${hint}; the history keeps the latest ${this.options.historyEntries} decisions)`, 'not-found');
     },
     'diffs.accept': ({ id, contents }) =>
       this.relay.decide(id, contents === undefined ? { outcome: 'accept' } : { outcome: 'accept', contents }),
@@ -295,28 +321,17 @@ class PatchbayHub implements Hub {
   }
 
   snapshot(): Snapshot {
-    const views = new Map(this.relay.editorViews().map((v) => [v.id, v]));
     return {
       version: this.options.version,
       pid: process.pid,
       paused: this.paused,
       door: { port: this.door?.port ?? null, lockfiles: this.discovery.doorLockfiles() },
-      editors: uniqueIds(this.state.editors).map((e) => ({
-        id: e.id,
-        ideName: e.ideName,
-        workspaceFolders: e.workspaceFolders,
-        port: e.port,
-        pid: e.pid,
-        dialect: e.dialect,
-        alive: views.get(e.id)?.alive ?? false,
-        lockfile: e.lockfile,
-        focusedAt: views.get(e.id)?.focusedAt ?? null,
-      })),
+      editors: this.relay.editorViews(),
       invalidLockfiles: this.state.invalid,
       sessions: this.relay.sessionViews(),
       idleAgents: this.idle,
-      diffs: this.relay.inbox.pending(),
-      history: this.relay.inbox.recent(),
+      diffs: this.inbox.pending(),
+      history: this.history.records(),
       settings: this.store.settings(),
       hosted: this.pi.views(),
       warnings: [...this.warnings],
@@ -340,19 +355,22 @@ class PatchbayHub implements Hub {
 
   /** Snapshot events are coalesced: a burst of changes costs one snapshot. */
   private changed(): void {
-    if (this.snapshotTimer || this.listeners.size === 0) return;
-    this.snapshotTimer = setTimeout(() => {
-      this.snapshotTimer = null;
+    if (this.snapshotPending || this.listeners.size === 0) return;
+    this.snapshotPending = this.timers.timeout(SNAPSHOT_THROTTLE_MS, () => {
+      this.snapshotPending = null;
       if (!this.closing) this.emit({ type: 'snapshot', snapshot: this.snapshot() });
-    }, SNAPSHOT_THROTTLE_MS);
+    });
+  }
+
+  openResources(): number {
+    return this.timers.size + this.relay.resources;
   }
 
   close(reason = 'Patchbay stopped'): Promise<void> {
     if (this.closing) return this.closing;
     this.closing = (async () => {
       this.log(`closing: ${reason}`);
-      if (this.scanTimer) clearInterval(this.scanTimer);
-      if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
+      this.timers.dispose();
       await this.relay.rejectAllForShutdown();
       // After the rejections (a pi blocked in openDiff can then abort at once), and before the
       // door closes: pi-ide writes an edit unreviewed when its connection drops.
@@ -360,23 +378,9 @@ class PatchbayHub implements Hub {
       this.relay.close();
       await this.door?.close();
       await this.discovery.close();
+      await this.history.close();
       this.listeners.clear();
     })();
     return this.closing;
   }
-}
-
-/**
- * Two live instances with the same identity (same ideName and folder) would share an id;
- * the later one is told apart by its port so both can be bound.
- */
-function uniqueIds(editors: DiscoveredEditor[]): DiscoveredEditor[] {
-  const seen = new Set<string>();
-  return [...editors]
-    .sort((a, b) => a.port - b.port)
-    .map((e) => {
-      const id = seen.has(e.id) ? `${e.id}~${e.port}` : e.id;
-      seen.add(id);
-      return id === e.id ? e : { ...e, id };
-    });
 }

@@ -38,6 +38,10 @@ export interface HubOptions {
   trafficEntries: number;
   /** Decisions kept in the history. */
   historyEntries: number;
+  /** Bytes of diff contents the history keeps on disk, all decisions together. */
+  historyBytes: number;
+  /** Characters of one diff's contents above which the history keeps only its decision. */
+  historyDiffChars: number;
   /** Scan for running pi processes that are not connected (Linux /proc, macOS ps). */
   scanProcesses: boolean;
   /**
@@ -106,6 +110,8 @@ export function resolveOptions(env: NodeJS.ProcessEnv, overrides: Partial<HubOpt
     maxReviewFileBytes: 8 * 1024 * 1024,
     trafficEntries: 500,
     historyEntries: 200,
+    historyBytes: 64 * 1024 * 1024,
+    historyDiffChars: 8 * 1024 * 1024,
     scanProcesses: env.PATCHBAY_SCAN_PROCESSES !== '0',
     piCommand: parsePiCommand(env.PATCHBAY_PI_COMMAND),
     piEnv: env,

@@ -1,7 +1,8 @@
 // Typed registration of IPC handlers. Every handler gets the sender check and its channel's
 // request parser for free, so no channel can forget either.
 import type { IpcMainInvokeEvent } from 'electron';
-import { REQUEST_PARSERS, errorResponse } from '../shared/ipc.ts';
+import { REQUEST_PARSERS } from '../shared/ipc.ts';
+import { toWireError } from '../../src/api/wire.ts';
 import type { EventChannel, HubCallResponse, InvokeChannel, IpcEventChannels, RequestOf, ResponseOf } from '../shared/ipc.ts';
 import type { HubApi, HubMethod, ParamsOf } from '../../src/api/types.ts';
 import type { SenderFacts } from './trusted-sender.ts';
@@ -50,9 +51,9 @@ export function hubCallHandler(hub: HubApi): (request: RequestOf<'hub:call'>) =>
       const result = await hub.call(method, params as ParamsOf<HubMethod>);
       return { ok: true, result };
     } catch (error) {
-      const response = errorResponse(error);
-      if (!response.ok && response.error.code === 'internal') console.error(`hub ${method}:`, error);
-      return response;
+      const wire = toWireError(error);
+      if (wire.code === 'internal') console.error(`hub ${method}:`, error);
+      return { ok: false, error: wire };
     }
   };
 }

@@ -1,9 +1,9 @@
-// The renderer's only door to the main process: `window.patchbay`, a HubApi client.
+// The renderer's only door to the main process: `window.patchbay`, hub calls and events.
 // No ipcRenderer, no Node: the page gets typed hub calls and the event stream, nothing else.
 // Built as CommonJS in one file (electron.vite.config.ts): sandboxed preloads need that.
 import { contextBridge, ipcRenderer } from 'electron';
 import type { IpcRendererEvent } from 'electron';
-import type { HubEvent, HubMethod, ParamsOf, ResultOf } from '../../src/api/types.ts';
+import type { HubEvent } from '../../src/api/types.ts';
 import type { EventChannel, InvokeChannel, IpcEventChannels, RequestOf, ResponseOf } from '../shared/ipc.ts';
 import type { PatchbayBridge } from '../shared/bridge.ts';
 
@@ -20,12 +20,7 @@ function on<C extends EventChannel>(channel: C, listener: (payload: IpcEventChan
 }
 
 const bridge: PatchbayBridge = {
-  async call<M extends HubMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
-    const response = await invoke('hub:call', { method, params });
-    if (response.ok) return response.result as ResultOf<M>;
-    // Only an error's message crosses the context bridge, so that is all the page gets.
-    throw new Error(response.error.message);
-  },
+  invoke: (method, params) => invoke('hub:call', { method, params }),
   subscribe(listener: (event: HubEvent) => void): () => void {
     return on('hub:event', listener);
   },

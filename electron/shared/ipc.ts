@@ -2,6 +2,7 @@
 // misspelt channel or a wrong payload is a compile error on both sides. Pure: no electron.
 import { HubError, isHubMethod } from '../../src/api/types.ts';
 import type { HubEvent, HubMethod } from '../../src/api/types.ts';
+import type { WireError } from '../../src/api/wire.ts';
 
 /** A HubApi command as it crosses IPC: the method is checked, params are the core's to check. */
 export interface HubCallRequest {
@@ -9,12 +10,8 @@ export interface HubCallRequest {
   params: unknown;
 }
 
-export type ErrorCode = HubError['code'] | 'internal';
-
-/** Errors travel as data: Electron keeps only the message of a thrown error, not its code. */
-export type HubCallResponse =
-  | { ok: true; result: unknown }
-  | { ok: false; error: { message: string; code: ErrorCode } };
+/** Errors travel as data (the wire's form): Electron keeps only the message of a thrown error, not its code. */
+export type HubCallResponse = { ok: true; result: unknown } | { ok: false; error: WireError };
 
 /** Renderer → main requests: channel → [request, response]. */
 export interface IpcInvokeChannels {
@@ -41,10 +38,4 @@ export function parseHubCall(value: unknown): HubCallRequest {
   const { method, params } = value as { method?: unknown; params?: unknown };
   if (!isHubMethod(method)) throw new HubError(`ipc hub:call: unknown method ${JSON.stringify(method)}`);
   return { method, params };
-}
-
-export function errorResponse(error: unknown): HubCallResponse {
-  if (error instanceof HubError) return { ok: false, error: { message: error.message, code: error.code } };
-  const message = error instanceof Error ? error.message : String(error);
-  return { ok: false, error: { message, code: 'internal' } };
 }

@@ -33,6 +33,11 @@ export interface SessionView {
   pid: number | null;
   cwd: string | null;
   command: string | null;
+  /**
+   * Whether its process (so its folder) is known: `looking` while the lookup is retried (it is
+   * bound the moment it is known), `unknown` once Patchbay gave up.
+   */
+  identity: 'looking' | 'known' | 'unknown';
   connectedAt: number;
   lastActiveAt: number;
   editorId: string | null;
@@ -78,6 +83,8 @@ export interface DiffDetail extends DiffSummary {
   decision: DecisionRecord | null;
   /** What the agent was told to write (an accepted diff: the proposal or the person's edit); else null. */
   finalContents: string | null;
+  /** A decided diff whose contents the history did not keep, and why (then both contents are empty). */
+  contentsNotKept?: string;
 }
 
 export interface DecisionRecord {

@@ -11,6 +11,27 @@ export const AUTH_HEADER: Record<Dialect, string> = {
   claude: 'x-claude-code-ide-authorization',
 };
 
+/**
+ * The tab name a diff gets in an editor. pi-ide.nvim keys its diffs by any name, so the agent's
+ * stays. Claude-dialect editors treat only names holding both markers as diffs (claudecode.nvim
+ * answers close_tab for any other with "Failed to unload buffer"), so a pi name is given
+ * Claude Code's shape there: `✻ [pi] <file> (<id>) ⧉`. The agent always sees its own name.
+ */
+export function editorTabName(agentTab: string, file: string, id: string, editor: Dialect): string {
+  if (editor === 'pi' || (agentTab.includes('✻') && agentTab.includes('⧉'))) return agentTab;
+  const name = file.split(/[\\/]/).pop() || file;
+  return `✻ [pi] ${name} (${id}) ⧉`;
+}
+
+/**
+ * Whether an editor closes a diff's tab once the person decided it there. pi-ide.nvim does;
+ * Claude-dialect editors keep it open until a close_tab arrives (Claude Code sends one after
+ * every decision), so Patchbay sends it.
+ */
+export function closesDecidedDiffs(editor: Dialect): boolean {
+  return editor === 'pi';
+}
+
 /** Tools with a different name per dialect. */
 const OPEN_EDITORS: Record<Dialect, string> = { pi: 'getOpenEditorTabs', claude: 'getOpenEditors' };
 

@@ -33,7 +33,7 @@ export class EditorRequests {
   route(editorId: string, from: RpcLink, msg: RpcRequest, frame: Frame): void {
     const settings = this.settings();
     const piOnly = msg.method === 'getSuggestions' || msg.method === 'listSuggestionModels';
-    const bound = [...this.sessions()].filter((s) => !s.closed && s.editorId === editorId && (!piOnly || s.kind === 'pi'));
+    const bound = [...this.sessions()].filter((s) => !s.closed && s.editorId === editorId && (!piOnly || s.dialect === 'pi'));
     const chosen = chooseSuggestionSession(
       editorId,
       bound.map((s) => ({ sessionId: s.id, key: sessionKey(s) ?? s.id, lastActiveAt: s.lastActiveAt })),

@@ -1,30 +1,22 @@
 // One agent connection to the door, and what Patchbay knows about it.
-import type { AgentKind, BindReason, Dialect, SessionModels, SessionView } from '../api/types.ts';
+import type { BindReason, Dialect, SessionModels, SessionView } from '../api/types.ts';
+import type { ProcessInfo } from '../discovery/peer-process.ts';
 import type { RpcLink } from './rpc-link.ts';
 import type { TrafficLog } from './traffic.ts';
-import type { LiveEditor } from './editor-link.ts';
+import type { UpstreamPool } from './upstream-pool.ts';
 
-export interface ProcessInfo {
-  pid: number;
-  cwd: string | null;
-  command: string | null;
-  startedAt: number | null;
-}
-
-/** One connection from a session to one editor instance. */
-export interface Upstream {
-  editor: LiveEditor;
-  link: RpcLink | null;
-  ready: Promise<RpcLink>;
-}
+/** Whether Patchbay knows which process (and so which folder) the agent is. */
+export type Identity = 'looking' | 'known' | 'unknown';
 
 export interface Session {
   id: string;
-  kind: AgentKind;
   dialect: Dialect;
   link: RpcLink;
   remotePort: number;
   process: ProcessInfo | null;
+  identity: Identity;
+  /** Resolves once the first lookup of the agent's process has answered or timed out. */
+  firstLookup: Promise<void>;
   clientInfo: { name: string; version: string } | null;
   connectedAt: number;
   lastActiveAt: number;
@@ -37,31 +29,31 @@ export interface Session {
   sticky: string | null | undefined;
   editorId: string | null;
   reason: BindReason;
-  /** By editor id. */
-  upstreams: Map<string, Upstream>;
+  upstreams: UpstreamPool;
   traffic: TrafficLog;
-  /** Resolves once the agent's process has been looked up (or the lookup gave up). */
-  identified: Promise<void>;
   models: SessionModels;
-  /** Agent requests not yet answered (limited per session). */
+  /** A `listSuggestionModels` asked and not yet answered: one at a time. */
+  modelsAsked: Promise<SessionModels> | null;
+  /** Agent requests and notifications not yet answered or handled (limited per session). */
   inFlight: number;
   closed: boolean;
 }
 
 /** Memory key: the same agent kind in the same folder is "the same session" across restarts. */
-export function sessionKey(session: Pick<Session, 'kind' | 'process'>): string | null {
-  return session.process?.cwd ? `${session.kind}:${session.process.cwd}` : null;
+export function sessionKey(session: Pick<Session, 'dialect' | 'process'>): string | null {
+  return session.process?.cwd ? `${session.dialect}:${session.process.cwd}` : null;
 }
 
 export function sessionView(session: Session, pendingDiffs: number): SessionView {
   return {
     id: session.id,
-    kind: session.kind,
+    kind: session.dialect,
     dialect: session.dialect,
     clientName: session.clientInfo?.name ?? null,
     pid: session.process?.pid ?? null,
     cwd: session.process?.cwd ?? null,
     command: session.process?.command ?? null,
+    identity: session.identity,
     connectedAt: session.connectedAt,
     lastActiveAt: session.lastActiveAt,
     editorId: session.editorId,

@@ -3,6 +3,8 @@ import type { TrafficEntry } from '../api/types.ts';
 import type { RpcMessage } from '../protocol/jsonrpc.ts';
 
 const PREVIEW_CHARS = 400;
+/** Ids, methods and tool names are the peer's to choose: a 40 MiB id must not live on in the log. */
+const LABEL_CHARS = 100;
 
 export class TrafficLog {
   private readonly entries: TrafficEntry[] = [];
@@ -21,15 +23,16 @@ export class TrafficLog {
   ): void {
     if (this.capacity <= 0) return;
     const msg = message?.msg as { id?: string | number | null; method?: unknown; params?: { name?: unknown } } | undefined;
-    const method = typeof msg?.method === 'string' ? msg.method : null;
-    const tool = method === 'tools/call' && typeof msg?.params?.name === 'string' ? msg.params.name : null;
+    const method = typeof msg?.method === 'string' ? label(msg.method) : null;
+    const tool = msg?.method === 'tools/call' && typeof msg.params?.name === 'string' ? label(msg.params.name) : null;
+    const id = msg?.id ?? null;
     const entry: TrafficEntry = {
       at,
       dir,
       editorId,
       method,
       tool,
-      id: msg?.id ?? null,
+      id: typeof id === 'string' ? label(id) : id,
       bytes,
       preview: preview(text),
     };
@@ -49,9 +52,17 @@ export class TrafficLog {
 
 /** The start of a frame; never ends in half a surrogate pair (it would show as garbage). */
 function preview(text: string): string {
-  if (text.length <= PREVIEW_CHARS) return text;
-  const cut = /[\uD800-\uDBFF]/.test(text[PREVIEW_CHARS - 1]!) ? PREVIEW_CHARS - 1 : PREVIEW_CHARS;
+  return cut(text, PREVIEW_CHARS);
+}
+
+function label(text: string): string {
+  return cut(text, LABEL_CHARS);
+}
+
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1]!) ? max - 1 : max;
   // A slice of a long string keeps the whole string alive in V8; copy it so a log of
   // 10 MiB diffs holds 400 characters each, not 10 MiB.
-  return `${Buffer.from(text.slice(0, cut), 'utf8').toString('utf8')}…`;
+  return `${Buffer.from(text.slice(0, end), 'utf8').toString('utf8')}…`;
 }

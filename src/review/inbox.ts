@@ -1,10 +1,11 @@
 // The review inbox (DESIGN §7): every openDiff waits here until one decision is made.
 // A state machine: each transition returns the effects the relay must carry out, so the
 // rules are tested without sockets. The first decision wins; later answers are dropped.
-import type { DecidedBy, DecisionRecord, DiffDetail, DiffSummary, ReviewRoute } from '../api/types.ts';
+import type { DecidedBy, DecisionRecord, Dialect, DiffDetail, DiffSummary, ReviewRoute } from '../api/types.ts';
+import { closesDecidedDiffs, editorTabName } from '../protocol/dialect.ts';
 import { textResult, type ToolResult } from '../protocol/mcp.ts';
 
-export interface NewDiff {
+export interface NewDiff<R> {
   sessionId: string;
   path: string;
   tabName: string;
@@ -15,11 +16,11 @@ export interface NewDiff {
   tooLarge: boolean;
   /** The agent as the person knows it (client name or dialect), for the history. */
   agent: string;
-  /** Opaque handle the relay uses to answer the agent. */
-  reply: unknown;
+  /** How the relay answers the agent (its request id, and whoever waits for the answer). */
+  reply: R;
 }
 
-interface Diff extends NewDiff {
+interface Diff<R> extends NewDiff<R> {
   id: string;
   tool: DiffSummary['tool'];
   createdAt: number;
@@ -32,10 +33,18 @@ interface Diff extends NewDiff {
 
 export type Decision = { outcome: 'accept'; contents?: string } | { outcome: 'reject' };
 
-export type InboxEffect =
-  /** Answers the agent; `record` is the decision, for the faces (history keeps only the latest). */
-  | { type: 'reply'; diffId: string; sessionId: string; reply: unknown; result: ToolResult; record: DecisionRecord }
-  | { type: 'offer'; diffId: string; sessionId: string; editorId: string; tabName: string; args: OfferArgs }
+/**
+ * What the relay must carry out. `R` is its handle for answering the agent; `F` a frame as it
+ * arrived, carried through where it can be passed on byte for byte (whole files are big).
+ */
+export type InboxEffect<R, F = never> =
+  /**
+   * Answers the agent; `record` is the decision, for the faces.
+   * `asSent`: the editor's own answer, when it is exactly what the agent gets.
+   */
+  | { type: 'reply'; diffId: string; sessionId: string; reply: R; result: ToolResult; record: DecisionRecord; asSent?: F }
+  /** `asSent`: the agent's request as it arrived, when the editor can get it unchanged (first offer, same tab name). */
+  | { type: 'offer'; diffId: string; sessionId: string; editorId: string; tabName: string; args: OfferArgs; asSent?: F }
   | { type: 'closeTab'; diffId: string; sessionId: string; editorId: string; tabName: string };
 
 export interface OfferArgs {
@@ -49,8 +58,12 @@ export interface OfferArgs {
 export interface InboxContext {
   /** The live editor a session is bound to now, or null. */
   boundEditor(sessionId: string): string | null;
+  /** An editor's dialect, which decides its tab names and who closes a decided diff (default pi). */
+  editorDialect?(editorId: string): Dialect | null;
   route(): ReviewRoute;
   now(): number;
+  /** A diff was decided: its whole story, for the history (kept and shown after the fact). */
+  settled?(decided: DiffDetail): void;
 }
 
 export function toolOf(tabName: string): DiffSummary['tool'] {
@@ -67,22 +80,20 @@ export function diffRejected(tabName: string): ToolResult {
   return textResult('DIFF_REJECTED', tabName);
 }
 
-export class Inbox {
-  private readonly diffs = new Map<string, Diff>();
-  private readonly history: DecisionRecord[] = [];
-  private seq = 0;
+export class Inbox<R, F = never> {
+  private readonly diffs = new Map<string, Diff<R>>();
+  private seq: number;
 
+  /** `lastId`: the highest diff number already used (in the history), so ids never restart. */
   constructor(
     private readonly ctx: InboxContext,
-    private readonly historyLimit = 200,
-  ) {}
+    lastId = 0,
+  ) {
+    this.seq = lastId;
+  }
 
   pending(): DiffSummary[] {
     return [...this.diffs.values()].map(summary);
-  }
-
-  recent(): DecisionRecord[] {
-    return [...this.history];
   }
 
   get(id: string): DiffDetail | undefined {
@@ -112,13 +123,14 @@ export class Inbox {
     return undefined;
   }
 
-  arrive(input: NewDiff): { id: string; effects: InboxEffect[] } {
-    const effects: InboxEffect[] = [];
+  /** `asSent`: the agent's request as it arrived; the first offer carries it when the tab name is kept. */
+  arrive(input: NewDiff<R>, asSent?: F): { id: string; effects: InboxEffect<R, F>[] } {
+    const effects: InboxEffect<R, F>[] = [];
     // Like an editor: a second diff with the same tab name replaces the first.
     const previous = this.findByTab(input.sessionId, input.tabName);
     if (previous) effects.push(...this.finish(previous, { outcome: 'reject' }, 'agent'));
     const id = `d${++this.seq}`;
-    const diff: Diff = {
+    const diff: Diff<R> = {
       ...input,
       id,
       tool: toolOf(input.tabName),
@@ -128,25 +140,38 @@ export class Inbox {
       inEditor: false,
     };
     this.diffs.set(id, diff);
-    effects.push(...this.offer(diff));
+    for (const offer of this.offer(diff)) {
+      effects.push(offer.type === 'offer' && asSent !== undefined && offer.tabName === input.tabName ? { ...offer, asSent } : offer);
+    }
     return { id, effects };
   }
 
   /** The person decided in Patchbay. Returns null when the diff is no longer pending. */
-  decide(id: string, decision: Decision): { record: DecisionRecord; effects: InboxEffect[] } | null {
+  decide(id: string, decision: Decision): { record: DecisionRecord; effects: InboxEffect<R, F>[] } | null {
     if (!this.diffs.has(id)) return null;
     return this.settle(id, decision, 'patchbay');
   }
 
-  /** The editor answered its openDiff. Late answers (already decided) are dropped. */
-  editorAnswered(id: string, editorId: string, answer: { saved: true; contents: string | null } | { saved: false }): InboxEffect[] {
+  /**
+   * The editor answered its openDiff. Late answers (already decided) are dropped. `asSent`: the
+   * editor's answer as it arrived; passed on when it is complete (FILE_SAVED with contents).
+   */
+  editorAnswered(
+    id: string,
+    editorId: string,
+    answer: { saved: true; contents: string | null } | { saved: false },
+    asSent?: F,
+  ): InboxEffect<R, F>[] {
     const diff = this.diffs.get(id);
     if (!diff || diff.editorId !== editorId || !diff.inEditor) return [];
-    diff.inEditor = false; // its tab is closed by its own decision
+    // Its tab stays open until a close_tab, unless the editor closes decided diffs itself.
+    diff.inEditor = !closesDecidedDiffs(this.dialectOf(editorId));
     const decision: Decision = answer.saved
       ? { outcome: 'accept', contents: answer.contents ?? diff.newContents }
       : { outcome: 'reject' };
-    return this.finish(id, decision, 'editor');
+    const effects = this.finish(id, decision, 'editor');
+    if (!answer.saved || answer.contents === null || asSent === undefined) return effects;
+    return effects.map((e) => (e.type === 'reply' ? { ...e, asSent } : e));
   }
 
   /**
@@ -162,35 +187,35 @@ export class Inbox {
   }
 
   /** A session's editor is reachable (bound, connected): offer what it has not seen. */
-  editorAvailable(sessionId: string): InboxEffect[] {
-    const effects: InboxEffect[] = [];
+  editorAvailable(sessionId: string): InboxEffect<R, F>[] {
+    const effects: InboxEffect<R, F>[] = [];
     for (const diff of this.diffs.values()) if (diff.sessionId === sessionId && !diff.inEditor) effects.push(...this.offer(diff));
     return effects;
   }
 
   /** The agent went away: its diffs are withdrawn and their editor tabs closed. */
-  agentGone(sessionId: string): InboxEffect[] {
+  agentGone(sessionId: string): InboxEffect<R, F>[] {
     return this.idsFor(sessionId).flatMap((id) => this.finish(id, { outcome: 'reject' }, 'agent', 'withdrawn'));
   }
 
   /** The agent closed its own diff (close_tab, closeAllDiffTabs): it is withdrawn. */
-  withdraw(id: string): InboxEffect[] {
+  withdraw(id: string): InboxEffect<R, F>[] {
     return this.diffs.has(id) ? this.finish(id, { outcome: 'reject' }, 'agent', 'withdrawn') : [];
   }
 
   /** Stop: every pending diff is rejected before any connection closes. */
-  shutdown(): InboxEffect[] {
+  shutdown(): InboxEffect<R, F>[] {
     return [...this.diffs.keys()].flatMap((id) => this.finish(id, { outcome: 'reject' }, 'shutdown'));
   }
 
-  private offer(diff: Diff): InboxEffect[] {
+  private offer(diff: Diff<R>): InboxEffect<R, F>[] {
     if (this.ctx.route() === 'patchbay-only') return [];
     const editorId = this.ctx.boundEditor(diff.sessionId);
     if (!editorId) return [];
     // Back in the same editor, reuse its tab name (its old tab, if still open, is replaced)
     // unless another diff took that name there meanwhile.
     const reuse = diff.editorId === editorId && diff.editorTab !== null && !this.tabTaken(editorId, diff.editorTab);
-    const tabName = reuse ? diff.editorTab! : this.uniqueTab(editorId, diff.tabName);
+    const tabName = reuse ? diff.editorTab! : this.uniqueTab(editorId, editorTabName(diff.tabName, diff.path, diff.id, this.dialectOf(editorId)));
     diff.editorId = editorId;
     diff.editorTab = tabName;
     diff.inEditor = true;
@@ -206,6 +231,10 @@ export class Inbox {
     ];
   }
 
+  private dialectOf(editorId: string): Dialect {
+    return this.ctx.editorDialect?.(editorId) ?? 'pi';
+  }
+
   /** Two sessions may use the same tab name; in one editor that would reject the other's diff. */
   private uniqueTab(editorId: string, tabName: string): string {
     let name = tabName;
@@ -217,7 +246,7 @@ export class Inbox {
     return this.findByEditorTab(editorId, editorTab) !== undefined;
   }
 
-  private finish(id: string, decision: Decision, by: DecidedBy, outcome?: 'withdrawn'): InboxEffect[] {
+  private finish(id: string, decision: Decision, by: DecidedBy, outcome?: 'withdrawn'): InboxEffect<R, F>[] {
     return this.settle(id, decision, by, outcome).effects;
   }
 
@@ -227,10 +256,10 @@ export class Inbox {
     decision: Decision,
     by: DecidedBy,
     outcome?: 'withdrawn',
-  ): { record: DecisionRecord; effects: InboxEffect[] } {
+  ): { record: DecisionRecord; effects: InboxEffect<R, F>[] } {
     const diff = this.diffs.get(id)!;
     this.diffs.delete(id);
-    const effects: InboxEffect[] = [];
+    const effects: InboxEffect<R, F>[] = [];
     if (diff.inEditor && diff.editorId && diff.editorTab) {
       effects.push({ type: 'closeTab', diffId: id, sessionId: diff.sessionId, editorId: diff.editorId, tabName: diff.editorTab });
     }
@@ -256,13 +285,20 @@ export class Inbox {
       result: accepted ? fileSaved(contents) : diffRejected(diff.tabName),
       record,
     });
-    this.history.unshift(record);
-    if (this.history.length > this.historyLimit) this.history.length = Math.max(0, this.historyLimit);
+    this.ctx.settled?.({
+      ...summary(diff),
+      status: record.outcome,
+      inEditor: false,
+      oldContents: diff.oldContents,
+      newContents: diff.newContents,
+      decision: record,
+      finalContents: accepted ? contents : null,
+    });
     return { record, effects };
   }
 }
 
-function summary(diff: Diff): DiffSummary {
+function summary<R>(diff: Diff<R>): DiffSummary {
   return {
     id: diff.id,
     sessionId: diff.sessionId,

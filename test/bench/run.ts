@@ -24,6 +24,7 @@ import { BenchAgent, type Response } from './agent.ts';
 import { Child, cpuMillis, residentBytes } from './child.ts';
 import { HubChild, PatchbayDaemon, type PatchbayProcess } from './daemon.ts';
 import type { HostedEditor } from './editor-host.ts';
+import { sourceText } from './source-text.ts';
 import { formatTable, judge, median, percentile, type Measurement, type Row } from './report.ts';
 
 const MiB = 1024 * 1024;
@@ -227,11 +228,6 @@ async function measureThroughput(pairs: Pair[], host: Child, keys: Record<Pair['
 }
 
 /** `bytes` ASCII bytes in 80-column lines, like an agent's whole-file write. */
-function bigText(bytes: number, seed: string): string {
-  const line = `${seed} ${'x'.repeat(78 - seed.length - 1)}\n`;
-  return line.repeat(Math.ceil(bytes / line.length)).slice(0, bytes);
-}
-
 let tabSeq = 0;
 
 async function diffRoundTrip(pair: Pair, path: string, contents: string): Promise<number> {
@@ -258,10 +254,10 @@ async function diffRoundTrip(pair: Pair, path: string, contents: string): Promis
 
 async function measureDiff(pairs: Pair[], folder: string): Promise<Measurement> {
   await mkdir(folder, { recursive: true });
-  const path = join(folder, 'big.txt');
+  const path = join(folder, 'big.ts');
   // Patchbay looks at the on-disk original of every diff: it exists, and differs from the proposal.
-  await writeFile(path, bigText(PLAN.diffBytes, 'original'));
-  const proposed = bigText(PLAN.diffBytes, 'proposed');
+  await writeFile(path, sourceText(PLAN.diffBytes, 'original'));
+  const proposed = sourceText(PLAN.diffBytes, 'proposed');
   for (const pair of pairs) await diffRoundTrip(pair, path, proposed);
   const times = new Map<string, number[]>(pairs.map((p) => [p.name, []]));
   const cpu: Record<string, number> = {};
@@ -274,7 +270,7 @@ async function measureDiff(pairs: Pair[], folder: string): Promise<Measurement> 
     bare: median(times.get('bare')!),
     patchbay: median(times.get('patchbay')!),
     target: { kind: 'ratio-max', max: 1.3 },
-    note: `median of ${PLAN.diffRounds} after 1 warm-up; 10 MiB proposed, FILE_SAVED with 10 MiB back; ${cpuNote(cpu, PLAN.diffRounds, 'diff', 'ms')}`,
+    note: `median of ${PLAN.diffRounds} after 1 warm-up; 10 MiB of code-like source proposed, FILE_SAVED with it back; ${cpuNote(cpu, PLAN.diffRounds, 'diff', 'ms')}`,
   };
 }
 

@@ -55,14 +55,16 @@ describe('the desktop app', { skip }, () => {
     assert.match(window.url(), /^file:.*\/out\/renderer\/index\.html#\/pairing$/);
   });
 
-  test('the page sees window.patchbay with call and subscribe, and no Node', async () => {
+  test('the page sees window.patchbay with invoke and subscribe, and no Node', async () => {
     const shape = await window.evaluate(
       `({ keys: Object.keys(window.patchbay).sort(), require: typeof require, process: typeof process, ipc: typeof window.ipcRenderer })`,
     );
-    assert.deepEqual(shape, { keys: ['call', 'subscribe'], require: 'undefined', process: 'undefined', ipc: 'undefined' });
-    const snapshot = (await window.evaluate(`window.patchbay.call('snapshot')`)) as { pid: number };
-    assert.equal(typeof snapshot.pid, 'number');
-    await assert.rejects(window.evaluate(`window.patchbay.call('no.such.method', {})`), /unknown method/);
+    assert.deepEqual(shape, { keys: ['invoke', 'subscribe'], require: 'undefined', process: 'undefined', ipc: 'undefined' });
+    const snapshot = (await window.evaluate(`window.patchbay.invoke('snapshot')`)) as { ok: true; result: { pid: number } };
+    assert.equal(typeof snapshot.result.pid, 'number');
+    const refused = (await window.evaluate(`window.patchbay.invoke('setPaused', { paused: 'no' })`)) as { ok: false; error: { code: string } };
+    assert.equal(refused.error.code, 'invalid', 'an error keeps its code across IPC');
+    await assert.rejects(window.evaluate(`window.patchbay.invoke('no.such.method', {})`), /unknown method/);
   });
 
   test('the page can neither open windows nor navigate away', async () => {

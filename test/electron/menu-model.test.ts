@@ -17,6 +17,7 @@ function session(id: string, cwd: string | null, editorId: string | null, pendin
     pid: 42,
     cwd,
     command: 'pi',
+    identity: 'known',
     connectedAt: 0,
     lastActiveAt: 0,
     editorId,

@@ -4,6 +4,8 @@ import { z } from 'zod';
 import {
   AUTH_HEADER,
   cleanToolList,
+  closesDecidedDiffs,
+  editorTabName,
   emptyDiagnostics,
   emptyOpenEditors,
   isOpenEditorsTool,
@@ -11,7 +13,8 @@ import {
   translateDiagnostics,
   translateOpenEditors,
 } from '../../src/protocol/dialect.ts';
-import { PATCHBAY_TOOLS, textResult, type ToolSpec } from '../../src/protocol/mcp.ts';
+import { textResult, type ToolSpec } from '../../src/protocol/mcp.ts';
+import { BUILTIN_TOOLS } from '../../src/relay/tools/index.ts';
 
 const diag = (message: string) => ({ message, severity: 'Error', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } });
 const A = 'file:///w/a.ts';
@@ -258,7 +261,23 @@ describe('cleanToolList', () => {
   });
 
   test("Patchbay's own tools pass Claude Code's validation as they are", () => {
-    const parsed = claudeToolList.safeParse(PATCHBAY_TOOLS);
+    const parsed = claudeToolList.safeParse(BUILTIN_TOOLS);
     assert.ok(parsed.success, parsed.success ? '' : JSON.stringify(parsed.error.issues));
+  });
+});
+
+describe('tab names per editor dialect', () => {
+  test('pi-ide.nvim takes any name; a Claude-dialect editor gets both markers, a Claude Code name is kept', () => {
+    assert.equal(editorTabName('pi-write:call_1', '/w/a.ts', 'd3', 'pi'), 'pi-write:call_1');
+    assert.equal(editorTabName('pi-write:call_1', '/w/src/a.ts', 'd3', 'claude'), '✻ [pi] a.ts (d3) ⧉');
+    assert.equal(editorTabName('pi-edit:x', 'C:\\w\\b.ts', 'd4', 'claude'), '✻ [pi] b.ts (d4) ⧉');
+    const claude = '✻ [Claude Code] a.txt (998b60) ⧉';
+    assert.equal(editorTabName(claude, '/w/a.txt', 'd5', 'claude'), claude);
+    assert.equal(editorTabName(claude, '/w/a.txt', 'd5', 'pi'), claude);
+  });
+
+  test('only pi-ide.nvim closes a decided diff by itself', () => {
+    assert.equal(closesDecidedDiffs('pi'), true);
+    assert.equal(closesDecidedDiffs('claude'), false);
   });
 });

@@ -3,8 +3,6 @@ import { describe, test } from 'node:test';
 import {
   initializeResult,
   MCP_PROTOCOL_VERSION,
-  parseOpenDiffArgs,
-  PATCHBAY_TOOLS,
   resultTexts,
   SERVER_NAME,
   textResult,
@@ -44,59 +42,5 @@ describe('initialize', () => {
     assert.equal(answer.protocolVersion, '2024-11-05');
     assert.deepEqual(answer.serverInfo, { name: SERVER_NAME, version: '1.2.3' });
     assert.deepEqual(answer.capabilities, { tools: { listChanged: true } });
-  });
-});
-
-describe('parseOpenDiffArgs', () => {
-  const good = { old_file_path: '/w/a.txt', new_file_path: '/w/a.txt', new_file_contents: 'x\n', tab_name: 'pi-write:1' };
-
-  test('accepts the four string fields, including empty strings', () => {
-    assert.deepEqual(parseOpenDiffArgs(good), good);
-    const empty = { ...good, old_file_path: '', new_file_contents: '' };
-    assert.deepEqual(parseOpenDiffArgs(empty), empty);
-  });
-
-  for (const field of ['old_file_path', 'new_file_path', 'new_file_contents', 'tab_name'] as const) {
-    test(`a missing or non-string ${field} is refused with a message naming it`, () => {
-      const { [field]: _, ...without } = good;
-      assert.equal(parseOpenDiffArgs(without), `openDiff: "${field}" must be a string`);
-      assert.equal(parseOpenDiffArgs({ ...good, [field]: 42 }), `openDiff: "${field}" must be a string`);
-      assert.equal(parseOpenDiffArgs({ ...good, [field]: null }), `openDiff: "${field}" must be a string`);
-    });
-  }
-
-  for (const [name, value] of [
-    ['null', null],
-    ['a string', 'openDiff'],
-    ['undefined', undefined],
-  ] as const) {
-    test(`arguments that are ${name} are refused`, () => {
-      assert.equal(parseOpenDiffArgs(value), 'openDiff: arguments must be an object');
-    });
-  }
-});
-
-describe("Patchbay's own tools", () => {
-  test('are the built-in reviewer’s tools, each with an object schema', () => {
-    assert.deepEqual(
-      PATCHBAY_TOOLS.map((t) => t.name),
-      ['openDiff', 'close_tab', 'closeAllDiffTabs', 'getDiagnostics'],
-    );
-    for (const tool of PATCHBAY_TOOLS) {
-      assert.equal(tool.inputSchema.type, 'object', tool.name);
-      assert.equal(typeof tool.inputSchema.properties, 'object', tool.name);
-      assert.ok(!Array.isArray(tool.inputSchema.properties), tool.name);
-    }
-  });
-
-  test('openDiff requires exactly the fields parseOpenDiffArgs checks', () => {
-    const openDiff = PATCHBAY_TOOLS.find((t) => t.name === 'openDiff')!;
-    const required = openDiff.inputSchema.required as string[];
-    const args = Object.fromEntries(required.map((k) => [k, 'v']));
-    assert.deepEqual(parseOpenDiffArgs(args), args);
-    for (const key of required) {
-      const { [key]: _, ...missing } = args;
-      assert.equal(typeof parseOpenDiffArgs(missing), 'string', key);
-    }
   });
 });

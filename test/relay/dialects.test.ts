@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import type { FakeEditor } from '../peers/fake-editor.ts';
 import { waitFor } from '../peers/wait.ts';
 import { startHarness, type Harness } from './harness.ts';
@@ -12,6 +12,13 @@ const diag = (message: string) => ({
   range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } },
 });
 
+/** Each test has its own hub, editors and agents: none depends on what another left behind. */
+async function harness(t: TestContext, ...args: Parameters<typeof startHarness>): Promise<Harness> {
+  const h = await startHarness(...args);
+  t.after(() => h.close());
+  return h;
+}
+
 async function bound(h: Harness, cwd: string) {
   return waitFor(async () => (await h.hub.call('snapshot', undefined)).sessions.find((s) => s.cwd === cwd && s.editorId !== null), {
     message: `a bound session in ${cwd}`,
@@ -19,13 +26,8 @@ async function bound(h: Harness, cwd: string) {
 }
 
 describe('Claude Code against pi-ide.nvim through Patchbay', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(() => h.close());
-
-  test('the tool list is clean for Claude and speaks its names; diagnostics and open editors are translated', async () => {
+  test('the tool list is clean for Claude and speaks its names; diagnostics and open editors are translated', async (t) => {
+    const h = await harness(t);
     const project = await h.folder('claude-on-nvim');
     const editor = await h.editor({ workspaceFolders: [project] });
     editor.setDiagnostics({ [`file://${project}/a.ts`]: [diag('boom')] } as never);
@@ -47,8 +49,11 @@ describe('Claude Code against pi-ide.nvim through Patchbay', () => {
     assert.ok(editor.calls('getOpenEditorTabs').length >= 1, 'the editor was asked by its own name');
   });
 
-  test('closeAllDiffTabs at a prompt withdraws only this session’s diffs; a rejection is DIFF_REJECTED, never TAB_CLOSED', async () => {
+  test('closeAllDiffTabs at a prompt withdraws only this session’s diffs; a rejection is DIFF_REJECTED, never TAB_CLOSED', async (t) => {
+    const h = await harness(t);
     const project = await h.folder('claude-on-nvim');
+    await h.editor({ workspaceFolders: [project] });
+    await h.editors(1);
     const editor = (await h.hub.call('snapshot', undefined)).editors[0]!;
     const claude = await h.claude(project);
     const other = await h.claude(project);
@@ -71,17 +76,12 @@ describe('Claude Code against pi-ide.nvim through Patchbay', () => {
 });
 
 describe('editor → agent traffic', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness({}, { suggestionModel: 'fake/smart' });
-  });
-  after(() => h.close());
-
-  test('selection_changed reaches the sessions bound to that editor only', async () => {
+  test('selection_changed reaches the sessions bound to that editor only', async (t) => {
+    const h = await harness(t);
     const a = await h.folder('sel-a');
     const b = await h.folder('sel-b');
     const editorA = await h.editor({ workspaceFolders: [a], ideName: 'A' });
-    await h.editor({ workspaceFolders: [b], ideName: 'B' });
+    const editorB = await h.editor({ workspaceFolders: [b], ideName: 'B' });
     await h.editors(2);
     const piA = await h.pi(a);
     const piB = await h.pi(b);
@@ -94,16 +94,21 @@ describe('editor → agent traffic', () => {
     }, { intervalMs: 50, message: 'selection at the session bound to A' });
     assert.equal(got.text, 'hi');
     await waitFor(() => editorA.openClients.length === 1, { message: 'Patchbay keeps one link to A: the session’s, no spare monitor' });
-    await new Promise((r) => setTimeout(r, 50));
-    assert.equal(piB.selections.length, 0);
+    // The marker: B's own selection reaches piB after anything of A's would have.
+    await waitFor(() => {
+      editorB.sendSelection({ filePath: join(b, 'y.ts'), text: 'from B' });
+      return piB.selections.length > 0;
+    }, { intervalMs: 50, message: 'selection at the session bound to B' });
+    assert.ok(piB.selections.every((sel) => sel.text === 'from B'), 'nothing of A reached the session bound to B');
     const snap = await h.hub.call('snapshot', undefined);
     assert.ok(snap.editors.find((e) => e.ideName === 'A')!.focusedAt !== null, 'focus recorded');
   });
 
-  test('getSuggestions from the editor reaches the bound pi session with the chosen model; cancel follows the id', async () => {
+  test('getSuggestions from the editor reaches the bound pi session with the chosen model; cancel follows the id', async (t) => {
+    const h = await harness(t, {}, { suggestionModel: 'fake/smart' });
     const folder = await h.folder('suggest');
     const editor = await h.editor({ workspaceFolders: [folder], ideName: 'S' });
-    await h.editors(3);
+    await h.editors(1);
     const pi = await h.pi(folder, { suggestionDelayMs: 5000 });
     const session = await bound(h, folder);
     await waitFor(async () => (await h.hub.call('models.list', { sessionId: session.id }))[0]!.models.length === 2, {
@@ -122,10 +127,11 @@ describe('editor → agent traffic', () => {
     assert.equal((models.result as { models: unknown[] }).models.length, 2);
   });
 
-  test('getSuggestions with no pi session bound gets an error, not silence', async () => {
+  test('getSuggestions with no pi session bound gets an error, not silence', async (t) => {
+    const h = await harness(t);
     const folder = await h.folder('nobody');
     const editor = await h.editor({ workspaceFolders: [folder], ideName: 'N' });
-    await h.editors(4);
+    await h.editors(1);
     await waitFor(() => editor.openClients.length >= 1);
     const response = await editor.getSuggestions({ cursorBefore: '', cursorAfter: '' });
     assert.ok(response.error, 'an error answer');
@@ -133,30 +139,33 @@ describe('editor → agent traffic', () => {
 });
 
 describe('a slow editor and a vanishing agent', () => {
-  let h: Harness;
-  let slowEditor: FakeEditor;
-  before(async () => {
-    h = await startHarness({}, { diagnosticsDeadlineMs: 150 });
-  });
-  after(() => h.close());
-
-  test('getDiagnostics past the deadline is answered empty in time; the late answer is dropped', async () => {
+  test('getDiagnostics past the deadline is answered empty before the editor answers; the late answer is dropped', async (t) => {
+    const h = await harness(t, {}, { diagnosticsDeadlineMs: 150 });
     const folder = await h.folder('slow');
-    slowEditor = await h.editor({ workspaceFolders: [folder], diagnosticsDelayMs: 600 });
+    const editor = await h.editor({ workspaceFolders: [folder], diagnosticsDelayMs: 600 });
+    // Were the editor's answer passed on, the agent would see this, not an empty map.
+    editor.setDiagnostics({ [`file://${folder}/a.ts`]: [diag('late')] } as never);
     await h.editors(1);
     const pi = await h.pi(folder);
-    await bound(h, folder);
-    const started = Date.now();
+    const session = await bound(h, folder);
     const result = (await pi.turn()) as { content: { text: string }[] };
-    const elapsed = Date.now() - started;
     assert.deepEqual(JSON.parse(result.content[0]!.text), {});
-    assert.ok(elapsed < 550, `answered after ${elapsed} ms, before the editor's 600 ms`);
-    await new Promise((r) => setTimeout(r, 600));
+    // The marker: the editor's late answer has reached Patchbay (the traffic log shows it).
+    const traffic = () => h.hub.call('traffic', { sessionId: session.id });
+    const late = await waitFor(async () => (await traffic()).find((e) => e.dir === 'down' && e.preview.includes('late')), {
+      message: "the editor's late answer",
+    });
+    const answered = (await traffic()).filter((e) => e.dir === 'out' && e.preview.includes('"content"'));
+    assert.equal(answered.length, 1, 'the agent got one answer only');
+    assert.ok(answered[0]!.at <= late.at, 'the agent was answered before the editor answered');
     assert.equal(pi.errors.length, 0);
   });
 
-  test('an agent that disconnects mid-diff has its diff withdrawn and the editor tab closed', async () => {
+  test('an agent that disconnects mid-diff has its diff withdrawn and the editor tab closed', async (t) => {
+    const h = await harness(t);
     const folder = await h.folder('slow');
+    const slowEditor = await h.editor({ workspaceFolders: [folder], diagnosticsDelayMs: 600 });
+    await h.editors(1);
     const editor = (await h.hub.call('snapshot', undefined)).editors[0]!;
     const pi = await h.pi(folder);
     await waitFor(async () => (await h.hub.call('snapshot', undefined)).sessions.find((s) => s.editorId === editor.id && s.cwd === folder));
@@ -172,7 +181,8 @@ describe('a slow editor and a vanishing agent', () => {
     assert.equal(record.outcome, 'withdrawn');
   });
 
-  test('stopping Patchbay with a diff pending answers the agent DIFF_REJECTED first', async () => {
+  test('stopping Patchbay with a diff pending answers the agent DIFF_REJECTED first', async (t) => {
+    const h = await harness(t);
     const folder = await h.folder('stop');
     const pi = await h.pi(folder);
     const writing = pi.write(join(folder, 'stop.txt'), 'x');
@@ -183,13 +193,8 @@ describe('a slow editor and a vanishing agent', () => {
 });
 
 describe('pi against a Claude-dialect editor (VS Code-like) through Patchbay', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(() => h.close());
-
-  test('the editor is found in Claude’s lock dir; its diagnostics array reaches pi as a map, and its diffs work', async () => {
+  test('the editor is found in Claude’s lock dir; its diagnostics array reaches pi as a map, and its diffs work', async (t) => {
+    const h = await harness(t);
     const project = await h.folder('vscode');
     const code = await h.editor({ workspaceFolders: [project], dialect: 'claude' });
     code.setDiagnostics({ [`file://${project}/b.ts`]: [diag('from vscode')] } as never);

@@ -19,12 +19,25 @@ export interface Harness {
   editor(options: Omit<FakeEditorOptions, 'lockDir'> & { lockDir?: string }): Promise<FakeEditor>;
   pi(cwd: string, options?: Partial<FakePiOptions>): Promise<FakePiClient>;
   claude(cwd: string): Promise<FakeClaudeClient>;
+  /** What the hub logged. */
+  logs: string[];
+  /** Process lookups made so far, failed ones included. */
+  lookupAttempts(): number;
   /** Waits until the hub lists `count` editors. */
   editors(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startHarness(overrides: Partial<HubOptions> = {}, settings: Record<string, unknown> = {}): Promise<Harness> {
+export interface HarnessFaults {
+  /** Process lookups fail (erring or finding nothing, in turn) until this settles. */
+  lookupsFailUntil?: Promise<unknown>;
+}
+
+export async function startHarness(
+  overrides: Partial<HubOptions> = {},
+  settings: Record<string, unknown> = {},
+  faults: HarnessFaults = {},
+): Promise<Harness> {
   const root = await tempDir('relay');
   const options = resolveOptions(
     {},
@@ -42,8 +55,18 @@ export async function startHarness(overrides: Partial<HubOptions> = {}, settings
   const cwdByPort = new Map<number, string>();
   const cwdByPid = new Map<number, string>();
   let nextPid = 4_000_000;
+  let lookupAttempts = 0;
+  let lookupsFail = faults.lookupsFailUntil !== undefined;
+  void faults.lookupsFailUntil?.finally(() => (lookupsFail = false));
+  const logs: string[] = [];
   const hub = await createHub(options, {
+    log: (line) => logs.push(line),
     lookupPeer: async (remotePort) => {
+      const attempt = ++lookupAttempts;
+      if (lookupsFail) {
+        if (attempt % 2 === 1) throw new Error(`lookup ${attempt} of port ${remotePort} failed`);
+        return null;
+      }
       const cwd = await waitFor(() => cwdByPort.get(remotePort), { timeoutMs: 1500, message: `cwd for port ${remotePort}` });
       return { pid: process.pid, cwd, command: 'fake agent', startedAt: null } satisfies ProcessInfo;
     },
@@ -92,6 +115,8 @@ export async function startHarness(overrides: Partial<HubOptions> = {}, settings
       agents.push(claude);
       return claude;
     },
+    logs,
+    lookupAttempts: () => lookupAttempts,
     editors: async (count) => {
       await waitFor(async () => (await hub.call('snapshot', undefined)).editors.filter((e) => e.alive).length === count, {
         timeoutMs: 3000,

@@ -304,3 +304,30 @@ describe('sticky memory', () => {
     assert.equal(fresh.reason, 'focus', 'memory forgotten: two editors share the folder, so the rules pick by focus');
   });
 });
+
+describe('an agent whose process lookup fails at first', () => {
+  test('is listed as being identified, then bound by its own folder once a retry finds it', async () => {
+    let lookupsWork!: () => void;
+    const h = await startHarness({}, {}, { lookupsFailUntil: new Promise<void>((resolve) => (lookupsWork = resolve)) });
+    try {
+      const project = await h.folder('late');
+      const other = await h.folder('other');
+      await h.editor({ workspaceFolders: [other] });
+      const editor = await h.editor({ workspaceFolders: [project] });
+      await h.editors(2);
+      await h.pi(project);
+      await waitFor(() => h.lookupAttempts() >= 2, { message: 'two failed lookups' });
+      const [looking] = (await h.hub.call('snapshot', undefined)).sessions;
+      assert.equal(looking!.identity, 'looking');
+      assert.equal(looking!.cwd, null);
+      assert.notEqual(looking!.reason, 'cwd');
+      lookupsWork();
+      const editorId = (await h.hub.call('snapshot', undefined)).editors.find((e) => e.port === editor.port)!.id;
+      const bound = await boundTo(h, project, editorId);
+      assert.equal(bound.identity, 'known');
+      assert.equal(bound.reason, 'cwd');
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -1,13 +1,28 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ReviewRoute } from '../../src/api/types.ts';
-import { diffRejected, fileSaved, Inbox, toolOf, type InboxEffect, type NewDiff } from '../../src/review/inbox.ts';
+import type { DecisionRecord, Dialect, DiffDetail, ReviewRoute } from '../../src/api/types.ts';
+import { diffRejected, fileSaved, Inbox, toolOf, type InboxContext, type InboxEffect, type NewDiff } from '../../src/review/inbox.ts';
+
+/** An inbox whose decisions are kept here, newest first, as the hub's history keeps them. */
+class RecordingInbox extends Inbox<string> {
+  readonly decided: DiffDetail[];
+  constructor(ctx: InboxContext, lastId = 0) {
+    const decided: DiffDetail[] = [];
+    super({ ...ctx, settled: (detail) => decided.unshift(detail) }, lastId);
+    this.decided = decided;
+  }
+
+  recent(): DecisionRecord[] {
+    return this.decided.map((d) => d.decision!);
+  }
+}
 
 /** The world as the relay would report it: which editor each session is bound to, the route, a clock. */
-function world(bound: Record<string, string | null> = {}, route: ReviewRoute = 'editor-and-patchbay') {
+function world(bound: Record<string, string | null> = {}, route: ReviewRoute = 'editor-and-patchbay', dialects: Record<string, Dialect> = {}) {
   const state = { bound: { ...bound }, route, clock: 1000 };
-  const inbox = new Inbox({
+  const inbox = new RecordingInbox({
     boundEditor: (sessionId) => state.bound[sessionId] ?? null,
+    editorDialect: (editorId) => dialects[editorId] ?? null,
     route: () => state.route,
     now: () => state.clock,
   });
@@ -15,7 +30,7 @@ function world(bound: Record<string, string | null> = {}, route: ReviewRoute = '
 }
 
 let replyHandle = 0;
-function diff(over: Partial<NewDiff> = {}): NewDiff {
+function diff(over: Partial<NewDiff<string>> = {}): NewDiff<string> {
   return {
     sessionId: 's1',
     path: '/w/a.txt',
@@ -30,8 +45,8 @@ function diff(over: Partial<NewDiff> = {}): NewDiff {
   };
 }
 
-const ofType = <T extends InboxEffect['type']>(effects: InboxEffect[], type: T) =>
-  effects.filter((e): e is Extract<InboxEffect, { type: T }> => e.type === type);
+const ofType = <T extends InboxEffect<string>['type']>(effects: InboxEffect<string>[], type: T) =>
+  effects.filter((e): e is Extract<InboxEffect<string>, { type: T }> => e.type === type);
 
 describe('a diff arrives', () => {
   test('it is offered to the bound editor with the openDiff arguments, and listed as pending', () => {
@@ -216,17 +231,20 @@ describe('deciding in Patchbay', () => {
     assert.equal(inbox.recent().length, 1);
   });
 
-  test('decisions work with a history limit of zero', () => {
-    const inbox = new Inbox({ boundEditor: () => null, route: () => 'editor-and-patchbay', now: () => 7 }, 0);
-    const { id } = inbox.arrive(diff());
-    const outcome = inbox.decide(id, { outcome: 'accept' });
-    assert.equal(outcome?.record.id, id);
-    assert.equal(outcome?.record.outcome, 'accepted');
-    assert.deepEqual(inbox.recent(), []);
-    // The faces still hear of it: the decision travels with the answer, not through the history.
-    assert.deepEqual(ofType(outcome!.effects, 'reply')[0]!.record, outcome!.record);
-    const other = inbox.arrive(diff()).id;
-    assert.deepEqual(ofType(inbox.shutdown(), 'reply').map((e) => [e.record.id, e.record.by]), [[other, 'shutdown']]);
+  test('each decision hands its whole story to the history: proposal, on-disk contents, what was written', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const { id } = inbox.arrive(diff({ reply: 'r1' }));
+    inbox.decide(id, { outcome: 'accept', contents: 'mine\n' });
+    const [decided] = inbox.decided;
+    assert.equal(decided!.status, 'accepted');
+    assert.equal(decided!.oldContents, 'old\n');
+    assert.equal(decided!.newContents, 'new\n');
+    assert.equal(decided!.finalContents, 'mine\n');
+    assert.equal(decided!.inEditor, false);
+    assert.equal(decided!.decision!.edited, true);
+    const rejected = inbox.arrive(diff({ tabName: 'pi-write:2' })).id;
+    inbox.decide(rejected, { outcome: 'reject' });
+    assert.equal(inbox.decided[0]!.finalContents, null, 'nothing was written');
   });
 });
 
@@ -304,6 +322,43 @@ describe('the editor answers', () => {
       inbox.recent().map((r) => [r.outcome, r.by]),
       [['accepted', 'patchbay']],
     );
+  });
+});
+
+describe('a Claude-dialect editor (claudecode.nvim, VS Code)', () => {
+  test("a pi diff gets a tab name with both Claude markers there; the agent still hears its own name", () => {
+    const { inbox } = world({ s1: 'cc' }, 'editor-and-patchbay', { cc: 'claude' });
+    const { id, effects } = inbox.arrive(diff({ path: '/w/src/inventory.py', reply: 'r1' }));
+    const [offer] = ofType(effects, 'offer');
+    assert.equal(offer!.tabName, `✻ [pi] inventory.py (${id}) ⧉`);
+    assert.equal(offer!.args.tab_name, offer!.tabName);
+    const effectsOfReject = inbox.editorAnswered(id, 'cc', { saved: false });
+    assert.deepEqual(ofType(effectsOfReject, 'reply')[0]!.result, diffRejected('pi-write:1'));
+  });
+
+  test('a Claude Code tab name is kept as it is', () => {
+    const { inbox } = world({ s1: 'cc' }, 'editor-and-patchbay', { cc: 'claude' });
+    const name = '✻ [Claude Code] a.txt (998b60) ⧉';
+    assert.equal(ofType(inbox.arrive(diff({ tabName: name })).effects, 'offer')[0]!.tabName, name);
+  });
+
+  test('a diff decided in the editor is closed there by Patchbay, under the editor’s name, before the agent hears', () => {
+    const { inbox } = world({ s1: 'cc' }, 'editor-and-patchbay', { cc: 'claude' });
+    const { id, effects } = inbox.arrive(diff({ reply: 'r1' }));
+    const editorTab = ofType(effects, 'offer')[0]!.tabName;
+    const decided = inbox.editorAnswered(id, 'cc', { saved: true, contents: 'kept\n' });
+    assert.deepEqual(decided.map((e) => e.type), ['closeTab', 'reply']);
+    assert.equal(ofType(decided, 'closeTab')[0]!.tabName, editorTab);
+    assert.deepEqual(ofType(decided, 'reply')[0]!.result, fileSaved('kept\n'));
+    assert.deepEqual(inbox.withdraw(id), [], "the agent's own close_tab afterwards finds nothing left to close");
+  });
+
+  test('a Claude Code session’s diff in pi-ide.nvim keeps its name, and is not closed again after the editor decided', () => {
+    const { inbox } = world({ s1: 'nvim' }, 'editor-and-patchbay', { nvim: 'pi' });
+    const name = '✻ [Claude Code] a.txt (998b60) ⧉';
+    const { id, effects } = inbox.arrive(diff({ tabName: name }));
+    assert.equal(ofType(effects, 'offer')[0]!.tabName, name);
+    assert.deepEqual(inbox.editorAnswered(id, 'nvim', { saved: false }).map((e) => e.type), ['reply']);
   });
 });
 
@@ -488,21 +543,9 @@ describe('bookkeeping', () => {
     assert.equal(toolOf(''), 'other');
   });
 
-  test('history keeps only the newest decisions, newest first', () => {
-    const inbox = new Inbox({ boundEditor: () => null, route: () => 'editor-and-patchbay', now: () => 0 }, 3);
-    const ids: string[] = [];
-    for (let i = 0; i < 5; i++) {
-      const { id } = inbox.arrive(diff({ tabName: `pi-write:${i}` }));
-      ids.push(id);
-      inbox.decide(id, { outcome: i % 2 === 0 ? 'accept' : 'reject' });
-    }
-    assert.deepEqual(
-      inbox.recent().map((r) => r.id),
-      [ids[4], ids[3], ids[2]],
-    );
-    // recent() is a copy: changing it does not change the inbox.
-    inbox.recent().length = 0;
-    assert.equal(inbox.recent().length, 3);
+  test('ids go on from the last one the history used (they do not restart with the daemon)', () => {
+    const inbox = new Inbox<string>({ boundEditor: () => null, route: () => 'editor-and-patchbay', now: () => 0 }, 41);
+    assert.equal(inbox.arrive(diff()).id, 'd42');
   });
 
   test('counts, ids and tab lookups are per session', () => {

@@ -64,6 +64,7 @@ export function sampleSnapshot(): Snapshot {
         pid: 6000,
         cwd: '/work/proj',
         command: 'pi',
+        identity: 'known',
         connectedAt: NOW - 60_000,
         lastActiveAt: NOW - 1000,
         editorId: 'nvim-proj',

@@ -3,6 +3,7 @@
 import type { HubApi } from '../../../src/api/types.ts';
 import { connectBrowserHub, type ConnectionState } from '../../../src/web/browser-hub.ts';
 import { signInSecretFrom } from '../../../src/web/browser-protocol.ts';
+import { bridgeHub } from '../../../electron/shared/bridge.ts';
 
 export type { ConnectionState };
 
@@ -20,7 +21,7 @@ export function connectHub(win: Window = window): HubConnection {
   const bridge = win.patchbay;
   if (bridge !== undefined) {
     return {
-      api: bridge,
+      api: bridgeHub(bridge),
       transport: 'electron',
       onState: (cb) => {
         cb({ kind: 'connected' });

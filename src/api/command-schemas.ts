@@ -1,0 +1,113 @@
+// One schema per HubApi command: every face's call is checked here, once, before the hub
+// looks anything up (a wrong shape is `invalid`, naming the field; nothing changes).
+// No node imports: the same checks can run anywhere the API is spoken.
+import { z } from 'zod';
+import { HubError, type HubMethod, type ParamsOf } from './types.ts';
+
+/** POSIX `/…`, Windows `C:\…` or `\\server\…`: never resolved against the daemon's own folder. */
+export function isAbsolutePath(path: string): boolean {
+  return path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith('\\\\');
+}
+
+const MAX_ID = 200;
+const id = (what: string) => z.string({ error: `must be ${what}` }).min(1, { error: `must be ${what}` }).max(MAX_ID, { error: `must be ${what}` });
+const sessionId = id('a session id such as "s1"');
+const diffId = id('a diff id such as "d1"');
+const hostedId = id('a hosted session id');
+const absolutePath = z
+  .string({ error: 'must be an absolute path' })
+  .max(4096, { error: 'must be a path of at most 4096 characters' })
+  .refine(isAbsolutePath, { error: 'must be an absolute path' });
+const text = z.string({ error: 'must be a string' });
+const flag = z.boolean({ error: 'must be true or false' });
+/** Commands without parameters take nothing, or an empty object. */
+const none = z
+  .strictObject({}, { error: 'takes no parameters' })
+  .optional()
+  .transform(() => undefined);
+
+const dialogAnswer = z.union([z.strictObject({ value: text }), z.strictObject({ confirmed: flag }), z.strictObject({ cancelled: z.literal(true) })], {
+  error: 'must be {"value": text}, {"confirmed": true|false} or {"cancelled": true}',
+});
+
+const params = <S extends z.core.$ZodLooseShape>(shape: S) => z.strictObject(shape, { error: 'must be an object' });
+
+export const COMMAND_SCHEMAS = {
+  snapshot: none,
+  bind: params({ sessionId, editorId: id('an editor id, or null for Patchbay').nullable() }),
+  unpin: params({ sessionId }),
+  restore: none,
+  setPaused: params({ paused: flag }),
+  'diffs.get': params({ id: diffId }),
+  'diffs.accept': params({ id: diffId, contents: text.optional() }),
+  'diffs.reject': params({ id: diffId }),
+  'diffs.acceptAll': params({ sessionId }),
+  'diffs.rejectAll': params({ sessionId }),
+  traffic: params({
+    sessionId,
+    limit: z
+      .number({ error: 'must be a whole number from 1 to 100000' })
+      .int({ error: 'must be a whole number from 1 to 100000' })
+      .min(1, { error: 'must be a whole number from 1 to 100000' })
+      .max(100_000, { error: 'must be a whole number from 1 to 100000' })
+      .optional(),
+  }),
+  'settings.get': none,
+  // The patch itself is checked field by field by the settings' own schemas (unknown keys refused).
+  'settings.set': params({ patch: z.record(z.string(), z.unknown(), { error: 'must be an object of settings' }) }),
+  'autoconnect.get': params({ project: absolutePath.optional() }),
+  'autoconnect.set': params({ project: absolutePath.optional(), value: flag.nullable() }),
+  'models.list': params({ sessionId: sessionId.optional() }),
+  'models.refresh': params({ sessionId }),
+  'suggestionModel.set': params({ choice: id('"editor", "session" or "provider/id"'), editorId: id('an editor id').optional() }),
+  'pi.start': params({
+    cwd: absolutePath,
+    model: id('"provider/id"').optional(),
+    args: z.array(text, { error: 'must be a list of strings' }).max(100, { error: 'must hold at most 100 arguments' }).optional(),
+  }),
+  'pi.get': params({ id: hostedId }),
+  'pi.prompt': params({
+    id: hostedId,
+    text,
+    streamingBehavior: z.enum(['steer', 'followUp'], { error: 'must be "steer" or "followUp"' }).optional(),
+  }),
+  'pi.abort': params({ id: hostedId }),
+  'pi.state': params({ id: hostedId }),
+  'pi.models': params({ id: hostedId }),
+  'pi.setModel': params({ id: hostedId, provider: id('a provider name'), modelId: id('a model id') }),
+  'pi.setThinking': params({ id: hostedId, level: id('a thinking level') }),
+  'pi.stats': params({ id: hostedId }),
+  'pi.answer': params({ id: hostedId, requestId: id('the dialog\'s request id'), answer: dialogAnswer }),
+  'pi.stop': params({ id: hostedId }),
+} satisfies { [M in HubMethod]: z.ZodType<ParamsOf<M>> };
+
+/** A value as a person would type it, cut short. */
+function preview(value: unknown): string {
+  const text = value === undefined ? 'nothing' : JSON.stringify(value);
+  return text === undefined ? typeof value : text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let value = root;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+function describe(method: string, issue: z.core.$ZodIssue, input: unknown): string {
+  if (issue.code === 'unrecognized_keys') {
+    return `${method}: unknown parameter${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  }
+  const field = issue.path.length > 0 ? `"${issue.path.map(String).join('.')}" ` : 'parameters ';
+  return `${method}: ${field}${issue.message} (got ${preview(valueAt(input, issue.path))})`;
+}
+
+/** The command's parameters, checked; throws HubError('invalid') naming the first bad field. */
+export function parseParams<M extends HubMethod>(method: M, params: unknown): ParamsOf<M> {
+  const schema: z.ZodType = COMMAND_SCHEMAS[method];
+  const parsed = schema.safeParse(params ?? undefined);
+  if (parsed.success) return parsed.data as ParamsOf<M>;
+  throw new HubError(parsed.error.issues.map((issue) => describe(method, issue, params)).join('; '), 'invalid');
+}

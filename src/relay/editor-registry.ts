@@ -1,0 +1,100 @@
+// The live editors, as discovery reports them, with what the relay knows of each (its monitor,
+// when it was last focused). The relay routes by it and the snapshot lists it: one registry.
+import type { EditorView } from '../api/types.ts';
+import type { LiveEditor } from './editor-link.ts';
+import type { EditorMonitor } from './editor-monitor.ts';
+
+export interface EditorEntry {
+  instance: LiveEditor;
+  monitor: EditorMonitor;
+  /** Epoch ms of its last selection_changed. */
+  focusedAt: number | null;
+}
+
+/**
+ * Two live instances with the same identity (same ideName and folder) would share an id; the
+ * later one is told apart by its port so both can be bound.
+ */
+export function uniqueIds<E extends LiveEditor>(editors: readonly E[]): E[] {
+  const seen = new Set<string>();
+  return [...editors]
+    .sort((a, b) => a.port - b.port)
+    .map((e) => {
+      const id = seen.has(e.id) ? `${e.id}~${e.port}` : e.id;
+      seen.add(id);
+      return id === e.id ? e : { ...e, id };
+    });
+}
+
+export class EditorRegistry {
+  private readonly entries = new Map<string, EditorEntry>();
+
+  constructor(private readonly monitorFor: (instance: LiveEditor) => EditorMonitor) {}
+
+  /**
+   * Applies discovery's list. Returns the instances that went away (a new port, pid or token
+   * is a new instance): their links must close. Folders may change in place.
+   */
+  update(list: readonly LiveEditor[]): { added: EditorEntry[]; removed: EditorEntry[] } {
+    const next = new Map(uniqueIds(list).map((e) => [e.id, e]));
+    const removed: EditorEntry[] = [];
+    for (const [id, entry] of this.entries) {
+      const now = next.get(id);
+      const { port, pid, authToken } = entry.instance;
+      if (!now || now.port !== port || now.pid !== pid || now.authToken !== authToken) {
+        this.entries.delete(id);
+        entry.monitor.close();
+        removed.push(entry);
+      }
+    }
+    const added: EditorEntry[] = [];
+    for (const instance of next.values()) {
+      const entry = this.entries.get(instance.id);
+      if (entry) entry.instance = instance;
+      else {
+        const created = { instance, monitor: this.monitorFor(instance), focusedAt: null };
+        this.entries.set(instance.id, created);
+        added.push(created);
+      }
+    }
+    return { added, removed };
+  }
+
+  get(id: string): EditorEntry | undefined {
+    return this.entries.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.entries.has(id);
+  }
+
+  values(): IterableIterator<EditorEntry> {
+    return this.entries.values();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The snapshot's editors; `alive`: Patchbay has an open link to it, its own or a session's. */
+  views(sessionLinks: (instance: LiveEditor) => number): EditorView[] {
+    const byPort = [...this.entries.values()].sort((a, b) => a.instance.port - b.instance.port);
+    return byPort.map(({ instance, monitor, focusedAt }) => ({
+      id: instance.id,
+      ideName: instance.ideName,
+      workspaceFolders: instance.workspaceFolders,
+      port: instance.port,
+      pid: instance.pid,
+      dialect: instance.dialect,
+      alive: monitor.alive || sessionLinks(instance) > 0,
+      lockfile: instance.lockfile,
+      focusedAt,
+    }));
+  }
+
+  /** Closes every monitor. */
+  close(): void {
+    for (const entry of this.entries.values()) entry.monitor.close();
+    this.entries.clear();
+  }
+}

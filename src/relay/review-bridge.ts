@@ -1,0 +1,149 @@
+// Carries out what the review inbox decides (DESIGN §7): offers diffs to editors, closes their
+// tabs, answers agents. The inbox is pure; this is where its effects meet the sockets.
+import type { DecisionRecord, DiffSummary } from '../api/types.ts';
+import { HubError } from '../api/types.ts';
+import { result, type RpcId, type RpcRequest, type RpcResponse } from '../protocol/jsonrpc.ts';
+import { resultTexts } from '../protocol/mcp.ts';
+import type { Decision, Inbox, InboxEffect } from '../review/inbox.ts';
+import type { Original } from '../review/read-original.ts';
+import type { Frame, Reply, RpcLink } from './rpc-link.ts';
+import type { Session } from './session.ts';
+import type { OpenDiffArgs } from './tools/open-diff.ts';
+
+/** How a diff's agent is answered: its request id, and whoever waits for that answer. */
+export interface AgentReply {
+  id: RpcId;
+  answered(): void;
+}
+
+/** A frame that can be passed on byte for byte: the agent's openDiff, or the editor's FILE_SAVED. */
+export type AsSent = { request: RpcRequest; frame: Frame } | { response: RpcResponse; frame: Frame };
+
+export type RelayInbox = Inbox<AgentReply, AsSent>;
+type Effect = InboxEffect<AgentReply, AsSent>;
+
+export interface ReviewBridgeDeps {
+  session(id: string): Session | undefined;
+  /** The session's link to an editor, by id (rejects when it is not live). */
+  upstream(session: Session, editorId: string): Promise<RpcLink>;
+  /** Upstreams the session no longer needs close once nothing waits on them. */
+  settled(session: Session): void;
+  onDiffAdded(diff: DiffSummary): void;
+  onDiffDecided(record: DecisionRecord): void;
+  onChange(): void;
+  log(message: string): void;
+}
+
+export class ReviewBridge {
+  constructor(
+    readonly inbox: RelayInbox,
+    private readonly deps: ReviewBridgeDeps,
+  ) {}
+
+  /** A diff from an agent: it waits in the inbox; resolves once the agent has its answer. */
+  receive(session: Session, request: RpcRequest, frame: Frame, args: OpenDiffArgs, original: Original): Promise<void> {
+    return new Promise<void>((answered) => {
+      const reply: AgentReply = { id: request.id, answered };
+      const { id, effects } = this.inbox.arrive(
+        {
+          sessionId: session.id,
+          path: args.new_file_path,
+          tabName: args.tab_name,
+          newContents: args.new_file_contents,
+          oldContents: original.contents,
+          isNew: original.isNew,
+          tooLarge: original.tooLarge,
+          agent: session.clientInfo?.name ?? session.dialect,
+          reply,
+        },
+        { request, frame },
+      );
+      this.run(effects);
+      const summary = this.inbox.pending().find((d) => d.id === id);
+      if (summary) this.deps.onDiffAdded(summary);
+      this.deps.onChange();
+    });
+  }
+
+  /** The person decided in Patchbay. */
+  decide(id: string, decision: Decision): DecisionRecord {
+    const outcome = this.inbox.decide(id, decision);
+    if (!outcome) throw new HubError(`no pending diff ${id}`, 'not-found');
+    this.run(outcome.effects);
+    return outcome.record;
+  }
+
+  /** Carries effects out; resolves the returned writes once the agents' answers are written. */
+  run(effects: Effect[]): Promise<void>[] {
+    const writes: Promise<void>[] = [];
+    for (const effect of effects) {
+      if (effect.type === 'offer') this.offer(effect);
+      else if (effect.type === 'closeTab') this.closeTab(effect);
+      else writes.push(this.reply(effect));
+    }
+    if (effects.length > 0) this.deps.onChange();
+    return writes;
+  }
+
+  private reply(effect: Extract<Effect, { type: 'reply' }>): Promise<void> {
+    const session = this.deps.session(effect.sessionId);
+    const { reply, asSent } = effect;
+    let written = Promise.resolve();
+    if (session && asSent && 'response' in asSent && asSent.response.id === reply.id) {
+      session.link.forward(asSent.frame, { kind: 'response', msg: asSent.response });
+    } else if (session) {
+      written = session.link.sendAndWait(result(reply.id, effect.result));
+    }
+    reply.answered();
+    this.deps.onDiffDecided(effect.record);
+    return written;
+  }
+
+  private offer(effect: Extract<Effect, { type: 'offer' }>): void {
+    const session = this.deps.session(effect.sessionId);
+    if (!session) return;
+    const { diffId, editorId, asSent } = effect;
+    void this.deps
+      .upstream(session, editorId)
+      .then((link) =>
+        asSent && 'request' in asSent
+          ? link.relay(asSent.request, asSent.frame).response
+          : link.request('tools/call', { name: 'openDiff', arguments: effect.args }).response,
+      )
+      .then((reply) => this.editorAnswered(diffId, editorId, reply))
+      .catch((err: Error) => {
+        // The diff stays pending in Patchbay; the agent is never answered with an error for it.
+        if (this.inbox.offerFailed(diffId, editorId)) {
+          this.deps.log(`diff ${diffId}: editor ${editorId} did not decide it (${err.message}); it waits in Patchbay`);
+          this.deps.onChange();
+        }
+      })
+      .finally(() => this.deps.settled(session));
+  }
+
+  private editorAnswered(diffId: string, editorId: string, reply: Reply): void {
+    const response = reply.msg;
+    const texts = resultTexts(response.result);
+    if (texts?.[0] === 'FILE_SAVED') {
+      const answer = { saved: true as const, contents: texts[1] ?? null };
+      this.run(this.inbox.editorAnswered(diffId, editorId, answer, { response, frame: reply.frame }));
+    } else if (texts?.[0] === 'DIFF_REJECTED') {
+      this.run(this.inbox.editorAnswered(diffId, editorId, { saved: false }));
+    } else {
+      const what = response.error
+        ? `${response.error.message}${response.error.data === undefined ? '' : ` (${JSON.stringify(response.error.data).slice(0, 300)})`}`
+        : JSON.stringify(response.result)?.slice(0, 200);
+      throw new Error(`unexpected openDiff answer: ${what}`);
+    }
+  }
+
+  private closeTab(effect: Extract<Effect, { type: 'closeTab' }>): void {
+    const session = this.deps.session(effect.sessionId);
+    const link = session?.upstreams.openLinkById(effect.editorId);
+    if (!session || !link) return;
+    void link
+      .request('tools/call', { name: 'close_tab', arguments: { tab_name: effect.tabName } })
+      .response.catch(() => {})
+      .finally(() => this.deps.settled(session));
+  }
+}

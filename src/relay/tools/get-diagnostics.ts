@@ -1,0 +1,45 @@
+// getDiagnostics: pi-ide asks before every model call and waits with no timeout, so a slow
+// editor would stall the agent. The answer comes within the deadline (a setting), else empty.
+import { z } from 'zod';
+import { emptyDiagnostics, translateDiagnostics } from '../../protocol/dialect.ts';
+import type { RpcId } from '../../protocol/jsonrpc.ts';
+import { withTimeout } from '../editor-link.ts';
+import { answer, type RpcLink } from '../rpc-link.ts';
+import { defineTool } from './tool.ts';
+
+export const getDiagnostics = defineTool({
+  names: ['getDiagnostics'],
+  args: z.looseObject({ uri: z.string({ error: 'must be a string' }).optional() }),
+  builtin: {
+    name: 'getDiagnostics',
+    description: 'Diagnostics (none without an editor).',
+    inputSchema: { type: 'object', properties: { uri: { type: 'string' } }, required: [], additionalProperties: false },
+  },
+  async handle(ctx, { session, msg, frame, args }) {
+    const editor = ctx.boundEditor(session);
+    if (!editor) return session.link.respond(msg.id, emptyDiagnostics(session.dialect));
+    const deadline = ctx.settings().diagnosticsDeadlineMs;
+    const started = ctx.now();
+    let link: RpcLink | undefined;
+    let callId: RpcId | undefined;
+    try {
+      // The usual case, an open upstream, needs no connect deadline of its own.
+      link = session.upstreams.openLink(editor.instance) ?? (await withTimeout(ctx.upstream(session, editor), deadline, 'getDiagnostics'));
+      const sameDialect = editor.instance.dialect === session.dialect;
+      const call = sameDialect
+        ? link.relay(msg, frame)
+        : link.request('tools/call', { ...(msg.params as object), name: 'getDiagnostics', arguments: args });
+      callId = call.id;
+      const remaining = Math.max(1, deadline - (ctx.now() - started));
+      const reply = await withTimeout(call.response, remaining, 'getDiagnostics');
+      if (reply.msg.error) throw new Error(reply.msg.error.message);
+      answer(session.link, msg.id, reply, sameDialect ? null : (r) => ({ ...r, result: translateDiagnostics(r.result, session.dialect) }));
+    } catch (err) {
+      if (link && callId !== undefined) link.forget(callId);
+      ctx.log(`${session.id}: getDiagnostics answered empty: ${(err as Error).message}`);
+      session.link.respond(msg.id, emptyDiagnostics(session.dialect));
+    } finally {
+      ctx.settled(session);
+    }
+  },
+});

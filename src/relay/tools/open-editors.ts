@@ -1,0 +1,21 @@
+// The open-editors tool, named per dialect (getOpenEditorTabs for pi, getOpenEditors for
+// Claude): renamed for the bound editor and its answer reshaped for the agent.
+import { z } from 'zod';
+import { emptyOpenEditors, toolNameFor, translateOpenEditors } from '../../protocol/dialect.ts';
+import type { RpcResponse } from '../../protocol/jsonrpc.ts';
+import { defineTool } from './tool.ts';
+
+export const openEditors = defineTool({
+  names: ['getOpenEditorTabs', 'getOpenEditors'],
+  args: z.looseObject({}),
+  async handle(ctx, { session, msg, frame }) {
+    const editor = ctx.boundEditor(session);
+    if (!editor) return session.link.respond(msg.id, emptyOpenEditors(session.dialect));
+    const { dialect } = editor.instance;
+    if (dialect === session.dialect) return ctx.forward(session, msg, frame, null);
+    const params = msg.params as { name: string };
+    const renamed = { ...msg, params: { ...params, name: toolNameFor(params.name, session.dialect, dialect) } };
+    const translate = (r: RpcResponse): RpcResponse => (r.result === undefined ? r : { ...r, result: translateOpenEditors(r.result, session.dialect) });
+    return ctx.forward(session, renamed, null, translate);
+  },
+});

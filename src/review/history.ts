@@ -1,0 +1,212 @@
+// Decided diffs, kept so a person can open any recent decision, across restarts (DESIGN §7).
+// `<home>/history/index.json` lists the decisions, newest first; each diff's contents live in
+// `<home>/history/<id>.json`, read only when it is opened. Bounded by count and by bytes.
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { DecisionRecord, DiffDetail, DiffSummary } from '../api/types.ts';
+
+export const HISTORY_DIR = 'history';
+const INDEX_FILE = 'index.json';
+
+export interface HistoryLimits {
+  /** Decisions listed. */
+  entries: number;
+  /** Contents kept on disk, all diffs together; the oldest lose theirs first. */
+  bytes: number;
+  /**
+   * One diff's contents (proposal, original and result together, in characters) above which
+   * they are not kept: serialising and writing tens of MiB after every huge edit would slow
+   * the relay for a history entry nobody is likely to open.
+   */
+  diffChars: number;
+}
+
+const decisionSchema = z.object({
+  id: z.string().regex(/^d\d+$/),
+  sessionId: z.string(),
+  path: z.string(),
+  outcome: z.enum(['accepted', 'rejected', 'withdrawn']),
+  by: z.enum(['editor', 'patchbay', 'agent', 'shutdown']),
+  at: z.number(),
+  edited: z.boolean(),
+  tool: z.enum(['write', 'edit', 'other']),
+  editorId: z.string().nullable(),
+  agent: z.string(),
+});
+
+const entrySchema = z.object({
+  record: decisionSchema,
+  tabName: z.string(),
+  createdAt: z.number(),
+  isNew: z.boolean(),
+  tooLarge: z.boolean(),
+  /** Size of its contents file; 0 when its contents were not kept. */
+  bytes: z.number().int().min(0),
+});
+
+const indexSchema = z.object({ version: z.literal(1), entries: z.array(entrySchema) });
+const contentsSchema = z.object({ oldContents: z.string().nullable(), newContents: z.string(), finalContents: z.string().nullable() });
+
+type Entry = z.infer<typeof entrySchema>;
+
+function idNumber(id: string): number {
+  return Number(id.slice(1));
+}
+
+/** Writes beside the target and renames over it: readers see the old file or the new one. */
+async function writeAtomic(path: string, text: string): Promise<number> {
+  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  const handle = await open(temp, 'wx', 0o600);
+  try {
+    try {
+      await handle.writeFile(text);
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err;
+  }
+  return Buffer.byteLength(text);
+}
+
+export class DiffHistory {
+  /** Newest first. */
+  private entries: Entry[];
+  private writes: Promise<void> = Promise.resolve();
+  private readonly dir: string;
+
+  private constructor(
+    home: string,
+    entries: Entry[],
+    private readonly limits: HistoryLimits,
+    private readonly log: (message: string) => void,
+  ) {
+    this.dir = join(home, HISTORY_DIR);
+    this.entries = entries;
+  }
+
+  /** Reads the index (a missing one is an empty history; an unreadable one is reported and set aside). */
+  static async open(home: string, limits: HistoryLimits, log: (message: string) => void): Promise<DiffHistory> {
+    const dir = join(home, HISTORY_DIR);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const path = join(dir, INDEX_FILE);
+    let entries: Entry[] = [];
+    try {
+      const parsed = indexSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
+      if (parsed.success) entries = parsed.data.entries;
+      else throw new Error(parsed.error.issues[0]?.message ?? 'not a history index');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+        const aside = `${path}.unreadable-${Date.now()}`;
+        log(`history ${path} could not be read (${(err as Error).message}); moved to ${aside}, starting an empty history`);
+        await rename(path, aside).catch(() => {});
+      }
+    }
+    const history = new DiffHistory(home, entries.slice(0, limits.entries), limits, log);
+    history.queue(() => history.removeStrays());
+    return history;
+  }
+
+  /** The decisions, newest first. */
+  records(): DecisionRecord[] {
+    return this.entries.map((e) => e.record);
+  }
+
+  /** The highest diff number used, so a new daemon's ids go on from there. */
+  lastId(): number {
+    return this.entries.reduce((max, e) => Math.max(max, idNumber(e.record.id)), 0);
+  }
+
+  /** Records a decided diff (the list at once, its files in the background). */
+  add(decided: DiffDetail): void {
+    const record = decided.decision;
+    if (!record) throw new Error(`history: diff ${decided.id} is not decided`);
+    const entry: Entry = { record, tabName: decided.tabName, createdAt: decided.createdAt, isNew: decided.isNew, tooLarge: decided.tooLarge, bytes: 0 };
+    this.entries = [entry, ...this.entries.filter((e) => e.record.id !== record.id)];
+    const { oldContents, newContents, finalContents } = decided;
+    const chars = (oldContents?.length ?? 0) + newContents.length + (finalContents?.length ?? 0);
+    const keep = chars <= this.limits.diffChars;
+    // After the agent's answer has been written: serialising is not on its way.
+    this.queue(async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      // Newer decisions may have pushed it out of the list before its turn came.
+      const listed = this.entries.slice(0, this.limits.entries).includes(entry);
+      const text = keep && listed ? JSON.stringify({ oldContents, newContents, finalContents }) : null;
+      if (text !== null && Buffer.byteLength(text) <= this.limits.bytes) entry.bytes = await writeAtomic(this.contentsPath(record.id), text);
+      await this.trim();
+    });
+  }
+
+  /** A decided diff with what was proposed and what was written; undefined when it is not in the history. */
+  async detail(id: string): Promise<DiffDetail | undefined> {
+    const entry = this.entries.find((e) => e.record.id === id);
+    if (!entry) return undefined;
+    await this.writes; // its file may still be on its way
+    const { record } = entry;
+    const base = {
+      id,
+      sessionId: record.sessionId,
+      editorId: record.editorId,
+      tool: record.tool,
+      path: record.path,
+      tabName: entry.tabName,
+      status: record.outcome,
+      createdAt: entry.createdAt,
+      isNew: entry.isNew,
+      tooLarge: entry.tooLarge,
+      inEditor: false,
+      decision: record,
+    } satisfies DiffSummary & { decision: DecisionRecord };
+    if (entry.bytes === 0) return { ...base, oldContents: null, newContents: '', finalContents: null, contentsNotKept: 'too large to keep in the history' };
+    try {
+      const contents = contentsSchema.parse(JSON.parse(await readFile(this.contentsPath(id), 'utf8')));
+      return { ...base, ...contents };
+    } catch (err) {
+      return { ...base, oldContents: null, newContents: '', finalContents: null, contentsNotKept: `could not be read: ${(err as Error).message}` };
+    }
+  }
+
+  /** Waits for every write to land. */
+  async close(): Promise<void> {
+    await this.writes;
+  }
+
+  private contentsPath(id: string): string {
+    return join(this.dir, `${id}.json`);
+  }
+
+  private queue(step: () => Promise<void>): void {
+    this.writes = this.writes.then(step).catch((err: Error) => this.log(`history ${this.dir}: ${err.message}`));
+  }
+
+  /** Drops what is over the limits (oldest first), then writes the index. */
+  private async trim(): Promise<void> {
+    const dropped = this.entries.slice(this.limits.entries);
+    this.entries = this.entries.slice(0, this.limits.entries);
+    let total = 0;
+    for (const entry of this.entries) {
+      total += entry.bytes;
+      if (total > this.limits.bytes && entry.bytes > 0) {
+        total -= entry.bytes;
+        entry.bytes = 0;
+        dropped.push(entry);
+      }
+    }
+    await writeAtomic(join(this.dir, INDEX_FILE), `${JSON.stringify({ version: 1, entries: this.entries })}\n`);
+    for (const entry of dropped) await rm(this.contentsPath(entry.record.id), { force: true });
+  }
+
+  /** Contents files no entry refers to (a crash between two writes) are removed. */
+  private async removeStrays(): Promise<void> {
+    const kept = new Set(this.entries.filter((e) => e.bytes > 0).map((e) => `${e.record.id}.json`));
+    for (const name of await readdir(this.dir)) {
+      if (name !== INDEX_FILE && (name.endsWith('.tmp') || (/^d\d+\.json$/.test(name) && !kept.has(name)))) {
+        await rm(join(this.dir, name), { force: true });
+      }
+    }
+  }
+}
