@@ -24,6 +24,7 @@ import { DiffHistory } from './review/history.ts';
 import { Inbox } from './review/inbox.ts';
 import { readOriginal } from './review/read-original.ts';
 import { PiHost } from './rpc/host.ts';
+import { refuseExtensions } from './rpc/start-args.ts';
 import { readAutoconnect, writeAutoconnect, projectSettingsFile } from './settings/pi-settings.ts';
 import { PatchbayStore, type StoreBackend } from './settings/store.ts';
 import { suggestionModelPatch } from './suggestions/models.ts';
@@ -297,7 +298,10 @@ class PatchbayHub implements Hub {
     'models.refresh': ({ sessionId }) => this.relay.refreshModels(sessionId),
     'suggestionModel.set': ({ choice, editorId }) =>
       this.updateSettings(suggestionModelPatch(this.store.settings(), choice, editorId)),
-    'pi.start': ({ cwd, model, args }) => this.pi.start({ cwd, ...(model !== undefined ? { model } : {}), ...(args !== undefined ? { args } : {}) }),
+    'pi.start': ({ cwd, model, args }) => {
+      refuseExtensions(args ?? [], this.store.settings().allowPiExtensions);
+      return this.pi.start({ cwd, ...(model !== undefined ? { model } : {}), ...(args !== undefined ? { args } : {}) });
+    },
     'pi.get': ({ id }) => this.pi.detail(id),
     'pi.prompt': ({ id, text, streamingBehavior }) => this.pi.prompt(id, text, streamingBehavior),
     'pi.abort': ({ id }) => this.pi.abort(id),

@@ -19,6 +19,7 @@ export const DEFAULT_SETTINGS: PatchbaySettings = Object.freeze({
   suggestionModelPerEditor: Object.freeze({}),
   suggestionSessionPerEditor: Object.freeze({}),
   launchAtLogin: false,
+  allowPiExtensions: false,
 });
 
 /** A fresh, mutable copy of the defaults. */
@@ -63,6 +64,7 @@ export const SETTING_SCHEMAS = {
     { error: 'must map editor ids to session keys' },
   ),
   launchAtLogin: z.boolean({ error: 'must be true or false' }),
+  allowPiExtensions: z.boolean({ error: 'must be true or false' }),
 } satisfies { [K in keyof PatchbaySettings]: z.ZodType<PatchbaySettings[K]> };
 
 const PATCH_SCHEMA = z.strictObject(SETTING_SCHEMAS).partial();

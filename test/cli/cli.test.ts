@@ -262,7 +262,7 @@ test('autoconnect shows the global, project and effective values and sets a proj
 test('settings prints every setting and sets one from a JSON value', async (t) => {
   const { run, hub } = await withDaemon(t);
   const shown = await run('settings');
-  assert.match(shown.stdout, /^claude +true\ndiagnosticsDeadlineMs +1500\n/);
+  assert.match(shown.stdout, /^allowPiExtensions +false\nclaude +true\ndiagnosticsDeadlineMs +1500\n/);
   assert.match(shown.stdout, /reviewRoute +"editor-and-patchbay"\n/);
   assert.deepEqual(JSON.parse((await run('settings', '--json')).stdout), hub.state.settings);
 
@@ -276,7 +276,7 @@ test('settings prints every setting and sets one from a JSON value', async (t) =
   assert.match(notJson.stderr, /must be JSON \(quote strings: '"patchbay-only"'\)/);
   const unknown = await run('settings', 'set', 'colour', '"red"');
   assert.equal(unknown.code, 2);
-  assert.match(unknown.stderr, /unknown setting "colour" \(known: claude, diagnosticsDeadlineMs/);
+  assert.match(unknown.stderr, /unknown setting "colour" \(known: allowPiExtensions, claude, diagnosticsDeadlineMs/);
   const refused = await run('settings', 'set', 'diagnosticsDeadlineMs', '"soon"');
   assert.equal(refused.code, 1);
   assert.equal(refused.stderr, 'patchbay: diagnosticsDeadlineMs must be a number\n');

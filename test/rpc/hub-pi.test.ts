@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { HubEvent } from '../../src/api/types.ts';
+import type { HubError, HubEvent } from '../../src/api/types.ts';
 import { pidAlive } from '../../src/discovery/liveness.ts';
 import { createHub } from '../../src/hub.ts';
 import { resolveOptions } from '../../src/options.ts';
@@ -66,4 +66,44 @@ test('a hosted pi’s pi-ide finds the door for its folder, is linked to the ses
   closed = true;
   await hub.close();
   assert.equal(pidAlive(hostedPid!), false, 'closing Patchbay stops its hosted pi');
+});
+
+test('pi.start refuses extension arguments (-e) unless the person allowed them in settings', async (t) => {
+  const root = await tempDir('hub-pi-ext');
+  t.after(() => root.cleanup());
+  const work = join(root.path, 'work');
+  await mkdir(work);
+  const options = resolveOptions(
+    {},
+    {
+      home: join(root.path, 'home'),
+      piLockDir: join(root.path, 'pi-ide'),
+      claudeLockDir: join(root.path, 'claude-ide'),
+      piSettingsFile: join(root.path, 'agent', 'settings.json'),
+      scanProcesses: false,
+      pollMs: 50,
+      piCommand: [process.execPath, '--import', TSX_LOADER, FAKE],
+      piEnv: process.env,
+      piStopGraceMs: 500,
+    },
+  );
+  const hub = await createHub(options);
+  let closed = false;
+  t.after(() => (closed ? undefined : hub.close()));
+
+  for (const args of [['-e', '/tmp/evil-extension.ts'], ['--extension=/tmp/evil.ts'], ['--no-session', '--hook', '/tmp/h.ts']]) {
+    await assert.rejects(hub.call('pi.start', { cwd: work, args }), (err: HubError) => {
+      assert.equal(err.code, 'invalid');
+      assert.match(err.message, /^pi\.start: "args" would load an extension \(.+\), which runs as code in pi; .*allowPiExtensions/);
+      return true;
+    });
+  }
+  assert.deepEqual((await hub.call('snapshot', undefined)).hosted, [], 'no pi was started');
+
+  await hub.call('settings.set', { patch: { allowPiExtensions: true } });
+  const view = await hub.call('pi.start', { cwd: work, args: ['-e', join(work, 'mine.ts')] });
+  assert.equal(view.cwd, work);
+  await hub.call('pi.stop', { id: view.id });
+  closed = true;
+  await hub.close();
 });

@@ -32,6 +32,7 @@ export function sampleSettings(): PatchbaySettings {
     suggestionModelPerEditor: {},
     suggestionSessionPerEditor: {},
     launchAtLogin: false,
+    allowPiExtensions: false,
   };
 }
 
