@@ -435,3 +435,17 @@ test('control.json and browser.json are replaced atomically and keep no temp fil
   const text = await readFile(join(home, 'control.json'), 'utf8');
   assert.doesNotThrow(() => JSON.parse(text));
 });
+
+test('a tab that vanishes without closing (connection reset) costs no log line', async (t) => {
+  const { signIn, pageSocket, hub: fake, logs, server } = await setup(t);
+  for (let i = 0; i < 5; i++) {
+    const page = await pageSocket(await signIn());
+    assert.ok(page.ok);
+    await waitFor(() => fake.listenerCount() === 1, { message: 'the subscription' });
+    // What a browser killed mid-session does to its socket: an RST, not a close frame.
+    (page.ws as unknown as { _socket: Socket })._socket.resetAndDestroy();
+    await waitFor(() => fake.listenerCount() === 0, { message: 'the server noticed the reset' });
+  }
+  await server.close();
+  assert.deepEqual(logs, []);
+});
