@@ -16,19 +16,15 @@ import { tempDir, waitFor } from '../peers/wait.ts';
 
 const FAKE = fileURLToPath(new URL('../peers/fake-pi-rpc.ts', import.meta.url));
 
-test('a hosted pi’s pi-ide finds the door for its folder, is linked to the session, and its edits wait in the inbox', async (t) => {
-  const root = await tempDir('hub-pi');
-  t.after(() => root.cleanup());
-  const work = join(root.path, 'work');
-  await mkdir(work);
-  let hostedPid: number | null = null;
-  const options = resolveOptions(
+/** A hub whose every dir is under `root`, starting the scripted pi. */
+function hubOptions(root: string) {
+  return resolveOptions(
     {},
     {
-      home: join(root.path, 'home'),
-      piLockDir: join(root.path, 'pi-ide'),
-      claudeLockDir: join(root.path, 'claude-ide'),
-      piSettingsFile: join(root.path, 'agent', 'settings.json'),
+      home: join(root, 'home'),
+      piLockDir: join(root, 'pi-ide'),
+      claudeLockDir: join(root, 'claude-ide'),
+      piSettingsFile: join(root, 'agent', 'settings.json'),
       scanProcesses: false,
       pollMs: 50,
       piCommand: [process.execPath, '--import', TSX_LOADER, FAKE],
@@ -36,6 +32,15 @@ test('a hosted pi’s pi-ide finds the door for its folder, is linked to the ses
       piStopGraceMs: 500,
     },
   );
+}
+
+test('a hosted pi’s pi-ide finds the door for its folder, is linked to the session, and its edits wait in the inbox', async (t) => {
+  const root = await tempDir('hub-pi');
+  t.after(() => root.cleanup());
+  const work = join(root.path, 'work');
+  await mkdir(work);
+  let hostedPid: number | null = null;
+  const options = hubOptions(root.path);
   // Stands in for the /proc lookup: the connection comes from the hosted pi's process.
   const hub = await createHub(options, { lookupPeer: async () => ({ pid: hostedPid!, cwd: work, command: 'pi', startedAt: null }) });
   let closed = false;
@@ -73,20 +78,7 @@ test('pi.start refuses extension arguments (-e) unless the person allowed them i
   t.after(() => root.cleanup());
   const work = join(root.path, 'work');
   await mkdir(work);
-  const options = resolveOptions(
-    {},
-    {
-      home: join(root.path, 'home'),
-      piLockDir: join(root.path, 'pi-ide'),
-      claudeLockDir: join(root.path, 'claude-ide'),
-      piSettingsFile: join(root.path, 'agent', 'settings.json'),
-      scanProcesses: false,
-      pollMs: 50,
-      piCommand: [process.execPath, '--import', TSX_LOADER, FAKE],
-      piEnv: process.env,
-      piStopGraceMs: 500,
-    },
-  );
+  const options = hubOptions(root.path);
   const hub = await createHub(options);
   let closed = false;
   t.after(() => (closed ? undefined : hub.close()));
