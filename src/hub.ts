@@ -25,7 +25,7 @@ import { Inbox } from './review/inbox.ts';
 import { readOriginal } from './review/read-original.ts';
 import { PiHost } from './rpc/host.ts';
 import { refuseExtensions } from './rpc/start-args.ts';
-import { readAutoconnect, writeAutoconnect, projectSettingsFile } from './settings/pi-settings.ts';
+import { readAutoconnect, setAutoconnect } from './settings/pi-settings.ts';
 import { PatchbayStore, type StoreBackend } from './settings/store.ts';
 import { suggestionModelPatch } from './suggestions/models.ts';
 import { Door } from './transport/door.ts';
@@ -85,7 +85,7 @@ class PatchbayHub implements Hub {
   private readonly pi: PiHost;
   private readonly tokens = { pi: newToken(), claude: newToken() };
   private door: Door | null = null;
-  private state: DiscoveryState = { editors: [], invalid: [] };
+  private state: DiscoveryState = { editors: [], invalid: [], warnings: [], doorProblems: [] };
   private paused = false;
   private idle: IdleAgent[] = [];
   private readonly warnings: string[] = [];
@@ -145,6 +145,7 @@ class PatchbayHub implements Hub {
         ...(settings.claude ? [{ dir: options.claudeLockDir, dialect: 'claude' as const }] : []),
       ],
       takeover: settings.takeover,
+      trustedDirs: settings.trustedLockDirs,
       pollMs: options.pollMs,
       livenessMs: options.livenessMs,
       maxLockfileBytes: options.maxLockfileBytes,
@@ -290,10 +291,8 @@ class PatchbayHub implements Hub {
     'settings.set': ({ patch }) => this.updateSettings(patch),
     'autoconnect.get': ({ project }) =>
       readAutoconnect({ globalFile: this.options.piSettingsFile, ...(project ? { project } : {}) }),
-    'autoconnect.set': async ({ project, value }) => {
-      await writeAutoconnect(project ? projectSettingsFile(project) : this.options.piSettingsFile, value);
-      return readAutoconnect({ globalFile: this.options.piSettingsFile, ...(project ? { project } : {}) });
-    },
+    'autoconnect.set': ({ project, value }) =>
+      setAutoconnect({ globalFile: this.options.piSettingsFile, ...(project ? { project } : {}) }, value),
     'models.list': ({ sessionId }) => this.relay.models(sessionId),
     'models.refresh': ({ sessionId }) => this.relay.refreshModels(sessionId),
     'suggestionModel.set': ({ choice, editorId }) =>
@@ -318,6 +317,9 @@ class PatchbayHub implements Hub {
     const before = this.store.settings();
     const after = this.store.updateSettings(patch);
     if (after.takeover !== before.takeover) void this.discovery.setTakeover(after.takeover);
+    if (JSON.stringify(after.trustedLockDirs) !== JSON.stringify(before.trustedLockDirs)) {
+      void this.discovery.setTrustedDirs(after.trustedLockDirs);
+    }
     if (JSON.stringify(after.reviewFolders) !== JSON.stringify(before.reviewFolders)) void this.publishDoor();
     if (after.reviewRoute !== before.reviewRoute) this.relay.rebalance();
     this.changed();
@@ -329,7 +331,7 @@ class PatchbayHub implements Hub {
       version: this.options.version,
       pid: process.pid,
       paused: this.paused,
-      door: { port: this.door?.port ?? null, lockfiles: this.discovery.doorLockfiles() },
+      door: { port: this.door?.port ?? null, lockfiles: this.discovery.doorLockfiles(), problems: this.state.doorProblems },
       editors: this.relay.editorViews(),
       invalidLockfiles: this.state.invalid,
       sessions: this.relay.sessionViews(),
@@ -338,7 +340,7 @@ class PatchbayHub implements Hub {
       history: this.history.records(),
       settings: this.store.settings(),
       hosted: this.pi.views(),
-      warnings: [...this.warnings],
+      warnings: [...this.warnings, ...this.state.warnings],
     };
   }
 
@@ -367,7 +369,7 @@ class PatchbayHub implements Hub {
   }
 
   openResources(): number {
-    return this.timers.size + this.relay.resources;
+    return this.timers.size + this.relay.resources + this.pi.resources;
   }
 
   close(reason = 'Patchbay stopped'): Promise<void> {

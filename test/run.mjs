@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { staleReason } from '../src/cli/fresh.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const filters = process.argv.slice(2);
@@ -23,14 +24,14 @@ if (files.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(1);
 }
-// Browser tests load the built renderer: build it once here if it is stale, rather than
-// in two test files at once (one would empty out/ under the other's page).
-if (files.some((f) => f.startsWith(join('test', 'ui')))) {
-  const build = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', '-e', "const { buildIfStale } = await import('./src/cli/start.ts'); process.exit(buildIfStale('browser', process.env) ? 0 : 1)"],
-    { cwd: root, stdio: 'inherit' },
-  );
+// Tests run the real `patchbay` (src/cli/bin.mjs), which rebuilds its bundle first when a
+// source changed: so they always run the current sources. That rebuild happens once here, not
+// in several test processes at once. Browser and Electron tests load the built UI: it is built
+// here too when stale, rather than in two test files at once (one would empty out/ under the
+// other's page).
+const needsUi = files.some((f) => f.startsWith(join('test', 'ui')) || f.startsWith(join('test', 'electron')));
+if (needsUi || staleReason(root) !== null) {
+  const build = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/build.ts', ...(needsUi ? [] : ['--cli'])], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 

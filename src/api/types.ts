@@ -137,6 +137,11 @@ export interface PatchbaySettings {
   launchAtLogin: boolean;
   /** Let `pi.start` pass extension arguments (`-e <path>`): an extension is code pi runs. */
   allowPiExtensions: boolean;
+  /**
+   * Lock dirs trusted although others may write them: their lockfiles are adopted anyway.
+   * Others' lockfiles are never used, trusted dir or not.
+   */
+  trustedLockDirs: string[];
 }
 
 export interface SuggestionModel {
@@ -219,7 +224,12 @@ export interface Snapshot {
   version: string;
   pid: number;
   paused: boolean;
-  door: { port: number | null; lockfiles: string[] };
+  door: {
+    port: number | null;
+    lockfiles: string[];
+    /** Door lockfiles that are out of date and why (agents in those dirs do not see the door as it is). */
+    problems: string[];
+  };
   editors: EditorView[];
   invalidLockfiles: InvalidLockfile[];
   sessions: SessionView[];
@@ -235,6 +245,8 @@ export interface Snapshot {
 export interface RestoreReport {
   restored: string[];
   removed: string[];
+  /** What the person should know: a file in an editor's way moved aside, a lockfile that could not go back. */
+  warnings?: string[];
 }
 
 /** command → [params, result] */

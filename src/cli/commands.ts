@@ -1,14 +1,16 @@
 // The commands that are one or two HubApi calls through the running daemon.
+// Every `patchbay` call loads this module: what only one command needs is imported in it.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { FILE_HEADERS_ONLY, createTwoFilesPatch } from 'diff';
 import { DIRECTIONS, filterTraffic } from '../api/traffic.ts';
 import type { DiffDetail, HubApi, PatchbaySettings } from '../api/types.ts';
-import { requestOpenUrl } from '../web/control-client.ts';
+import { colorDiff, colorWanted } from './color.ts';
 import { UsageError, parse, positionals, printJson, type Command, type CommandContext } from './command.ts';
+import { watchStatus } from './events.ts';
 import {
   formatAutoconnect,
   formatBinding,
+  formatDecided,
   formatDecision,
   formatDiffList,
   formatModels,
@@ -18,14 +20,19 @@ import {
   formatTraffic,
   overrideWarnings,
 } from './format.ts';
-import { openInBrowser } from './open-browser.ts';
+
+// For `open` alone: the HTTP client and child_process load when it runs.
+const requestOpenUrl = async (home: string): Promise<string> => (await import('../web/control-client.ts')).requestOpenUrl(home);
+const openInBrowser = async (url: string, env: NodeJS.ProcessEnv): Promise<string | null> => (await import('./open-browser.ts')).openInBrowser(url, env);
 
 export const status: Command = {
   summary: 'Show the door, editors, sessions and pending diffs',
-  usage: 'Usage: patchbay status [--json]',
+  usage: `Usage: patchbay status [--json] [--watch]
+  --watch  print it again whenever it changes, until interrupted (with --json: one line each)`,
   async run(args, ctx) {
-    const { values, positionals: rest } = parse(args, { json: { type: 'boolean' } });
+    const { values, positionals: rest } = parse(args, { json: { type: 'boolean' }, watch: { type: 'boolean' } });
     positionals(rest, []);
+    if (values.watch) return watchStatus(ctx, values.json === true);
     const snapshot = await (await ctx.connect()).call('snapshot', undefined);
     if (values.json) printJson(ctx.io, snapshot);
     else ctx.io.stdout.write(formatStatus(snapshot, ctx.options.host));
@@ -49,17 +56,23 @@ The choice is remembered for the agent's folder; auto forgets it and lets the ru
   },
 };
 
-/** A unified diff from the on-disk contents ('' for a new file) to the proposed ones. */
-export function unifiedDiff(detail: DiffDetail): string {
+/**
+ * A unified diff from the on-disk contents ('' for a new file) to what an accepted diff wrote,
+ * or else to the proposal (pending or rejected).
+ */
+export async function unifiedDiff(detail: DiffDetail): Promise<string> {
+  const { FILE_HEADERS_ONLY, createTwoFilesPatch } = await import('diff');
   const oldHeader = detail.isNew ? 'new file' : detail.tooLarge ? 'on disk (too large to show)' : 'on disk';
-  return createTwoFilesPatch(detail.path, detail.path, detail.oldContents ?? '', detail.newContents, oldHeader, 'proposed', {
+  const written = detail.finalContents !== null;
+  const newHeader = written ? (detail.decision?.edited ? 'written (edited)' : 'written') : detail.decision ? 'proposed (rejected)' : 'proposed';
+  return createTwoFilesPatch(detail.path, detail.path, detail.oldContents ?? '', detail.finalContents ?? detail.newContents, oldHeader, newHeader, {
     headerOptions: FILE_HEADERS_ONLY,
   });
 }
 
 const DIFFS_USAGE = `Usage:
   patchbay diffs [--json]                         pending diffs and recent decisions
-  patchbay diffs show <id>                        the proposed change as a unified diff
+  patchbay diffs show <id>                        the change as a unified diff (decided: what was written)
   patchbay diffs accept <id> [--contents-file F]  accept, with F's contents instead if given
   patchbay diffs reject <id>
   patchbay diffs accept-all --session <id>
@@ -84,10 +97,17 @@ export const diffs: Command = {
       case 'show': {
         const [id] = positionals(parse(rest, {}).positionals, ['id']) as [string];
         const detail = await (await ctx.connect()).call('diffs.get', { id });
+        // On stderr: stdout stays a patch that scripts can apply.
+        if (detail.decision) ctx.io.stderr.write(`patchbay: ${formatDecided(detail.decision)}`);
+        if (detail.contentsNotKept) {
+          ctx.io.stderr.write(`patchbay: what was proposed and written for ${id} is not kept: ${detail.contentsNotKept}\n`);
+          return 0;
+        }
         if (detail.tooLarge && detail.oldContents === null) {
           ctx.io.stderr.write(`patchbay: ${detail.path} was too large to keep; the diff shows the proposed contents as new\n`);
         }
-        ctx.io.stdout.write(unifiedDiff(detail));
+        const patch = await unifiedDiff(detail);
+        ctx.io.stdout.write(colorWanted(ctx.io.stdout, ctx.io.env) ? colorDiff(patch) : patch);
         return 0;
       }
       case 'accept': {

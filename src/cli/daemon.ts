@@ -50,6 +50,12 @@ async function serve({ options, io }: CommandContext, deps: DaemonDeps): Promise
     throw err;
   }
   const stopping = deps.stopRequested();
+  // pi-ide tells its user only "rejected in IDE": the terminal says which edits and why.
+  const unsubscribe = hub.subscribe((event) => {
+    if (event.type === 'diffDecided' && event.record.by === 'shutdown') {
+      io.stderr.write(`patchbay: rejected ${event.record.id} (${event.record.path}): Patchbay is stopping\n`);
+    }
+  });
   try {
     const snapshot = await hub.call('snapshot', undefined);
     const door = snapshot.door.port === null ? 'not open' : `${options.host}:${snapshot.door.port}`;
@@ -61,6 +67,7 @@ async function serve({ options, io }: CommandContext, deps: DaemonDeps): Promise
     // The control server goes first so no command lands on a hub that is closing.
     await server.close();
     await hub.close('Patchbay is stopping');
+    unsubscribe();
   }
   return 0;
 }

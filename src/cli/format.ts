@@ -33,6 +33,7 @@ export function formatStatus(snapshot: Snapshot, host: string): string {
   let out = `Patchbay ${snapshot.version}, pid ${snapshot.pid}${snapshot.paused ? ', routing PAUSED' : ''}\n`;
   out += door.port === null ? 'Door: not open\n' : `Door: ${host}:${door.port}\n`;
   for (const lockfile of door.lockfiles) out += `  ${lockfile}\n`;
+  for (const problem of door.problems) out += `  STALE: ${problem}\n`;
   out += section(
     'Editors',
     snapshot.editors.map((e) => [
@@ -89,6 +90,19 @@ export function formatDiffList(diffs: DiffSummary[], history: DecisionRecord[], 
   return out;
 }
 
+/** A past decision in words: "d3 accepted in the editor nvim-proj, edited (pi-ide, 2026-11-23 14:02)". */
+export function formatDecided(record: DecisionRecord): string {
+  const where = record.by === 'editor' ? `in the editor ${record.editorId ?? ''}`.trimEnd() : DECIDED_BY[record.by];
+  const when = new Date(record.at).toISOString().slice(0, 16).replace('T', ' ');
+  return `${record.id} ${record.outcome} ${where}${record.edited ? ', edited' : ''} (${record.agent}, ${when} UTC)\n`;
+}
+
+const DECIDED_BY: Record<Exclude<DecisionRecord['by'], 'editor'>, string> = {
+  patchbay: 'in Patchbay',
+  agent: 'by the agent',
+  shutdown: 'as Patchbay stopped',
+};
+
 export function formatDecision(record: DecisionRecord): string {
   return `${record.outcome} ${record.id} ${record.path}${record.edited ? ' (edited)' : ''}\n`;
 }
@@ -99,8 +113,9 @@ export function formatBinding(session: SessionView): string {
 }
 
 export function formatRestore(report: RestoreReport): string {
-  if (report.restored.length === 0 && report.removed.length === 0) return 'Nothing to restore.\n';
-  return [...report.restored.map((p) => `restored ${p}\n`), ...report.removed.map((p) => `removed ${p}\n`)].join('');
+  const warnings = (report.warnings ?? []).map((w) => `Warning: ${w}\n`);
+  if (report.restored.length === 0 && report.removed.length === 0) return ['Nothing to restore.\n', ...warnings].join('');
+  return [...report.restored.map((p) => `restored ${p}\n`), ...report.removed.map((p) => `removed ${p}\n`), ...warnings].join('');
 }
 
 /** Where a session's own CLI flag wins over Patchbay's choice, say so. */

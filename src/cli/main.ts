@@ -1,13 +1,15 @@
 // `patchbay <command>`: dispatch, exit codes and error reporting. Besides src/options.ts this is
 // the only module that reads process.env; everything below gets it through `io.env`.
 //   0 done · 1 failed (Patchbay said no, or is not running) · 2 the command line is wrong
+// Start-up time matters (scripts and prompts call `patchbay status` often): what this module
+// and the command modules import statically is loaded by every call, so the socket client,
+// the daemon and the heavier libraries are imported where a command needs them.
 import type { RemoteHub } from '../api/remote.ts';
 import { resolveOptions } from '../options.ts';
-import { connectControl } from '../web/control-client.ts';
-import { startControlServer } from '../web/control-server.ts';
-import { UsageError, type CliIo, type Command, type CommandContext } from './command.ts';
+import { UsageError, type CliIo, type Command, type CommandContext, type LazyCommand } from './command.ts';
 import { autoconnect, bind, diffs, models, open, pause, resume, settings, status, suggestionModel, traffic } from './commands.ts';
-import { daemonUsage, runDaemon, type DaemonDeps } from './daemon.ts';
+import type { DaemonDeps } from './daemon.ts';
+import { events } from './events.ts';
 import { pi } from './pi.ts';
 import { restore } from './restore.ts';
 
@@ -34,16 +36,18 @@ function processStopRequested(): Promise<string> {
 
 const defaultDaemonDeps: DaemonDeps = {
   createHub: async (options, log) => (await import('../hub.ts')).createHub(options, { log }),
-  startControlServer,
+  startControlServer: async (options) => (await import('../web/control-server.ts')).startControlServer(options),
   stopRequested: processStopRequested,
 };
 
-function commands(daemonDeps: DaemonDeps): Record<string, Command> {
+function commands(daemonDeps: DaemonDeps): Record<string, Command | LazyCommand> {
   return {
     daemon: {
       summary: 'Run Patchbay headless: the door for agents and the control server',
-      usage: daemonUsage,
-      run: (args, ctx) => runDaemon(args, ctx, daemonDeps),
+      load: async () => {
+        const { daemonUsage, runDaemon } = await import('./daemon.ts');
+        return { usage: daemonUsage, run: (args, ctx) => runDaemon(args, ctx, daemonDeps) };
+      },
     },
     start: {
       summary: 'Start the desktop app, or the daemon where Electron is missing',
@@ -52,6 +56,7 @@ function commands(daemonDeps: DaemonDeps): Record<string, Command> {
       run: async (args, ctx) => (await import('./start.ts')).runStart(args, ctx.io.env),
     },
     status,
+    events,
     bind,
     restore,
     diffs,
@@ -67,7 +72,7 @@ function commands(daemonDeps: DaemonDeps): Record<string, Command> {
   };
 }
 
-function usage(table: Record<string, Command>): string {
+function usage(table: Record<string, Command | LazyCommand>): string {
   const width = Math.max(...Object.keys(table).map((name) => name.length));
   const lines = Object.entries(table).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`);
   return `Usage: patchbay <command> [options]
@@ -80,6 +85,11 @@ Run \`patchbay <command> --help\` for a command's options.
 }
 
 function processIo(): CliIo {
+  // A reader that went away (`patchbay events --json | head -1`) ends the command, quietly.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(0);
+  });
   return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
 }
 
@@ -95,11 +105,12 @@ export async function main(argv: string[], io: CliIo = processIo(), daemonDeps: 
     io.stdout.write(`${options.version}\n`);
     return 0;
   }
-  const command = name === undefined ? undefined : Object.hasOwn(table, name) ? table[name] : undefined;
-  if (command === undefined) {
+  const entry = name === undefined ? undefined : Object.hasOwn(table, name) ? table[name] : undefined;
+  if (entry === undefined) {
     io.stderr.write(`${name === undefined ? '' : `patchbay: unknown command "${name}"\n\n`}${usage(table)}`);
     return 2;
   }
+  const command = 'load' in entry ? await entry.load() : entry;
   if (!command.ownHelp && (args.includes('--help') || args.includes('-h'))) {
     io.stdout.write(`${command.usage}\n`);
     return 0;
@@ -110,7 +121,8 @@ export async function main(argv: string[], io: CliIo = processIo(), daemonDeps: 
     io,
     options,
     now: Date.now,
-    connect: () => (connection ??= connectControl(options.home)),
+    connect: () => (connection ??= import('../web/control-client.ts').then((client) => client.connectControl(options.home))),
+    interrupted: io.interrupted ?? processStopRequested,
   };
   try {
     return await command.run(args, ctx);

@@ -1,7 +1,8 @@
 // `patchbay pi …`: hosted pi sessions (pi --mode rpc run by the daemon) from the terminal.
 import { resolve } from 'node:path';
-import type { HostedView, HubApi, HubEvent } from '../api/types.ts';
+import type { DiffSummary, HostedView, HubApi, HubEvent } from '../api/types.ts';
 import { UsageError, parse, positionals, printJson, type CliIo, type Command, type CommandContext } from './command.ts';
+import { editorLabel } from './format.ts';
 import { table } from './table.ts';
 import { isObject } from '../api/json.ts';
 import { isDialogMethod } from '../rpc/protocol.ts';
@@ -27,6 +28,19 @@ function oneLine(value: unknown, max = 80): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/** pi-ide names a diff's tab after the tool call that proposed it: `pi-write:<toolCallId>`. */
+function toolCallOf(diff: DiffSummary): string | null {
+  const match = /^pi-(?:write|edit):(.+)$/.exec(diff.tabName);
+  return match?.[1] ?? null;
+}
+
+/** The line that tells a person at the terminal which diff pi waits for and how to decide it. */
+export function diffWaiting(diff: DiffSummary): string {
+  const where = diff.editorId === null ? '' : ` in ${editorLabel(diff.editorId)}`;
+  const orHere = diff.editorId === null ? '' : 'or here: ';
+  return `[pi waits for diff ${diff.id}${where}: ${diff.tool} ${diff.path} — ${orHere}patchbay diffs show ${diff.id}, then patchbay diffs accept ${diff.id} or reject ${diff.id}]\n`;
+}
+
 /**
  * Sends one prompt and copies the assistant's text to stdout as it streams; tool calls, dialogs
  * and problems go to stderr. Resolves with the exit code: 0 once pi has settled, 1 when the
@@ -47,6 +61,14 @@ export async function streamPrompt(
   };
   let started = false;
   let failure: string | null = null;
+  /** What tells this session's diffs apart: its door session, and the tool calls it made. */
+  let doorSession: string | null = null;
+  const toolCalls = new Set<string>();
+  const waitingDiffs = new Set<string>();
+  const ours = (diff: DiffSummary): boolean => {
+    const call = toolCallOf(diff);
+    return diff.sessionId === doorSession || (call !== null && toolCalls.has(call));
+  };
   let atLineStart = true;
   const out = (text: string): void => {
     if (text === '') return;
@@ -64,6 +86,18 @@ export async function streamPrompt(
     if (event.type === 'snapshot') {
       const view = event.snapshot.hosted.find((h) => h.id === id);
       if (!view) fail(`pi session ${id} was stopped`);
+      doorSession = view?.sessionId ?? doorSession;
+      return;
+    }
+    if (event.type === 'diffAdded') {
+      if (!ours(event.diff)) return;
+      waitingDiffs.add(event.diff.id);
+      if (!atLineStart) out('\n');
+      io.stderr.write(diffWaiting(event.diff));
+      return;
+    }
+    if (event.type === 'diffDecided') {
+      if (waitingDiffs.delete(event.record.id)) io.stderr.write(`[diff ${event.record.id} ${event.record.outcome} by ${event.record.by}]\n`);
       return;
     }
     if (event.type !== 'pi' || event.id !== id) return;
@@ -89,6 +123,7 @@ export async function streamPrompt(
         return;
       }
       case 'tool_execution_start':
+        if (typeof e.toolCallId === 'string') toolCalls.add(e.toolCallId);
         io.stderr.write(`[${String(e.toolName)} ${oneLine(e.args)}]\n`);
         return;
       case 'extension_ui_request':

@@ -1,25 +1,28 @@
 // `patchbay restore`: give editors their lockfiles back, through the daemon when it runs and
 // straight on disk when it does not (after a crash, say).
 import type { Dialect, RestoreReport } from '../api/types.ts';
-import { pidAlive } from '../discovery/liveness.ts';
-import { removeDeadDoors, restoreAdopted } from '../discovery/takeover.ts';
 import type { HubOptions } from '../options.ts';
-import { NotRunningError } from '../web/control-client.ts';
 import { parse, positionals, printJson, type Command } from './command.ts';
 import { formatRestore } from './format.ts';
 
 export async function restoreOnDisk(options: HubOptions): Promise<RestoreReport> {
-  const report: RestoreReport = { restored: [], removed: [] };
+  // Loaded here, not by every `patchbay` call: takeover brings the lockfile schemas.
+  const [{ pidAlive }, { removeDeadDoors, restoreAdopted }] = await Promise.all([
+    import('../discovery/liveness.ts'),
+    import('../discovery/takeover.ts'),
+  ]);
+  const report: Required<RestoreReport> = { restored: [], removed: [], warnings: [] };
   const dirs: [string, Dialect][] = [
     [options.piLockDir, 'pi'],
     [options.claudeLockDir, 'claude'],
   ];
   for (const [dir, dialect] of dirs) {
-    const moved = await restoreAdopted(dir, dialect, (lock) => pidAlive(lock.pid));
+    const moved = await restoreAdopted(dir, dialect, pidAlive);
     report.restored.push(...moved.restored);
     report.removed.push(...moved.removed, ...(await removeDeadDoors(dir, dialect, pidAlive)));
+    report.warnings.push(...moved.warnings);
   }
-  return report;
+  return report.warnings.length > 0 ? report : { restored: report.restored, removed: report.removed };
 }
 
 export const restore: Command = {
@@ -33,6 +36,8 @@ Through the running daemon if there is one; otherwise directly in the lock dirs.
     try {
       report = await (await ctx.connect()).call('restore', undefined);
     } catch (err) {
+      // connect() has loaded the client module by now.
+      const { NotRunningError } = await import('../web/control-client.ts');
       if (!(err instanceof NotRunningError)) throw err;
       report = await restoreOnDisk(ctx.options);
     }

@@ -35,9 +35,10 @@ export function detectElectron(loadElectron: () => unknown, exists: (path: strin
 /** The build outputs each face needs. */
 export const DESKTOP_OUTPUTS = ['out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html'];
 export const BROWSER_OUTPUTS = ['out/renderer/index.html'];
-/** Sources that end up in those outputs. */
-export const DESKTOP_SOURCES = ['electron', 'renderer', 'src'];
-export const BROWSER_SOURCES = ['renderer', 'electron/shared', 'src/api', 'src/web/browser-socket.ts'];
+/** What ends up in those outputs: the sources, the build's configuration, the packages (npm rewrites the marker). */
+const BUILD_INPUTS = ['electron.vite.config.ts', 'node_modules/.package-lock.json'];
+export const DESKTOP_SOURCES = ['electron', 'renderer', 'src', ...BUILD_INPUTS];
+export const BROWSER_SOURCES = ['renderer', 'electron/shared', 'src/api', 'src/web/browser-socket.ts', ...BUILD_INPUTS];
 
 /** Rebuild when an output is missing or older than the newest source (a stale UI misleads). */
 export function needsBuild(outputTimes: readonly (number | null)[], newestSource: number): boolean {
@@ -61,14 +62,17 @@ function newestUnder(path: string): number {
   return newest;
 }
 
-/** Runs `electron-vite build` when the face's outputs are missing or stale; false when it failed. */
-export function buildIfStale(face: 'desktop' | 'browser', env: NodeJS.ProcessEnv): boolean {
-  return face === 'desktop' ? ensureBuilt(DESKTOP_OUTPUTS, DESKTOP_SOURCES, env) : ensureBuilt(BROWSER_OUTPUTS, BROWSER_SOURCES, env);
+/**
+ * Runs `electron-vite build` when the face's outputs are missing or stale (or `force`); false
+ * when it failed. The sources are walked: this runs when the app starts, not on every command.
+ */
+export function buildIfStale(face: 'desktop' | 'browser', env: NodeJS.ProcessEnv, force = false): boolean {
+  return face === 'desktop' ? ensureBuilt(DESKTOP_OUTPUTS, DESKTOP_SOURCES, env, force) : ensureBuilt(BROWSER_OUTPUTS, BROWSER_SOURCES, env, force);
 }
 
-function ensureBuilt(outputs: readonly string[], sources: readonly string[], env: NodeJS.ProcessEnv): boolean {
+function ensureBuilt(outputs: readonly string[], sources: readonly string[], env: NodeJS.ProcessEnv, force: boolean): boolean {
   const newest = Math.max(...sources.map((s) => newestUnder(join(ROOT, s))));
-  if (!needsBuild(outputs.map((o) => mtime(join(ROOT, o))), newest)) return true;
+  if (!force && !needsBuild(outputs.map((o) => mtime(join(ROOT, o))), newest)) return true;
   console.error('patchbay: building the app (electron-vite build)…');
   const bin = join(ROOT, 'node_modules', '.bin', process.platform === 'win32' ? 'electron-vite.cmd' : 'electron-vite');
   if (!existsSync(bin)) {

@@ -1,59 +1,69 @@
 // The discovery orchestrator: which editors are live, which lockfiles are bad, and the
-// takeover of editors' lockfiles behind Patchbay's door (DESIGN §3, §4).
+// takeover of editors' lockfiles behind Patchbay's door (DESIGN §3, §4, §10). It scans,
+// probes and moves files; what to do with each lockfile is decided by planLockfile.
 import { createHash } from 'node:crypto';
-import { lstat } from 'node:fs/promises';
-import { isAbsolute } from 'node:path';
 import type { InvalidLockfile, RestoreReport } from '../api/types.ts';
-import { serializeLockfile, type Dialect, type EditorInstance, type LockEntry, type Lockfile } from '../protocol/lockfile.ts';
-import { LockDirWatcher, scanLockDir } from './lock-dir.ts';
-import { describeProbe, pidAlive, probeEditor, type ProbeResult } from './liveness.ts';
+import { DisposableStore } from '../lifecycle/disposables.ts';
+import { basename } from 'node:path';
+import { portFromName, type Dialect, type EditorInstance, type LockEntry } from '../protocol/lockfile.ts';
+import { DoorLockfiles, type DiscoveryDir, type DoorSpec } from './door-lockfiles.ts';
+import { LockDirWatcher, currentUid, errorReason, scanLockDir, type ScanResult } from './lock-dir.ts';
+import { isLocalProbeError, pidAlive, probeEditor, type ProbeResult } from './liveness.ts';
+import { listenerHeldBy } from './peer-process.ts';
+import { planLockfile, type Candidate, type FileState, type Listing, type ProbeOutcome, type Step, type Which } from './plan.ts';
 import {
-  DOOR_IDE_NAME,
   adoptLockfile,
+  adoptedDir,
+  describeReturn,
   isOtherPatchbay,
+  isOwnDoor,
   listAdopted,
   originalPath,
   removeFile,
   restoreAdopted,
   returnAdopted,
-  writeDoorLockfile,
 } from './takeover.ts';
+import { lockDirTrust } from './trust.ts';
 
-export interface DiscoveryDir {
-  dir: string;
-  dialect: Dialect;
-}
+export type { DiscoveryDir, DoorSpec };
 
-export interface DiscoveredEditor extends EditorInstance {
-  /** `${port}`: one live instance per port. */
-  key: string;
-  /** Where the editor wrote its lockfile, and where a restore puts it back. */
-  originalPath: string;
-}
+export type DiscoveredEditor = EditorInstance;
 
 export interface DiscoveryState {
   editors: DiscoveredEditor[];
   invalid: InvalidLockfile[];
-}
-
-export interface DoorSpec {
-  port: number;
-  /** One token per agent-facing dialect; a dir whose dialect has none gets no door. */
-  tokens: Partial<Record<Dialect, string>>;
-  folders: string[];
+  /** Lock dirs whose lockfiles cannot be trusted as they are, and why (for status and the UI). */
+  warnings: string[];
+  /** Door lockfiles that are out of date, and why. */
+  doorProblems: string[];
 }
 
 export interface EditorDiscoveryOptions {
   dirs: DiscoveryDir[];
   takeover: boolean;
+  /** Lock dirs the person trusts although others may write them (setting `trustedLockDirs`). */
+  trustedDirs?: readonly string[];
   pollMs: number;
   livenessMs: number;
   maxLockfileBytes: number;
   selfPid: number;
   probeTimeoutMs?: number;
+  /** The current user; default the process's (null: no uids here, ownership is not checked). */
+  uid?: number | null;
+  /** Waits between retries of a door lockfile that could not be written (default 250 ms doubling to 5 s). */
+  doorRetryFirstMs?: number;
+  doorRetryMaxMs?: number;
+  /** Seam: how an editor's port is probed. */
+  probe?: typeof probeEditor;
+  /** Seam: whether `pid` holds the socket listening on `port` (null: cannot tell). */
+  portHolder?: (port: number, pid: number) => Promise<boolean | null>;
+  /** Seam: how a door lockfile is written. */
+  writeDoor?: DoorLockfilesOptions['write'];
   onChange: (state: DiscoveryState) => void;
   log?: (msg: string) => void;
 }
+
+type DoorLockfilesOptions = ConstructorParameters<typeof DoorLockfiles>[0];
 
 /** Stable editor identity: survives restarts (new port, pid, token). */
 export function editorId(ideName: string, workspaceFolders: readonly string[]): string {
@@ -67,32 +77,35 @@ interface CachedProbe {
   port: number;
   mtimeMs: number;
   token: string;
-  result: ProbeResult;
+  outcome: ProbeOutcome;
   at: number;
 }
 
-interface Door {
-  path: string;
-  port: number;
-  content: string;
+/** What one port of one dir contributed to the last state: kept as is when a check cannot look. */
+interface SlotListing {
+  editor: DiscoveredEditor | null;
+  invalid: InvalidLockfile[];
 }
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+const EMPTY: RestoreReport = { restored: [], removed: [] };
 
 export class EditorDiscovery {
   private readonly log: (msg: string) => void;
   private readonly probeTimeoutMs: number;
+  private readonly uid: number | null;
+  private readonly resources = new DisposableStore();
+  private readonly doors: DoorLockfiles;
   private takeover: boolean;
-  private watchers: LockDirWatcher[] = [];
-  private livenessTimer: NodeJS.Timeout | null = null;
-  /** Probe results per original lockfile path; failures expire after `livenessMs`. */
+  private trustedDirs: readonly string[];
+  /** Probe outcomes per original lockfile path; failures expire after `livenessMs`. */
   private probes = new Map<string, CachedProbe>();
   /** Failed probes being retried in the background, by original path. */
   private retrying = new Map<string, Promise<void>>();
-  private doors = new Map<string, Door>();
-  private state: DiscoveryState = { editors: [], invalid: [] };
+  /** Per `${dir}\0${port}`: what the last check listed there. */
+  private slots = new Map<string, SlotListing>();
+  /** Per slot: the last reason it was kept as it was, so the log says it once. */
+  private keptWhy = new Map<string, string>();
+  private state: DiscoveryState = { editors: [], invalid: [], warnings: [], doorProblems: [] };
   private emitted: string | null = null;
   /** fs-changing work runs one step at a time: checks, door writes, restores. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -106,7 +119,23 @@ export class EditorDiscovery {
   constructor(private readonly opts: EditorDiscoveryOptions) {
     this.log = opts.log ?? ((msg) => console.warn(`patchbay discovery: ${msg}`));
     this.probeTimeoutMs = opts.probeTimeoutMs ?? 1000;
+    this.uid = opts.uid === undefined ? currentUid() : opts.uid;
     this.takeover = opts.takeover;
+    this.trustedDirs = opts.trustedDirs ?? [];
+    this.doors = this.resources.add(
+      new DoorLockfiles({
+        dirs: opts.dirs,
+        selfPid: opts.selfPid,
+        uid: this.uid,
+        maxLockfileBytes: opts.maxLockfileBytes,
+        retryFirstMs: opts.doorRetryFirstMs ?? 250,
+        retryMaxMs: opts.doorRetryMaxMs ?? 5000,
+        serial: (step) => this.serial(step),
+        onProblemsChange: () => this.publish({ ...this.state, doorProblems: this.doors.problems() }),
+        log: this.log,
+        ...(opts.writeDoor ? { write: opts.writeDoor } : {}),
+      }),
+    );
   }
 
   /**
@@ -119,23 +148,15 @@ export class EditorDiscovery {
     await this.claimDirs();
     for (const { dir } of this.opts.dirs) {
       if (this.closed) return;
-      const watcher = new LockDirWatcher(dir, {
-        pollMs: this.opts.pollMs,
-        onChange: () => void this.check(),
-        log: this.log,
-      });
-      try {
-        await watcher.start();
-        this.watchers.push(watcher);
-      } catch (err) {
-        watcher.close();
-        this.log(`lock dir ${dir}: cannot watch: ${errorText(err)}`);
-      }
+      const watcher = new LockDirWatcher(dir, { pollMs: this.opts.pollMs, onChange: () => void this.check(), log: this.log });
+      this.resources.add(() => watcher.close());
+      await watcher.start();
     }
     if (this.closed) return;
     await this.check();
     if (this.closed) return;
-    this.livenessTimer = setInterval(() => void this.check(), this.opts.livenessMs);
+    const timer = setInterval(() => void this.check(), this.opts.livenessMs);
+    this.resources.add(() => clearInterval(timer));
   }
 
   /** The latest state (also handed to `onChange` whenever it changes). */
@@ -152,6 +173,12 @@ export class EditorDiscovery {
   /** Turns takeover on or off; off moves adopted files back on the next check. */
   setTakeover(on: boolean): Promise<void> {
     this.takeover = on;
+    return this.check();
+  }
+
+  /** The lock dirs the person trusts although others may write them. */
+  setTrustedDirs(dirs: readonly string[]): Promise<void> {
+    this.trustedDirs = [...dirs];
     return this.check();
   }
 
@@ -182,54 +209,27 @@ export class EditorDiscovery {
         try {
           await this.runCheck();
         } catch (err) {
-          this.log(`check failed: ${errorText(err)}`);
+          this.log(`check failed: ${errorReason(err)}`);
         }
       });
     }
     return this.pendingCheck;
   }
 
-  /** Writes (or rewrites, when anything in it changed) the door's lockfile in each dir with a token. */
+  /**
+   * Sets what the door's lockfile says in each dir with a token and writes the ones that differ.
+   * One that cannot be written is retried and reported in `doorProblems`; resolves with the
+   * door lockfiles in place.
+   */
   publishDoor(spec: DoorSpec): Promise<string[]> {
     return this.serial(async () => {
-      if (this.closed) return this.doorLockfiles();
-      const folders = [...new Set(spec.folders)].filter((folder) => {
-        if (isAbsolute(folder)) return true;
-        this.log(`door: skipping folder ${JSON.stringify(folder)}: not an absolute path`);
-        return false;
-      });
-      const failures: string[] = [];
-      for (const { dir, dialect } of this.opts.dirs) {
-        const token = spec.tokens[dialect];
-        const previous = this.doors.get(dir);
-        try {
-          if (!token) {
-            if (previous) await this.removeDoor(dir, previous);
-            continue;
-          }
-          const lock: Lockfile = {
-            pid: this.opts.selfPid,
-            workspaceFolders: folders,
-            ideName: DOOR_IDE_NAME,
-            transport: 'ws',
-            authToken: token,
-          };
-          const content = serializeLockfile(lock);
-          if (previous && previous.port === spec.port && previous.content === content) continue;
-          if (previous && previous.port !== spec.port) await this.removeDoor(dir, previous);
-          const path = await writeDoorLockfile(dir, spec.port, lock);
-          this.doors.set(dir, { path, port: spec.port, content });
-        } catch (err) {
-          failures.push(`door lockfile in ${dir}: ${errorText(err)}`);
-        }
-      }
-      if (failures.length > 0) throw new Error(failures.join('; '));
-      return this.doorLockfiles();
+      if (!this.closed) await this.doors.publish(spec);
+      return this.doors.lockfiles();
     });
   }
 
   doorLockfiles(): string[] {
-    return [...this.doors.values()].map((door) => door.path);
+    return this.doors.lockfiles();
   }
 
   /** Moves adopted files of live editors back and deletes dead ones, in every dir. */
@@ -240,37 +240,33 @@ export class EditorDiscovery {
 
   /** One pass over the lock dirs; runs inside the queue. */
   private async restoreDirs(): Promise<RestoreReport> {
-    const report: RestoreReport = { restored: [], removed: [] };
+    const report: Required<RestoreReport> = { restored: [], removed: [], warnings: [] };
     for (const { dir, dialect } of this.opts.dirs) {
       try {
-        const one = await restoreAdopted(dir, dialect, (lock) => pidAlive(lock.pid), {
-          maxBytes: this.opts.maxLockfileBytes,
-        });
+        const one = await restoreAdopted(dir, dialect, pidAlive, { maxBytes: this.opts.maxLockfileBytes, uid: this.uid });
         report.restored.push(...one.restored);
         report.removed.push(...one.removed);
+        report.warnings.push(...one.warnings);
       } catch (err) {
-        this.log(`lock dir ${dir}: restore failed: ${errorText(err)}`);
+        report.warnings.push(`lock dir ${dir}: restore failed: ${errorReason(err)}`);
       }
     }
     for (const path of report.restored) this.log(`lockfile ${path}: restored`);
+    for (const warning of report.warnings) this.log(warning);
     this.probes.clear();
-    return report;
+    this.slots.clear();
+    return report.warnings.length > 0 ? report : { restored: report.restored, removed: report.removed };
   }
 
   /** Stops watching, removes the door's lockfiles and restores adopted ones. Safe to call twice. */
   close(): Promise<RestoreReport> {
     if (this.closing) return this.closing;
     this.closed = true;
-    for (const watcher of this.watchers) watcher.close();
-    this.watchers = [];
-    if (this.livenessTimer) clearInterval(this.livenessTimer);
-    this.livenessTimer = null;
+    this.resources.dispose();
     this.closing = (async () => {
       await Promise.all(this.retrying.values());
-      if (!this.owned) return { restored: [], removed: [] };
-      await this.serial(async () => {
-        for (const [dir, door] of this.doors) await this.removeDoor(dir, door);
-      });
+      if (!this.owned) return EMPTY;
+      await this.serial(() => this.doors.removeAll());
       return this.restoreAll();
     })();
     return this.closing;
@@ -284,193 +280,263 @@ export class EditorDiscovery {
     return run;
   }
 
-  private async removeDoor(dir: string, door: Door): Promise<void> {
-    try {
-      await removeFile(door.path);
-    } catch (err) {
-      this.log(`door lockfile ${door.path}: cannot remove: ${errorText(err)}`);
-    }
-    this.doors.delete(dir);
-  }
-
   /**
-   * Refuses to run beside another live Patchbay (it holds these dirs' takeover), and clears
-   * the door lockfiles a dead one left behind.
+   * Refuses to run beside another live Patchbay of this user's (it holds these dirs' takeover),
+   * and clears the door lockfiles a dead one left behind. Another user's "Patchbay" lockfile
+   * is no Patchbay of ours: checks list it like any foreign lockfile.
    */
   private async claimDirs(): Promise<void> {
     for (const { dir, dialect } of this.opts.dirs) {
       const { entries } = await scanLockDir(dir, dialect, { maxBytes: this.opts.maxLockfileBytes });
       for (const entry of entries) {
-        if (entry.lock.ideName !== DOOR_IDE_NAME) continue;
-        if (this.doors.get(dir)?.path === entry.path && entry.lock.pid === this.opts.selfPid) continue;
+        if (!isOwnDoor(entry, this.uid)) continue;
+        if (entry.lock.pid === this.opts.selfPid && this.doors.lockfiles().includes(entry.path)) continue;
         if (isOtherPatchbay(entry.lock, this.opts.selfPid, pidAlive)) {
-          const probe = await probeEditor({
-            port: entry.port,
-            token: entry.lock.authToken,
-            dialect,
-            timeoutMs: this.probeTimeoutMs,
-          });
+          const probe = await this.probeNowRaw(entry);
+          if (isLocalProbeError(probe)) {
+            throw new Error(`cannot tell whether pid ${entry.lock.pid} is a running Patchbay (its door lockfile is ${entry.path}): ${probe}`);
+          }
           // A live pid with nothing on the port is a reused pid, not a Patchbay.
           if (probe !== 'refused') {
-            throw new Error(
-              `another Patchbay (pid ${entry.lock.pid}) is running: its door lockfile is ${entry.path}; quit it first`,
-            );
+            throw new Error(`another Patchbay (pid ${entry.lock.pid}) is running: its door lockfile is ${entry.path}; quit it first`);
           }
         }
         try {
           await removeFile(entry.path);
           this.log(`lockfile ${entry.path}: removed a stale Patchbay door (pid ${entry.lock.pid})`);
         } catch (err) {
-          this.log(`lockfile ${entry.path}: cannot remove stale Patchbay door: ${errorText(err)}`);
+          this.log(`lockfile ${entry.path}: cannot remove stale Patchbay door: ${errorReason(err)}`);
         }
       }
     }
     this.owned = true;
   }
 
-  /**
-   * A lockfile is probed when it is new or changed. A good answer holds until the file
-   * changes or the relay reports the editor as suspect; a failure is retried in the
-   * background once it is older than `livenessMs`, so a hung port never stalls a check.
-   */
-  private async probe(entry: LockEntry, original: string): Promise<ProbeResult> {
-    const cached = this.probes.get(original);
-    const same = cached && cached.mtimeMs === entry.mtimeMs && cached.token === entry.lock.authToken;
-    if (!same) return this.probeNow(entry, original);
-    if (cached.result !== 'ok' && Date.now() - cached.at >= this.opts.livenessMs && !this.retrying.has(original)) {
-      const retry = this.probeNow(entry, original).then((result) => {
-        this.retrying.delete(original);
-        if (result !== cached.result) void this.check();
-      });
-      this.retrying.set(original, retry);
-    }
-    return cached.result;
-  }
-
-  private async probeNow(entry: LockEntry, original: string): Promise<ProbeResult> {
-    const result = await probeEditor({
+  private probeNowRaw(entry: LockEntry): Promise<ProbeResult> {
+    return (this.opts.probe ?? probeEditor)({
       port: entry.port,
       token: entry.lock.authToken,
       dialect: entry.dialect,
       timeoutMs: this.probeTimeoutMs,
     });
-    this.probes.set(original, { port: entry.port, mtimeMs: entry.mtimeMs, token: entry.lock.authToken, result, at: Date.now() });
-    return result;
+  }
+
+  /**
+   * A lockfile is probed when it is new or changed. A good answer holds until the file
+   * changes or the relay reports the editor as suspect; a failure is retried in the
+   * background once it is older than `livenessMs`, so a hung port never stalls a check.
+   * A probe this machine could not make is never cached: the next check tries again.
+   */
+  private async probe(entry: LockEntry): Promise<ProbeOutcome> {
+    const original = originalPath(entry.dir, entry.port);
+    const cached = this.probes.get(original);
+    const same = cached && cached.mtimeMs === entry.mtimeMs && cached.token === entry.lock.authToken;
+    if (!same) return this.probeNow(entry, original);
+    if (cached.outcome.result !== 'ok' && Date.now() - cached.at >= this.opts.livenessMs && !this.retrying.has(original)) {
+      const retry = this.probeNow(entry, original).then((outcome) => {
+        this.retrying.delete(original);
+        if (outcome.result !== cached.outcome.result) void this.check();
+      });
+      this.retrying.set(original, retry);
+    }
+    return cached.outcome;
+  }
+
+  private async probeNow(entry: LockEntry, original: string): Promise<ProbeOutcome> {
+    const result = await this.probeNowRaw(entry);
+    const { pid } = entry.lock;
+    const outcome: ProbeOutcome = {
+      result,
+      aliveAfter: result === 'ok' || pidAlive(pid),
+      holdsPort: result === 'ok' ? await (this.opts.portHolder ?? listenerHeldBy)(entry.port, pid) : null,
+    };
+    if (!isLocalProbeError(result)) {
+      this.probes.set(original, { port: entry.port, mtimeMs: entry.mtimeMs, token: entry.lock.authToken, outcome, at: Date.now() });
+    }
+    return outcome;
   }
 
   private async runCheck(): Promise<void> {
     const byPort = new Map<number, DiscoveredEditor>();
     const invalid: InvalidLockfile[] = [];
+    const warnings: string[] = [];
     const probed = new Set<string>();
     for (const { dir, dialect } of this.opts.dirs) {
       if (this.closed) return;
-      const found = await this.checkDir(dir, dialect, invalid, probed);
-      for (const editor of found) {
+      const found = await this.checkDir(dir, dialect, probed);
+      invalid.push(...found.invalid);
+      warnings.push(...found.warnings);
+      for (const editor of found.editors) {
         const other = byPort.get(editor.port);
         if (!other || (other.dialect !== 'pi' && editor.dialect === 'pi')) byPort.set(editor.port, editor);
       }
     }
     for (const path of this.probes.keys()) if (!probed.has(path)) this.probes.delete(path);
     if (this.closed) return;
-    await this.keepDoorsInPlace();
+    await this.doors.verify();
     const editors = [...byPort.values()].sort((a, b) => a.port - b.port);
     invalid.sort((a, b) => a.path.localeCompare(b.path));
-    this.publish({ editors, invalid });
+    this.publish({ editors, invalid, warnings, doorProblems: this.doors.problems() });
   }
 
-  /** One dir: scan both levels, validate, adopt or return files, report what is live. */
-  private async checkDir(
-    dir: string,
-    dialect: Dialect,
-    invalid: InvalidLockfile[],
-    probed: Set<string>,
-  ): Promise<DiscoveredEditor[]> {
+  /** Why takeover does not act in a dir, or null when it does. */
+  private async takeoverOff(dir: string, refusedAdoptedDir: string | null, warnings: string[]): Promise<string | null> {
+    let off: string | null = this.takeover ? null : 'takeover is off';
+    const trust = await lockDirTrust(dir, this.uid, this.trustedDirs).catch((err: unknown) => ({
+      trusted: false,
+      problem: `lock dir ${dir}: cannot check who may write it (${errorReason(err)}); its lockfiles are used but not adopted`,
+    }));
+    if (trust.problem !== null) warnings.push(trust.problem);
+    if (!trust.trusted) off ??= `lock dir ${dir} is not trusted`;
+    if (refusedAdoptedDir !== null) {
+      warnings.push(`lock dir ${dir}: ${refusedAdoptedDir}; takeover does not act there until it is removed`);
+      off ??= `${adoptedDir(dir)} is refused`;
+    }
+    return off;
+  }
+
+  /** One dir: scan both levels, plan each port, carry the plans out, report what is live. */
+  private async checkDir(dir: string, dialect: Dialect, probed: Set<string>): Promise<{ editors: DiscoveredEditor[]; invalid: InvalidLockfile[]; warnings: string[] }> {
     const caps = { maxBytes: this.opts.maxLockfileBytes };
-    const [top, adopted] = await Promise.all([scanLockDir(dir, dialect, caps), listAdopted(dir, dialect, caps)]);
-    invalid.push(...top.invalid);
-    const topNames = new Set([...top.entries.map((e) => e.path), ...top.invalid.map((i) => i.path)]);
-    const topValidPorts = new Set(top.entries.map((e) => e.port));
+    const [top, adopted] = await Promise.all([scanLockDir(dir, dialect, caps), listAdopted(dir, dialect, caps, this.uid)]);
+    const warnings: string[] = [];
+    const takeoverOff = await this.takeoverOff(dir, adopted.refused, warnings);
+    const prefix = `${dir}\0`;
+    const unlisted = top.unlisted ?? adopted.unlisted;
+    if (unlisted !== null) {
+      // Nothing in the dir is known this time: everything stays as the last check left it.
+      this.keep(`${dir}\0*`, unlisted);
+      const kept = [...this.slots].filter(([key]) => key.startsWith(prefix));
+      for (const [key] of kept) probed.add(originalPath(dir, Number(key.slice(prefix.length))));
+      return {
+        editors: kept.flatMap(([, listing]) => (listing.editor ? [listing.editor] : [])),
+        invalid: kept.flatMap(([, listing]) => listing.invalid),
+        warnings,
+      };
+    }
+    this.keptWhy.delete(`${dir}\0*`);
 
-    // Adopted files that no longer parse are not Patchbay's to hold.
-    for (const bad of adopted.invalid) {
-      if (!bad.path.endsWith('.lock')) {
-        invalid.push(bad);
-        continue;
+    const invalid: InvalidLockfile[] = [];
+    const candidates = new Map<number, Candidate>();
+    const slot = (port: number): Candidate => {
+      let candidate = candidates.get(port);
+      if (!candidate) candidates.set(port, (candidate = { port, top: null, adopted: null }));
+      return candidate;
+    };
+    const place = (scan: ScanResult, which: Which) => {
+      for (const entry of scan.entries) {
+        if (which === 'top' && isOwnDoor(entry, this.uid)) continue; // the door: ours, or another Patchbay's (claimDirs)
+        const state: FileState =
+          this.uid !== null && entry.uid !== this.uid ? { kind: 'foreign', entry } : { kind: 'lock', entry, alive: pidAlive(entry.lock.pid) };
+        slot(entry.port)[which] = state;
       }
-      await this.giveBack(bad.path, dir, `adopted lockfile is invalid (${bad.reason})`);
-    }
-
-    const candidates: { entry: LockEntry; adopted: boolean }[] = [];
-    for (const entry of top.entries) {
-      if (entry.lock.ideName !== DOOR_IDE_NAME) candidates.push({ entry, adopted: false });
-    }
-    for (const entry of adopted.entries) {
-      const original = originalPath(dir, entry.port);
-      if (topValidPorts.has(entry.port)) {
-        // The editor wrote a newer lockfile for this port: it supersedes the adopted copy.
-        await this.remove(entry.path, 'superseded by a newer lockfile');
-        continue;
-      }
-      if (topNames.has(original)) continue; // a newer file that does not parse yet: wait for it
-      candidates.push({ entry, adopted: true });
-    }
-
-    const alive: typeof candidates = [];
-    for (const candidate of candidates) {
-      const { entry, adopted: isAdopted } = candidate;
-      if (pidAlive(entry.lock.pid)) alive.push(candidate);
-      else if (isAdopted) await this.remove(entry.path, `editor pid ${entry.lock.pid} is gone`);
-      else invalid.push({ path: entry.path, reason: `pid ${entry.lock.pid} is not running` });
-    }
-    const probes = await Promise.all(
-      alive.map(({ entry }) => {
-        const original = originalPath(dir, entry.port);
-        probed.add(original);
-        return this.probe(entry, original);
-      }),
-    );
+      for (const bad of scan.unreadable) withPort(bad, (port) => (slot(port)[which] = { kind: 'unreadable', ...bad }));
+      for (const bad of scan.invalid) withPort(bad, (port) => (slot(port)[which] = { kind: 'invalid', ...bad }));
+    };
+    const withPort = (bad: InvalidLockfile, put: (port: number) => void) => {
+      const port = portFromName(basename(bad.path));
+      if (port === null) invalid.push(bad); // not <port>.lock: listed, nothing to pair it with
+      else put(port);
+    };
+    place(top, 'top');
+    place(adopted, 'adopted');
 
     const editors: DiscoveredEditor[] = [];
-    for (const [index, { entry, adopted: isAdopted }] of alive.entries()) {
+    const seen = new Set<string>();
+    for (const candidate of [...candidates.values()].sort((a, b) => a.port - b.port)) {
       if (this.closed) break;
-      const result = probes[index] ?? 'timeout';
-      const original = originalPath(dir, entry.port);
-      if (result !== 'ok' && !pidAlive(entry.lock.pid)) {
-        // It died while we probed: a killed editor closes its port a moment before its pid goes.
-        if (isAdopted) await this.remove(entry.path, `editor pid ${entry.lock.pid} is gone`);
-        else invalid.push({ path: entry.path, reason: `pid ${entry.lock.pid} is not running` });
-        continue;
-      }
-      if (result !== 'ok') {
-        const reason = describeProbe(result, entry.port, this.probeTimeoutMs);
-        // Agents count any lockfile whose pid lives and whose port accepts TCP; leaving such a
-        // one in place would make two matches and stop their autoconnect. So under takeover it
-        // is held aside too, though it is no editor; one on a closed port is harmless where it is.
-        const agentsWouldSeeIt = result !== 'refused';
-        if (this.takeover && agentsWouldSeeIt) {
-          const held = isAdopted ? entry.path : await this.hold(entry, reason);
-          invalid.push({ path: held, reason });
-        } else {
-          if (isAdopted) await this.giveBack(entry.path, dir, reason);
-          invalid.push({ path: original, reason });
+      const key = `${prefix}${candidate.port}`;
+      seen.add(key);
+      probed.add(originalPath(dir, candidate.port));
+      const listing = await this.decide(candidate, key, dir, dialect, takeoverOff);
+      this.slots.set(key, listing);
+      if (listing.editor) editors.push(listing.editor);
+      invalid.push(...listing.invalid);
+    }
+    for (const key of this.slots.keys()) if (key.startsWith(prefix) && !seen.has(key)) this.slots.delete(key);
+    for (const key of this.keptWhy.keys()) if (key.startsWith(prefix) && !seen.has(key)) this.keptWhy.delete(key);
+    return { editors, invalid, warnings };
+  }
+
+  /** Plans one port (probing what the plan asks for) and carries the plan out. */
+  private async decide(candidate: Candidate, key: string, dir: string, dialect: Dialect, takeoverOff: string | null): Promise<SlotListing> {
+    const ctx = { takeoverOff, uid: this.uid, probeTimeoutMs: this.probeTimeoutMs };
+    let plan = planLockfile(candidate, {}, ctx);
+    if (plan.kind === 'probe') {
+      const probes: Partial<Record<Which, ProbeOutcome>> = {};
+      await Promise.all(
+        plan.which.map(async (which) => {
+          const file = candidate[which];
+          if (file?.kind === 'lock') probes[which] = await this.probe(file.entry);
+        }),
+      );
+      plan = planLockfile(candidate, probes, ctx);
+    }
+    if (plan.kind === 'probe') throw new Error(`planning ${originalPath(dir, candidate.port)}: probes asked for twice`);
+    if (plan.kind === 'keep') {
+      this.keep(key, plan.why);
+      return this.slots.get(key) ?? { editor: null, invalid: [] };
+    }
+    this.keptWhy.delete(key);
+    const moved = await this.carryOut(plan.steps, dir);
+    return this.listed(plan, moved, dialect);
+  }
+
+  /** A slot that could not be looked at keeps its listing; the log says why, once. */
+  private keep(key: string, why: string): void {
+    if (this.keptWhy.get(key) === why) return;
+    this.keptWhy.set(key, why);
+    this.log(`${why}: keeping what was known until it can be checked`);
+  }
+
+  /** Runs the plan's moves; returns where each moved file went (null: deleted). */
+  private async carryOut(steps: Step[], dir: string): Promise<Map<string, string | null>> {
+    const moved = new Map<string, string | null>();
+    for (const step of steps) {
+      if (this.closed) break;
+      switch (step.op) {
+        case 'adopt':
+          try {
+            moved.set(step.from, await adoptLockfile(step.from, dir, this.uid));
+            this.log(`lockfile ${step.from}: ${step.why}`);
+          } catch (err) {
+            this.log(`lockfile ${step.from}: cannot move into ${adoptedDir(dir)} (${step.why}): ${errorReason(err)}`);
+          }
+          break;
+        case 'give-back': {
+          const outcome = await returnAdopted(step.from, dir, { isAlive: pidAlive, uid: this.uid, maxBytes: this.opts.maxLockfileBytes });
+          this.log(describeReturn(step.from, outcome, step.why));
+          if (outcome.kind !== 'stuck') moved.set(step.from, outcome.kind === 'moved' ? outcome.path : null);
+          break;
         }
-        continue;
+        case 'remove':
+          try {
+            await removeFile(step.path);
+            moved.set(step.path, null);
+            this.log(`lockfile ${step.path}: removed (${step.why})`);
+          } catch (err) {
+            this.log(`lockfile ${step.path}: cannot remove (${step.why}): ${errorReason(err)}`);
+          }
+          break;
       }
-      let path = entry.path;
-      if (this.takeover && !isAdopted) {
-        try {
-          path = await adoptLockfile(entry);
-          this.log(`lockfile ${entry.path}: adopted (${entry.lock.ideName}, pid ${entry.lock.pid})`);
-        } catch (err) {
-          this.log(`lockfile ${entry.path}: cannot adopt: ${errorText(err)}`);
-        }
-      } else if (!this.takeover && isAdopted) {
-        const back = await this.giveBack(entry.path, dir, 'takeover is off');
-        if (back === null) continue; // superseded by a newer file: the next check lists that one
-        path = back;
-      }
-      editors.push({
-        key: String(entry.port),
+    }
+    return moved;
+  }
+
+  /** The plan's listing, with paths where the moves put the files. */
+  private listed(plan: Listing, moved: Map<string, string | null>, dialect: Dialect): SlotListing {
+    const where = (path: string): string | null => (moved.has(path) ? moved.get(path)! : path);
+    const invalid = plan.invalid.flatMap((bad) => {
+      const path = where(bad.path);
+      return path === null ? [] : [{ path, reason: bad.reason }];
+    });
+    const source = plan.editor;
+    const path = source ? where(source.path) : null;
+    if (!source || path === null) return { editor: null, invalid };
+    const { entry } = source;
+    return {
+      invalid,
+      editor: {
         id: editorId(entry.lock.ideName, entry.lock.workspaceFolders),
         port: entry.port,
         pid: entry.lock.pid,
@@ -479,65 +545,8 @@ export class EditorDiscovery {
         authToken: entry.lock.authToken,
         dialect,
         lockfile: path,
-        originalPath: original,
-      });
-    }
-    return editors;
-  }
-
-  /** Moves a lockfile that is no editor aside; returns where it is now. */
-  private async hold(entry: LockEntry, why: string): Promise<string> {
-    try {
-      const path = await adoptLockfile(entry);
-      this.log(`lockfile ${entry.path}: moved aside so agents see only the door (${why})`);
-      return path;
-    } catch (err) {
-      this.log(`lockfile ${entry.path}: cannot move aside: ${errorText(err)}`);
-      return entry.path;
-    }
-  }
-
-  /** Moves an adopted file back; returns its new path, or null if it was dropped or stuck. */
-  private async giveBack(path: string, dir: string, why: string): Promise<string | null> {
-    try {
-      const outcome = await returnAdopted(path, dir);
-      this.log(
-        outcome.moved
-          ? `lockfile ${path}: moved back to ${outcome.path} (${why})`
-          : `lockfile ${path}: dropped, the editor wrote a newer one (${why})`,
-      );
-      return outcome.moved ? outcome.path : null;
-    } catch (err) {
-      this.log(`lockfile ${path}: cannot move back (${why}): ${errorText(err)}`);
-      return null;
-    }
-  }
-
-  private async remove(path: string, why: string): Promise<void> {
-    try {
-      await removeFile(path);
-      this.log(`lockfile ${path}: removed (${why})`);
-    } catch (err) {
-      this.log(`lockfile ${path}: cannot remove (${why}): ${errorText(err)}`);
-    }
-  }
-
-  /** Someone deleted the door's lockfile (a cleanup script, an agent): put it back. */
-  private async keepDoorsInPlace(): Promise<void> {
-    for (const [dir, door] of this.doors) {
-      try {
-        await lstat(door.path);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') continue;
-        try {
-          const lock = JSON.parse(door.content) as Lockfile;
-          await writeDoorLockfile(dir, door.port, lock);
-          this.log(`door lockfile ${door.path}: was deleted; written again`);
-        } catch (writeErr) {
-          this.log(`door lockfile ${door.path}: cannot write again: ${errorText(writeErr)}`);
-        }
-      }
-    }
+      },
+    };
   }
 
   private publish(state: DiscoveryState): void {
@@ -545,6 +554,8 @@ export class EditorDiscovery {
     for (const bad of state.invalid) {
       if (!known.has(`${bad.path}\0${bad.reason}`)) this.log(`lockfile ${bad.path}: ${bad.reason}`);
     }
+    const warned = new Set(this.state.warnings);
+    for (const warning of state.warnings) if (!warned.has(warning)) this.log(warning);
     this.state = state;
     const text = JSON.stringify(state);
     if (text === this.emitted) return;
@@ -552,7 +563,7 @@ export class EditorDiscovery {
     try {
       this.opts.onChange(state);
     } catch (err) {
-      this.log(`change listener failed: ${errorText(err)}`);
+      this.log(`change listener failed: ${errorReason(err)}`);
     }
   }
 }

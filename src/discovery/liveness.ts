@@ -47,7 +47,17 @@ export function portAccepting(port: number, timeoutMs: number): Promise<boolean>
   });
 }
 
-export type ProbeResult = 'ok' | 'refused' | 'auth-rejected' | 'not-websocket' | 'timeout';
+/**
+ * What a probe found. `local-error:<code>` means this machine could not make the probe (out of
+ * descriptors, ports or buffers): it says nothing about the editor, so whoever probed keeps
+ * what it knew before.
+ */
+export type ProbeResult = 'ok' | 'refused' | 'auth-rejected' | 'not-websocket' | 'timeout' | LocalProbeError;
+export type LocalProbeError = `local-error:${string}`;
+
+export function isLocalProbeError(result: ProbeResult): result is LocalProbeError {
+  return result.startsWith('local-error:');
+}
 
 export interface ProbeOptions {
   port: number;
@@ -59,24 +69,42 @@ export interface ProbeOptions {
 /** How long a probe waits for the server's close frame before cutting the socket. */
 const CLOSE_GRACE_MS = 250;
 
+/** Errors that come from the far end: whatever owns the port is no WebSocket editor. */
+const REMOTE_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+
+/**
+ * An error the WebSocket client reported: refused, the far end misbehaving (no code: ws's own
+ * handshake checks; HPE_*: the HTTP parser; WS_ERR_*: framing), or this machine's trouble.
+ */
+export function classifyProbeError(code: string | undefined): ProbeResult {
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code === undefined || REMOTE_ERRORS.has(code) || code.startsWith('HPE_') || code.startsWith('WS_ERR_')) return 'not-websocket';
+  return `local-error:${code}`;
+}
+
 /**
  * Opens a WebSocket with the dialect's auth header and closes it at once. pi-ide.nvim answers
  * a bad token with 400 before the upgrade, other servers with 401/403: all mean "rejected".
+ * Resolves once the socket is closed, so a probe leaves nothing open behind it.
  */
 export function probeEditor({ port, token, dialect, timeoutMs }: ProbeOptions): Promise<ProbeResult> {
   return new Promise((resolve) => {
-    let settled = false;
-    const ws = new WebSocket(`ws://127.0.0.1:${port}`, {
-      headers: { [AUTH_HEADER[dialect]]: token },
-      perMessageDeflate: false,
-      followRedirects: false,
-    });
+    let result: ProbeResult | null = null;
+    let ws: WebSocket;
+    try {
+      ws = new WebSocket(`ws://127.0.0.1:${port}`, {
+        headers: { [AUTH_HEADER[dialect]]: token },
+        perMessageDeflate: false,
+        followRedirects: false,
+      });
+    } catch (err) {
+      resolve(classifyProbeError((err as NodeJS.ErrnoException).code ?? 'EUNKNOWN'));
+      return;
+    }
     let graceTimer: NodeJS.Timeout | null = null;
-    const settle = (result: ProbeResult) => {
-      if (settled) return;
-      settled = true;
+    const settle = (found: ProbeResult) => {
+      result ??= found;
       clearTimeout(deadline);
-      resolve(result);
     };
     const deadline = setTimeout(() => {
       settle('timeout');
@@ -91,6 +119,7 @@ export function probeEditor({ port, token, dialect, timeoutMs }: ProbeOptions): 
     ws.on('close', () => {
       if (graceTimer) clearTimeout(graceTimer);
       settle('not-websocket'); // closed before it opened, without an HTTP answer or error
+      resolve(result!);
     });
     ws.on('unexpected-response', (request, response) => {
       const status = response.statusCode ?? 0;
@@ -99,14 +128,15 @@ export function probeEditor({ port, token, dialect, timeoutMs }: ProbeOptions): 
       request.destroy();
       ws.terminate();
     });
-    ws.on('error', (err: NodeJS.ErrnoException) => {
-      settle(err.code === 'ECONNREFUSED' ? 'refused' : 'not-websocket');
-    });
+    ws.on('error', (err: NodeJS.ErrnoException) => settle(classifyProbeError(err.code)));
   });
 }
 
 /** A person-readable reason for a failed probe. */
 export function describeProbe(result: Exclude<ProbeResult, 'ok'>, port: number, timeoutMs: number): string {
+  if (isLocalProbeError(result)) {
+    return `port ${port} could not be probed: this machine refused the connection (${result.slice('local-error:'.length)})`;
+  }
   switch (result) {
     case 'refused':
       return `port ${port} is not accepting connections`;

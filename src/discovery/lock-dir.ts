@@ -1,6 +1,6 @@
 // One lock dir on disk: list its lockfiles, and notice when anything in it changes.
 import { watch, type FSWatcher } from 'node:fs';
-import { chmod, lstat, mkdir, readdir } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InvalidLockfile } from '../api/types.ts';
 import { readLockfile, type Dialect, type LockEntry } from '../protocol/lockfile.ts';
@@ -11,31 +11,50 @@ export const ADOPTED_DIR = '.patchbay';
 export interface ScanResult {
   entries: LockEntry[];
   invalid: InvalidLockfile[];
+  /**
+   * Files that could not be read for a reason of this machine's (out of descriptors, an I/O
+   * error): nothing is known about them, so whoever acts on the scan keeps what it knew.
+   */
+  unreadable: InvalidLockfile[];
+  /** The folder itself could not be listed for such a reason: nothing in it is known. */
+  unlisted: string | null;
 }
 
 export interface ScanOptions {
   maxBytes: number;
 }
 
+/** The first part of a system error's message, without Node's `, syscall 'path'` tail. */
+export function errorReason(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  if (typeof e?.code === 'string' && typeof e.message === 'string' && e.message.startsWith(`${e.code}: `)) {
+    return `${e.message.split(', ')[0]}${e.syscall ? ` (${e.syscall})` : ''}`;
+  }
+  return e instanceof Error ? e.message : String(err);
+}
+
 /**
  * Reads every `*.lock` directly in `folder`. Dotfiles (our temp files, `.patchbay/`) are not
  * lockfiles; a file that vanishes mid-scan is simply gone. `ownerDir` is the agent-facing dir
- * the entries belong to (differs from `folder` for `.patchbay/`).
+ * the entries belong to (differs from `folder` for `.patchbay/`). A folder that is missing or
+ * not a folder holds nothing.
  */
 export async function scanFolder(folder: string, ownerDir: string, dialect: Dialect, opts: ScanOptions): Promise<ScanResult> {
+  const scan: ScanResult = { entries: [], invalid: [], unreadable: [], unlisted: null };
   let names: string[];
   try {
     names = await readdir(folder);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], invalid: [] };
-    return { entries: [], invalid: [{ path: folder, reason: `cannot list: ${(err as Error).message}` }] };
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') scan.unlisted = `cannot list ${folder}: ${errorReason(err)}`;
+    return scan;
   }
   const lockNames = names.filter((name) => name.endsWith('.lock') && !name.startsWith('.')).sort();
   const results = await Promise.all(lockNames.map((name) => readLockfile(join(folder, name), dialect, opts.maxBytes, ownerDir)));
-  const scan: ScanResult = { entries: [], invalid: [] };
   for (const result of results) {
     if (result.ok) scan.entries.push(result.entry);
-    else if (!result.missing) scan.invalid.push({ path: result.path, reason: result.reason });
+    else if (result.failure === 'invalid') scan.invalid.push({ path: result.path, reason: result.reason });
+    else if (result.failure === 'unreadable') scan.unreadable.push({ path: result.path, reason: result.reason });
   }
   return scan;
 }
@@ -46,15 +65,55 @@ export function scanLockDir(dir: string, dialect: Dialect, opts: ScanOptions): P
 }
 
 /**
- * Creates a dir (and missing parents) with mode 0700. Pre-existing dirs keep their mode: they
- * are the person's. Returns whether `dir` itself was created.
+ * Creates a lock dir (and missing parents) with mode 0700. A pre-existing dir keeps its mode:
+ * it is the person's. Returns whether `dir` itself was created.
  */
-export async function ensurePrivateDir(dir: string): Promise<boolean> {
+export async function ensureLockDir(dir: string): Promise<boolean> {
   const first = await mkdir(dir, { recursive: true, mode: 0o700 });
   if (first === undefined) return false;
   // mkdir's mode passes through the umask; make the dir we created exactly 0700.
   await chmod(dir, 0o700);
   return true;
+}
+
+/** The current user, or null where there are no uids (Windows): then ownership is not checked. */
+export function currentUid(): number | null {
+  return process.getuid?.() ?? null;
+}
+
+/**
+ * Why a dir of Patchbay's own (`.patchbay/`) cannot be used as it is, or null when it can (or
+ * does not exist yet). It must be a real dir, not a symlink (whose target anyone may have
+ * chosen), owned by the current user.
+ */
+export async function ownDirProblem(dir: string, uid: number | null): Promise<string | null> {
+  let stats;
+  try {
+    stats = await lstat(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  if (stats.isSymbolicLink()) return `${dir} is a symlink; Patchbay keeps adopted lockfiles only in a dir of its own`;
+  if (!stats.isDirectory()) return `${dir} is not a directory`;
+  if (uid !== null && stats.uid !== uid) return `${dir} is owned by uid ${stats.uid}, not by you (uid ${uid})`;
+  return null;
+}
+
+/**
+ * Makes sure a dir of Patchbay's own exists as a real, private (0700) dir of the current user:
+ * created if missing, its mode narrowed if someone widened it; refused (throws, naming why) if
+ * it is a symlink, not a dir, or someone else's.
+ */
+export async function ensureOwnDir(dir: string, uid: number | null): Promise<void> {
+  const problem = await ownDirProblem(dir, uid);
+  if (problem !== null) throw new Error(problem);
+  if (await ensureLockDir(dir)) return;
+  // mkdir did not create it: it existed (or appeared meanwhile); check what it is now.
+  const again = await ownDirProblem(dir, uid);
+  if (again !== null) throw new Error(again);
+  const stats = await lstat(dir);
+  if ((stats.mode & 0o777) !== 0o700) await chmod(dir, 0o700);
 }
 
 export interface LockDirWatcherOptions {
@@ -71,6 +130,8 @@ export interface LockDirWatcherOptions {
  */
 export class LockDirWatcher {
   private watcher: FSWatcher | null = null;
+  /** The inode fs.watch follows: a dir replaced under it (or by a file) needs a new watcher. */
+  private watchedIno: number | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
   private debounceTimer: NodeJS.Timeout | null = null;
   private signature = '';
@@ -87,20 +148,27 @@ export class LockDirWatcher {
     this.log = opts.log ?? (() => {});
   }
 
-  /** Creates the dir (0700) if missing and starts watching. */
+  /**
+   * Creates the dir (0700) if missing and starts watching. A dir that cannot be made now (its
+   * parent is unwritable, a file sits in its place) is logged and polled for until it can be.
+   */
   async start(): Promise<void> {
-    await ensurePrivateDir(this.dir);
+    try {
+      await ensureLockDir(this.dir);
+    } catch (err) {
+      this.log(`lock dir ${this.dir}: cannot create it (${errorReason(err)}); polling every ${this.opts.pollMs} ms until it exists`);
+    }
     if (this.closed) return;
     this.signature = await this.listingSignature();
-    this.openWatcher();
+    await this.openWatcher();
+    if (this.closed) return;
     this.pollTimer = setInterval(() => void this.poll(), this.opts.pollMs);
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.watcher?.close();
-    this.watcher = null;
+    this.closeWatcher();
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.debounceTimer) clearTimeout(this.debounceTimer);
     this.pollTimer = this.debounceTimer = null;
@@ -111,17 +179,38 @@ export class LockDirWatcher {
     return this.watcher !== null;
   }
 
-  private openWatcher(): void {
-    if (this.closed || this.watcher) return;
+  private closeWatcher(): void {
+    this.watcher?.close();
+    this.watcher = null;
+    this.watchedIno = null;
+  }
+
+  /** The dir's inode, or null when it is missing or not a dir (nothing to watch). */
+  private async dirIno(): Promise<number | null> {
+    try {
+      const stats = await stat(this.dir);
+      return stats.isDirectory() ? stats.ino : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Watches the dir as it is now; a watcher on a dir that was replaced is swapped for a new one. */
+  private async openWatcher(): Promise<void> {
+    const ino = await this.dirIno();
+    if (this.closed || (this.watcher && ino === this.watchedIno)) return;
+    this.closeWatcher();
+    if (ino === null) return;
     try {
       const watcher = watch(this.dir, { persistent: true }, () => this.changed());
       watcher.on('error', (err) => {
         this.log(`lock dir ${this.dir}: fs.watch failed (${err.message}); polling every ${this.opts.pollMs} ms`);
         watcher.close();
-        if (this.watcher === watcher) this.watcher = null;
+        if (this.watcher === watcher) this.closeWatcher();
         this.changed();
       });
       this.watcher = watcher;
+      this.watchedIno = ino;
     } catch (err) {
       this.log(`lock dir ${this.dir}: fs.watch unavailable (${(err as Error).message}); polling every ${this.opts.pollMs} ms`);
     }
@@ -148,7 +237,8 @@ export class LockDirWatcher {
       const signature = await this.listingSignature();
       if (this.closed) return;
       // The dir may have been removed and recreated under a dead watcher.
-      if (!this.watcher) this.openWatcher();
+      await this.openWatcher();
+      if (this.closed) return;
       if (signature !== this.signature) {
         this.signature = signature;
         this.changed();
@@ -179,6 +269,11 @@ export class LockDirWatcher {
       }
       return parts;
     };
-    return (await describe(this.dir, 0)).join('\n');
+    // The dir's own owner and mode too: whether its lockfiles can be trusted depends on them.
+    const self = await stat(this.dir).then(
+      (stats) => `${stats.ino}:${stats.uid}:${stats.mode}`,
+      (err: NodeJS.ErrnoException) => err.code ?? 'error',
+    );
+    return [`${this.dir}!${self}`, ...(await describe(this.dir, 0))].join('\n');
   }
 }

@@ -235,6 +235,35 @@ export function procScan(reader: ProcReader = liveProc): PeerScan {
   };
 }
 
+/**
+ * Whether `pid` holds the socket listening on loopback `port` (Linux: `/proc/net/tcp{,6}`
+ * LISTEN rows → socket inodes, then `/proc/<pid>/fd`). Null when it cannot be told: no /proc,
+ * the listener not visible here, the process not ours to look into, or a read failing for
+ * lack of descriptors. A lockfile's pid that does not hold its port is no editor's word.
+ */
+export async function listenerHeldBy(port: number, pid: number, reader: ProcReader = liveProc): Promise<boolean | null> {
+  if (reader === liveProc && platform() !== 'linux') return null;
+  try {
+    const needle = procPortNeedle(port);
+    const listening = new Set<number>();
+    const onLine = (line: string): void => {
+      if (!line.includes(needle)) return;
+      const socket = parseProcNetLine(line);
+      if (socket && socket.state === '0A' && socket.localPort === port && socket.inode > 0) listening.add(socket.inode);
+    };
+    const seen = await Promise.all(PROC_TABLES.map((path) => reader.eachLine(path, onLine)));
+    if (!seen.some(Boolean) || listening.size === 0) return null;
+    const targets = await reader.fdTargets(pid);
+    // Every live process has descriptors; none seen means they were not ours to see.
+    if (targets.length === 0) return null;
+    if (targets.some((target) => listening.has(socketInode(target)))) return true;
+    // An fd whose link could not be read might be the socket: then nothing can be concluded.
+    return targets.includes('') ? null : false;
+  } catch {
+    return null;
+  }
+}
+
 function run(command: string, args: string[]): Promise<string | null> {
   return new Promise((resolve) => {
     execFile(command, args, { timeout: 3000, env: { ...process.env, LC_ALL: 'C' } }, (err, stdout) => {

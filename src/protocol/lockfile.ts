@@ -53,12 +53,32 @@ export interface LockEntry {
   dialect: Dialect;
   /** Modification time of the file when it was read, for caching checks. */
   mtimeMs: number;
+  /** Who owns the file: only the current user's lockfiles are trusted (DESIGN §10). */
+  uid: number;
+  /** Permission bits (`0o600`…), for checking Patchbay's own door lockfile. */
+  mode: number;
 }
+
+/**
+ * Why a lockfile could not be used. `invalid`: the file itself is wrong (content, type,
+ * name, access). `missing`: it vanished before it could be read (a normal race, not an
+ * error). `unreadable`: reading failed for a reason of this machine's, not of the file
+ * (out of descriptors, memory, an I/O error): nothing can be concluded about the file.
+ */
+export type ReadFailure = 'invalid' | 'missing' | 'unreadable';
 
 export type ReadResult =
   | { ok: true; entry: LockEntry }
-  /** `missing`: the file vanished before it could be read (a normal race, not an error). */
-  | { ok: false; path: string; reason: string; missing?: boolean };
+  | { ok: false; path: string; reason: string; failure: ReadFailure };
+
+/** Error codes that say something about the file itself; any other code is this machine's trouble. */
+const FILE_FAULTS = new Set(['ELOOP', 'EACCES', 'EPERM', 'EISDIR', 'ENOTDIR', 'EFBIG', 'ENXIO', 'EINVAL', 'ENAMETOOLONG']);
+
+/** What a failed open, stat or read of a lockfile means (see ReadFailure). */
+export function readFailureOf(code: string | undefined): ReadFailure {
+  if (code === 'ENOENT') return 'missing';
+  return code !== undefined && FILE_FAULTS.has(code) ? 'invalid' : 'unreadable';
+}
 
 const LOCK_NAME = /^(\d{1,5})\.lock$/;
 
@@ -97,8 +117,11 @@ export async function readLockfile(
   maxBytes: number,
   ownerDir: string = dirname(path),
 ): Promise<ReadResult> {
-  const fail = (reason: string, missing = false): ReadResult =>
-    missing ? { ok: false, path, reason, missing } : { ok: false, path, reason };
+  const fail = (reason: string, failure: ReadFailure = 'invalid'): ReadResult => ({ ok: false, path, reason, failure });
+  const failed = (what: string, err: unknown): ReadResult => {
+    const failure = readFailureOf((err as NodeJS.ErrnoException).code);
+    return fail(failure === 'missing' ? 'file vanished' : `cannot ${what}: ${(err as Error).message}`, failure);
+  };
   const port = portFromName(basename(path));
   if (port === null) return fail('file name is not <port>.lock');
 
@@ -108,19 +131,21 @@ export async function readLockfile(
     if (!link.isFile()) return fail(describeNonRegular(link));
     handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return fail('file vanished', true);
-    if (code === 'ELOOP') return fail('is a symlink');
-    return fail(`cannot open: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') return fail('is a symlink');
+    return failed('open', err);
   }
 
   let text: string;
   let mtimeMs: number;
+  let uid: number;
+  let mode: number;
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) return fail(describeNonRegular(stats));
     if (stats.size > maxBytes) return fail(`larger than ${maxBytes} bytes`);
     mtimeMs = stats.mtimeMs;
+    uid = stats.uid;
+    mode = stats.mode & 0o7777;
     // Read one byte past the cap, in case the file grew after the fstat.
     const buffer = Buffer.alloc(Math.min(maxBytes, stats.size) + 1);
     let length = 0;
@@ -132,7 +157,7 @@ export async function readLockfile(
     if (length > maxBytes) return fail(`larger than ${maxBytes} bytes`);
     text = buffer.subarray(0, length).toString('utf8');
   } catch (err) {
-    return fail(`cannot read: ${(err as Error).message}`);
+    return failed('read', err);
   } finally {
     await handle.close().catch(() => {
       // A failed close of a read-only descriptor loses nothing; the read result stands.
@@ -147,7 +172,7 @@ export async function readLockfile(
   }
   const parsed = parseLockfile(value);
   if (!parsed.ok) return fail(parsed.reason);
-  return { ok: true, entry: { path, dir: ownerDir, port, lock: parsed.lock, dialect, mtimeMs } };
+  return { ok: true, entry: { path, dir: ownerDir, port, lock: parsed.lock, dialect, mtimeMs, uid, mode } };
 }
 
 /** The bytes Patchbay writes for its own door lockfile. */

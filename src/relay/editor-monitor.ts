@@ -84,6 +84,8 @@ export class EditorMonitor {
 
   private async open(): Promise<void> {
     this.state = { kind: 'opening' };
+    // Assigned once the handshake is done: a close before that is the open failing (below).
+    let opened: RpcLink | null = null;
     try {
       const link = await openEditorLink(this.editor, { name: 'patchbay', version: this.deps.version }, this.deps.maxFrame(), {
         onRequest: (msg, link, frame) => this.deps.onRequest(link, msg, frame),
@@ -92,9 +94,11 @@ export class EditorMonitor {
           else if (msg.method === 'selection_changed') this.deps.onFocus();
         },
         onMalformed: (problem) => this.deps.log(problem),
-        onClose: () => this.lost(link),
+        onClose: () => opened && this.lost(opened),
       });
       if (this.closed) return link.close();
+      if (!link.isOpen) throw new Error(`${link.label}: closed right after the handshake`);
+      opened = link;
       const open: State = { kind: 'open', link, retiring: null };
       this.state = open;
       this.deps.onChange();

@@ -44,6 +44,8 @@ const entrySchema = z.object({
   tooLarge: z.boolean(),
   /** Size of its contents file; 0 when its contents were not kept. */
   bytes: z.number().int().min(0),
+  /** Why its contents are not kept (absent while they are). */
+  dropped: z.enum(['too-large', 'over-budget']).optional(),
 });
 
 const indexSchema = z.object({ version: z.literal(1), entries: z.array(entrySchema) });
@@ -137,6 +139,7 @@ export class DiffHistory {
       const listed = this.entries.slice(0, this.limits.entries).includes(entry);
       const text = keep && listed ? JSON.stringify({ oldContents, newContents, finalContents }) : null;
       if (text !== null && Buffer.byteLength(text) <= this.limits.bytes) entry.bytes = await writeAtomic(this.contentsPath(record.id), text);
+      else if (listed) entry.dropped = 'too-large';
       await this.trim();
     });
   }
@@ -161,7 +164,13 @@ export class DiffHistory {
       inEditor: false,
       decision: record,
     } satisfies DiffSummary & { decision: DecisionRecord };
-    if (entry.bytes === 0) return { ...base, oldContents: null, newContents: '', finalContents: null, contentsNotKept: 'too large to keep in the history' };
+    if (entry.bytes === 0) {
+      const why =
+        entry.dropped === 'over-budget'
+          ? 'removed to keep the history within its size limit (newer decisions kept theirs)'
+          : 'too large to keep in the history';
+      return { ...base, oldContents: null, newContents: '', finalContents: null, contentsNotKept: why };
+    }
     try {
       const contents = contentsSchema.parse(JSON.parse(await readFile(this.contentsPath(id), 'utf8')));
       return { ...base, ...contents };
@@ -193,6 +202,7 @@ export class DiffHistory {
       if (total > this.limits.bytes && entry.bytes > 0) {
         total -= entry.bytes;
         entry.bytes = 0;
+        entry.dropped = 'over-budget';
         dropped.push(entry);
       }
     }

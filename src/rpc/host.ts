@@ -6,6 +6,7 @@ import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import type { DialogAnswer, HostedDetail, HostedView } from '../api/types.ts';
 import { HubError } from '../api/types.ts';
+import { DisposableStore, type Disposable } from '../lifecycle/disposables.ts';
 import { PiCommandError, PiExitedError, PiRpcClient, type PiExit } from './client.ts';
 import {
   expireDialogs,
@@ -67,8 +68,10 @@ class HostedSession {
   state: HostedState = initialHostedState();
   client: PiRpcClient | null = null;
   stopping = false;
-  private expiryTimer: NodeJS.Timeout | null = null;
-  ideTimer: NodeJS.Timeout | null = null;
+  /** Its timers (dialog expiry, the pi-ide connection wait), released when it ends. */
+  readonly timers = new DisposableStore();
+  private expiry: Disposable | null = null;
+  ideTimer: Disposable | null = null;
 
   constructor(
     readonly id: string,
@@ -78,18 +81,16 @@ class HostedSession {
 
   /** Re-arms the one timer that drops dialogs pi has resolved by timeout. */
   scheduleExpiry(now: number, onExpire: () => void): void {
-    if (this.expiryTimer) clearTimeout(this.expiryTimer);
-    this.expiryTimer = null;
+    if (this.expiry) this.timers.release(this.expiry);
+    this.expiry = null;
     const next = nextDialogExpiry(this.state);
     if (next === null) return;
-    this.expiryTimer = setTimeout(onExpire, Math.max(0, next - now));
-    this.expiryTimer.unref();
+    this.expiry = this.timers.timeout(Math.max(0, next - now), onExpire);
   }
 
   clearTimers(): void {
-    if (this.expiryTimer) clearTimeout(this.expiryTimer);
-    if (this.ideTimer) clearTimeout(this.ideTimer);
-    this.expiryTimer = null;
+    this.timers.dispose();
+    this.expiry = null;
     this.ideTimer = null;
   }
 
@@ -152,8 +153,7 @@ export class PiHost {
     this.options.log(`pi ${session.id}: started in ${cwd} (pid ${session.client.pid})`);
     const { ideConnectMs } = this.options;
     if (ideConnectMs !== null) {
-      session.ideTimer = setTimeout(() => void this.connectIde(session), ideConnectMs);
-      session.ideTimer.unref();
+      session.ideTimer = session.timers.timeout(ideConnectMs, () => void this.connectIde(session));
     }
     return this.view(session);
   }
@@ -230,6 +230,13 @@ export class PiHost {
   /** Stops the pi and forgets the session. */
   stop(id: string): Promise<void> {
     return this.discard(this.get(id));
+  }
+
+  /** Timers and running pis it holds: 0 once closed. */
+  get resources(): number {
+    let n = 0;
+    for (const s of this.sessions.values()) n += s.timers.size + (s.client && s.state.status !== 'exited' ? 1 : 0);
+    return n;
   }
 
   close(): Promise<void> {

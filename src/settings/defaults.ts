@@ -20,6 +20,7 @@ export const DEFAULT_SETTINGS: PatchbaySettings = Object.freeze({
   suggestionSessionPerEditor: Object.freeze({}),
   launchAtLogin: false,
   allowPiExtensions: false,
+  trustedLockDirs: Object.freeze([]) as unknown as string[],
 });
 
 /** A fresh, mutable copy of the defaults. */
@@ -65,6 +66,10 @@ export const SETTING_SCHEMAS = {
   ),
   launchAtLogin: z.boolean({ error: 'must be true or false' }),
   allowPiExtensions: z.boolean({ error: 'must be true or false' }),
+  trustedLockDirs: z.array(
+    z.string({ error: 'must be an absolute path' }).refine(isAbsolute, { error: 'must be an absolute path' }),
+    { error: 'must be a list of absolute paths' },
+  ),
 } satisfies { [K in keyof PatchbaySettings]: z.ZodType<PatchbaySettings[K]> };
 
 const PATCH_SCHEMA = z.strictObject(SETTING_SCHEMAS).partial();

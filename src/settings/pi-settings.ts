@@ -19,13 +19,19 @@ export function projectSettingsFile(folder: string): string {
   return join(resolve(folder), '.pi', 'settings.json');
 }
 
-/** The file's contents, or null when it does not exist. */
-async function readText(file: string): Promise<string | null> {
+/** An fs failure as the person reads it: which settings file, what Patchbay was doing, what went wrong. */
+function fsError(file: string, doing: string, error: unknown): HubError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new HubError(`pi settings ${file}: cannot ${doing}: ${reason}`, 'unavailable');
+}
+
+/** The file's contents, or null when it does not exist. `file` names it in errors (it may be a symlink to `path`). */
+async function readText(path: string, file: string = path): Promise<string | null> {
   try {
-    return await readFile(file, 'utf8');
+    return await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
+    throw fsError(file, 'read it', error);
   }
 }
 
@@ -104,10 +110,19 @@ export function editAutoconnect(file: string, text: string | null, value: boolea
   return JSON.stringify(settings, null, indentOf(text)) + newline;
 }
 
-/** Writes beside the target and renames over it, so readers see the old file or the new one. */
-async function replaceFile(target: string, text: string, mode: number): Promise<void> {
+/**
+ * Writes beside the target and renames over it, so readers see the old file or the new one.
+ * `stillSame` runs just before the rename: false (someone else changed the file meanwhile)
+ * drops the temp file and returns false, leaving their change in place.
+ */
+async function replaceFile(file: string, target: string, text: string, mode: number, stillSame: () => Promise<boolean>): Promise<boolean> {
   const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(temp, 'wx', mode);
+  let handle;
+  try {
+    handle = await open(temp, 'wx', mode);
+  } catch (error) {
+    throw fsError(file, `create a temp file beside it`, error);
+  }
   try {
     try {
       await handle.writeFile(text, 'utf8');
@@ -116,10 +131,15 @@ async function replaceFile(target: string, text: string, mode: number): Promise<
     } finally {
       await handle.close();
     }
+    if (!(await stillSame())) {
+      await rm(temp, { force: true });
+      return false;
+    }
     await rename(temp, target);
+    return true;
   } catch (error) {
     await rm(temp, { force: true });
-    throw error;
+    throw error instanceof HubError ? error : fsError(file, 'write it', error);
   }
 }
 
@@ -129,19 +149,48 @@ async function writeTarget(file: string): Promise<string> {
     return await realpath(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return resolve(file);
-    throw error;
+    throw fsError(file, 'resolve where it points', error);
   }
 }
 
-async function setAutoconnect(file: string, value: boolean | null): Promise<void> {
+/** Seams for tests. */
+export interface WriteHooks {
+  /** Runs once the new text is in its temp file, before the file is read again to compare. */
+  beforeCompare?: (target: string) => Promise<void>;
+}
+
+/** A write whose file keeps changing under it gives up after this many tries. */
+const ATTEMPTS = 5;
+
+async function applyAutoconnect(file: string, value: boolean | null, hooks: WriteHooks): Promise<void> {
   const target = await writeTarget(file);
-  const text = await readText(target);
-  const next = editAutoconnect(file, text, value);
-  if (next === null) return;
-  let mode = NEW_FILE_MODE;
-  if (text === null) await mkdir(dirname(target), { recursive: true, mode: NEW_DIR_MODE });
-  else mode = (await stat(target)).mode & 0o7777;
-  await replaceFile(target, next, mode);
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const text = await readText(target, file);
+    const next = editAutoconnect(file, text, value);
+    if (next === null) return;
+    let mode = NEW_FILE_MODE;
+    try {
+      if (text === null) await mkdir(dirname(target), { recursive: true, mode: NEW_DIR_MODE });
+      else mode = (await stat(target)).mode & 0o7777;
+    } catch (error) {
+      throw fsError(file, text === null ? 'create its folder' : 'read its mode', error);
+    }
+    if (text !== null && (mode & 0o200) === 0) {
+      const octal = mode.toString(8).padStart(4, '0');
+      throw new HubError(
+        `pi settings ${file} is read-only (mode ${octal}); Patchbay leaves it as it is. Make it writable (chmod u+w ${target}) to change autoconnect there`,
+        'conflict',
+      );
+    }
+    // Another program (pi, an editor, the person) may have written the file since it was read:
+    // compare just before the rename, and start over from their version if it changed.
+    const committed = await replaceFile(file, target, next, mode, async () => {
+      await hooks.beforeCompare?.(target);
+      return (await readText(target, file)) === text;
+    });
+    if (committed) return;
+  }
+  throw new HubError(`pi settings ${file} kept changing while Patchbay wrote it (${ATTEMPTS} tries); nothing was written, try again`, 'conflict');
 }
 
 /** One queue per file: a write starts only after the previous one to that file has landed. */
@@ -159,8 +208,20 @@ function serialized(key: string, task: () => Promise<void>): Promise<void> {
 
 /**
  * Sets pi's autoconnect in `file` (null removes the key, and `"pi-ide"` with it when empty).
- * Refuses, leaving the file as it was, one that does not parse or is not a JSON object.
+ * Refuses, leaving the file as it was, one that does not parse, is not a JSON object, or is
+ * read-only; a change someone else made meanwhile is kept (the edit is made again on top).
  */
-export function writeAutoconnect(file: string, value: boolean | null): Promise<void> {
-  return serialized(resolve(file), () => setAutoconnect(file, value));
+export function writeAutoconnect(file: string, value: boolean | null, hooks: WriteHooks = {}): Promise<void> {
+  return serialized(resolve(file), () => applyAutoconnect(file, value, hooks));
+}
+
+/**
+ * Sets autoconnect in the project's file (or the global one without a project) and returns
+ * the new view. Both files must read before anything is written: a write that could not be
+ * shown afterwards would change the project and then fail.
+ */
+export async function setAutoconnect(where: { globalFile: string; project?: string }, value: boolean | null): Promise<AutoconnectView> {
+  await readAutoconnect(where);
+  await writeAutoconnect(where.project === undefined ? where.globalFile : projectSettingsFile(where.project), value);
+  return readAutoconnect(where);
 }

@@ -5,7 +5,7 @@ import { createRemoteHub, type RemoteHub } from '../api/remote.ts';
 import { HubError } from '../api/types.ts';
 import { pidAlive, portAccepting } from '../discovery/liveness.ts';
 import { controlFilePath, readControlFile, type ControlFile } from './control-file.ts';
-import { API_PATH, OPEN_TOKEN_PATH, REVOKE_PATH } from './control-server.ts';
+import { API_PATH, OPEN_TOKEN_PATH, REVOKE_PATH } from './control-paths.ts';
 import { wsMessageSocket } from './ws-socket.ts';
 
 /** No daemon: its control file is missing or names a process that has exited. */

@@ -24,10 +24,11 @@ import {
 } from './browser-protocol.ts';
 import { loadBrowserState, rotateSigningKey, saveBrowserState } from './browser-state.ts';
 import { removeControlFile, writeControlFile } from './control-file.ts';
+import { OPEN_TOKEN_PATH, REVOKE_PATH } from './control-paths.ts';
 import { notBuiltPage } from './pages.ts';
 import { contentTypeFor, lookupStatic } from './static-files.ts';
 
-export { API_PATH } from './browser-protocol.ts';
+export { API_PATH, OPEN_TOKEN_PATH, REVOKE_PATH } from './control-paths.ts';
 
 export interface ControlServerOptions {
   hub: HubApi;
@@ -65,8 +66,6 @@ export interface ControlServer {
   close(): Promise<void>;
 }
 
-export const OPEN_TOKEN_PATH = '/open-token';
-export const REVOKE_PATH = '/revoke-sessions';
 const DEFAULT_STATIC_DIR = fileURLToPath(new URL('../../out/renderer', import.meta.url));
 const DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024;
 const DEFAULT_OPEN_TOKEN_TTL_MS = 2 * 60 * 1000;

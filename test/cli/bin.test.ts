@@ -1,12 +1,13 @@
 // The real `patchbay` executable, as a separate process, against a control server in this one.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startControlServer } from '../../src/web/control-server.ts';
 import { createFakeHub } from '../web/fake-hub.ts';
-import { tempDir } from '../peers/wait.ts';
+import { tempDir, waitFor } from '../peers/wait.ts';
+import { startFakeDaemon } from './fake-daemon.ts';
 
 const BIN = fileURLToPath(new URL('../../src/cli/bin.mjs', import.meta.url));
 
@@ -47,4 +48,72 @@ test('the patchbay binary exits 1 with a clear message when no daemon runs', asy
   assert.equal(code, 1);
   assert.equal(stdout, '');
   assert.equal(stderr, `patchbay: Patchbay is not running (no ${join(home, 'control.json')}). Start it with: patchbay daemon\n`);
+});
+
+/** `patchbay …` left running: its stdout as lines, and the process to signal. */
+function follow(args: string[], home: string) {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, PATCHBAY_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  let stderr = '';
+  let partial = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop()!;
+    lines.push(...parts);
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, lines, stderr: () => stderr, exited };
+}
+
+test('patchbay events --json streams the daemon’s events until Ctrl-C, then exits 0', async (t) => {
+  const { home, hub } = await startFakeDaemon(t, 'bin');
+  const run = follow(['events', '--json'], home);
+  t.after(() => run.child.kill('SIGKILL'));
+  await waitFor(() => run.lines.length === 1, { timeoutMs: 20_000, message: () => `the first line; stderr: ${run.stderr()}` });
+  assert.equal(JSON.parse(run.lines[0]!).type, 'snapshot');
+  hub.emit({ type: 'diffAdded', diff: hub.state.diffs[0]! });
+  await waitFor(() => run.lines.length === 2, { message: 'the diffAdded line' });
+  assert.deepEqual(JSON.parse(run.lines[1]!).diff, hub.state.diffs[0]);
+  run.child.kill('SIGINT');
+  assert.deepEqual(await run.exited, { code: 0, signal: null });
+  assert.equal(run.stderr(), '');
+});
+
+test('patchbay events --json ends quietly when its reader goes away (| head -1)', async (t) => {
+  const { home, hub } = await startFakeDaemon(t, 'bin');
+  const run = follow(['events', '--json'], home);
+  t.after(() => run.child.kill('SIGKILL'));
+  await waitFor(() => run.lines.length === 1, { timeoutMs: 20_000, message: () => `the first line; stderr: ${run.stderr()}` });
+  run.child.stdout.destroy();
+  // The next write finds the pipe closed.
+  hub.emit({ type: 'diffAdded', diff: hub.state.diffs[0]! });
+  assert.deepEqual(await run.exited, { code: 0, signal: null });
+  assert.equal(run.stderr(), '');
+});
+
+/** The node built-in modules a `patchbay` run loaded, reported by test/cli/loaded-modules.mjs as it exits. */
+async function builtinsLoaded(args: string[], home: string): Promise<string[]> {
+  const probe = new URL('./loaded-modules.mjs', import.meta.url).href;
+  const { code, stderr } = await new Promise<{ code: number; stderr: string }>((resolve) => {
+    execFile(process.execPath, ['--import', probe, BIN, ...args], { env: { ...process.env, PATCHBAY_HOME: home }, timeout: 20_000 }, (err, _out, stderr) =>
+      resolve({ code: err ? Number(err.code) : 0, stderr }),
+    );
+  });
+  const report = /^loaded: (.*)$/m.exec(stderr);
+  assert.ok(report, `the probe's report in: ${stderr}`);
+  assert.equal(code, 0, stderr);
+  return JSON.parse(report[1]!) as string[];
+}
+
+test('patchbay --help starts without the socket client, and status without the daemon’s code', async (t) => {
+  const { home } = await startFakeDaemon(t, 'bin');
+  const help = await builtinsLoaded(['--help'], home);
+  for (const heavy of ['http', 'crypto', 'zlib', 'child_process']) assert.ok(!help.includes(heavy), `--help loaded ${heavy}: ${help.join(' ')}`);
+  const status = await builtinsLoaded(['status', '--json'], home);
+  assert.ok(status.includes('http'), `status talks to the daemon: ${status.join(' ')}`);
+  // The hub (process lookup, hosted pi) and the app launcher need it; the CLI's client does not.
+  assert.ok(!status.includes('child_process'), `status loaded child_process: ${status.join(' ')}`);
 });

@@ -98,7 +98,16 @@ test('a wrong command line prints the usage on stderr and exits 2', async (t) =>
   assert.match(missing.stderr, /^patchbay bind: missing <editorId\|none\|auto>\nUsage: patchbay bind/);
   const unknownOption = await run('status', '--color');
   assert.equal(unknownOption.code, 2);
-  assert.match(unknownOption.stderr, /Unknown option '--color'/);
+  assert.match(unknownOption.stderr, /^patchbay status: unknown option --color \(known: --json, --watch\)\nUsage: patchbay status/);
+  const flagWithValue = await run('status', '--json=yes');
+  assert.equal(flagWithValue.code, 2);
+  assert.match(flagWithValue.stderr, /^patchbay status: --json takes no value\n/);
+  const missingValue = await run('diffs', 'accept-all', '--session');
+  assert.equal(missingValue.code, 2);
+  assert.match(missingValue.stderr, /^patchbay diffs: --session needs a value\n/);
+  const optionAsValue = await run('diffs', 'accept-all', '--session', '--json');
+  assert.equal(optionAsValue.code, 2);
+  assert.match(optionAsValue.stderr, /^patchbay diffs: --session needs a value \(write --session=--json if "--json" is meant as one\)\n/);
   const unknownCommand = await run('frobnicate');
   assert.equal(unknownCommand.code, 2);
   assert.match(unknownCommand.stderr, /^patchbay: unknown command "frobnicate"\n\nUsage: patchbay <command>/);
@@ -111,7 +120,7 @@ test('--help prints usage on stdout for patchbay and for each command', async (t
   const { run } = await emptyHome(t);
   const top = await run('--help');
   assert.equal(top.code, 0);
-  for (const name of ['daemon', 'status', 'bind', 'restore', 'diffs', 'models', 'suggestion-model', 'autoconnect', 'settings', 'pause', 'resume', 'open', 'start']) {
+  for (const name of ['daemon', 'status', 'events', 'bind', 'restore', 'diffs', 'models', 'suggestion-model', 'autoconnect', 'settings', 'pause', 'resume', 'open', 'start']) {
     assert.match(top.stdout, new RegExp(`\\n  ${name} `), name);
     if (name === 'start') continue; // start parses its own arguments
     const one = await run(name, '--help');
@@ -175,6 +184,43 @@ test('diffs show prints a unified diff of the proposed change', async (t) => {
   const missing = await run('diffs', 'show', 'nope');
   assert.equal(missing.code, 1);
   assert.equal(missing.stderr, 'patchbay: no diff with id "nope"\n');
+});
+
+test('diffs show on a decided diff prints what was written, and who decided on stderr', async (t) => {
+  const { run, hub } = await withDaemon(t);
+  assert.equal((await run('diffs', 'accept', 'd1')).code, 0);
+  const accepted = await run('diffs', 'show', 'd1');
+  assert.equal(accepted.code, 0);
+  assert.equal(accepted.stdout, '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\twritten\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n');
+  assert.match(accepted.stderr, /^patchbay: d1 accepted in Patchbay \(pi-ide, \d{4}-\d\d-\d\d \d\d:\d\d UTC\)\n$/);
+  assert.equal((await run('diffs', 'reject', 'd2')).code, 0);
+  const rejected = await run('diffs', 'show', 'd2');
+  assert.match(rejected.stdout, /^--- \/work\/proj\/new\.txt\tnew file\n\+\+\+ \/work\/proj\/new\.txt\tproposed \(rejected\)\n/);
+  assert.match(rejected.stderr, /^patchbay: d2 rejected in Patchbay/);
+  hub.details.get('d1')!.contentsNotKept = 'too large to keep in the history';
+  const notKept = await run('diffs', 'show', 'd1');
+  assert.equal(notKept.code, 0);
+  assert.equal(notKept.stdout, '');
+  assert.match(notKept.stderr, /\npatchbay: what was proposed and written for d1 is not kept: too large to keep in the history\n$/);
+});
+
+test('diffs show colours the diff on a terminal, unless NO_COLOR; FORCE_COLOR colours it anywhere', async (t) => {
+  const { dir, env } = await withDaemon(t);
+  const show = async (extraEnv: NodeJS.ProcessEnv, isTTY: boolean) => {
+    let out = '';
+    const io = { stdout: { write: (s: string) => (out += s), isTTY }, stderr: { write: () => {} }, env: { ...env, ...extraEnv }, cwd: dir.path };
+    assert.equal(await main(['diffs', 'show', 'd1'], io), 0);
+    return out;
+  };
+  const coloured = '\x1b[1m--- /work/proj/a.txt\ton disk\x1b[0m\n\x1b[1m+++ /work/proj/a.txt\tproposed\x1b[0m\n\x1b[36m@@ -1,2 +1,2 @@\x1b[0m\n one\n\x1b[31m-two\x1b[0m\n\x1b[32m+2\x1b[0m\n';
+  const plain = '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\tproposed\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n';
+  assert.equal(await show({}, true), coloured, 'a terminal');
+  assert.equal(await show({}, false), plain, 'a pipe');
+  assert.equal(await show({ NO_COLOR: '1' }, true), plain, 'NO_COLOR');
+  assert.equal(await show({ NO_COLOR: '' }, true), coloured, 'an empty NO_COLOR does not count');
+  assert.equal(await show({ TERM: 'dumb' }, true), plain, 'a dumb terminal');
+  assert.equal(await show({ FORCE_COLOR: '1', NO_COLOR: '1' }, false), coloured, 'FORCE_COLOR wins');
+  assert.equal(await show({ FORCE_COLOR: '0' }, true), plain, 'FORCE_COLOR=0 turns it off');
 });
 
 test('diffs accept sends the contents of --contents-file; reject and the -all forms decide', async (t) => {

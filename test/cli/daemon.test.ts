@@ -2,10 +2,11 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { FakePiClient } from '../peers/fake-pi.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
 
 const BIN = fileURLToPath(new URL('../../src/cli/bin.mjs', import.meta.url));
@@ -74,3 +75,34 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     assert.match(after.stderr, /Patchbay is not running/);
   });
 }
+
+test('stopping the daemon with an edit pending rejects it and says so in the terminal, one line per edit', async (t) => {
+  const dir = await tempDir('daemon-pending');
+  t.after(() => dir.cleanup());
+  const env = isolatedEnv(dir.path);
+  const daemon = spawn(process.execPath, [BIN, 'daemon'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  t.after(() => {
+    if (daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  daemon.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  daemon.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((r) => daemon.once('exit', (code) => r(code)));
+  await waitFor(() => stdout.includes('\n'), { message: 'the daemon to report its ports', timeoutMs: 15_000 });
+  const doorPort = Number(/door 127\.0\.0\.1:(\d+)/.exec(stdout)![1]);
+  const door = JSON.parse(await readFile(join(dir.path, 'pi-ide', `${doorPort}.lock`), 'utf8')) as { authToken: string };
+
+  const file = join(dir.path, 'a.txt');
+  await writeFile(file, 'old\n');
+  const pi = await FakePiClient.connect({ cwd: dir.path, port: doorPort, authToken: door.authToken });
+  t.after(() => pi.close());
+  const outcome = pi.write(file, 'new\n');
+  await waitFor(async () => JSON.parse((await cli(['status', '--json'], env)).stdout).diffs.length === 1, { message: 'the edit waiting' });
+
+  daemon.kill('SIGTERM');
+  assert.equal((await outcome).outcome, 'rejected', 'the agent hears a rejection, so it does not write unreviewed');
+  assert.equal(await exited, 0, stderr);
+  assert.ok(stderr.includes(`patchbay: rejected d1 (${file}): Patchbay is stopping\n`), stderr);
+  assert.equal(stderr.match(/: rejected d\d+ /g)?.length, 1);
+});

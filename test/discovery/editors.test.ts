@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { lstat, mkdir, readFile, readdir, stat, unlink } from 'node:fs/promises';
+import { chown, lstat, mkdir, readFile, readdir, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
@@ -21,6 +21,7 @@ import {
   type FakeEditor,
   type LiveProcess,
 } from './helpers.ts';
+import { listenerHeldBy } from '../../src/discovery/peer-process.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
 
 let root: string;
@@ -71,6 +72,9 @@ async function discover(t: TestContext, dirs: Dirs, options: Partial<EditorDisco
     maxLockfileBytes: 65536,
     selfPid: process.pid,
     probeTimeoutMs: 500,
+    // The fake editors serve from this process while their lockfiles name \`live\`'s pid: who
+    // holds a port is tested on its own below.
+    portHolder: async () => null,
     onChange: (state) => states.push(state),
     log: (msg) => logs.push(msg),
     ...options,
@@ -91,7 +95,6 @@ test('a live editor is listed and its lockfile adopted, so agents see only the d
   const adopted = join(dirs.pi, '.patchbay', `${ed.port}.lock`);
   assert.deepEqual(discovery.current().editors, [
     {
-      key: String(ed.port),
       id: editorId('Neovim', ['/home/me/proj']),
       port: ed.port,
       pid: live.pid,
@@ -100,7 +103,6 @@ test('a live editor is listed and its lockfile adopted, so agents see only the d
       authToken: ed.token,
       dialect: 'pi',
       lockfile: adopted,
-      originalPath: original,
     },
   ]);
   assert.match(discovery.current().editors[0]!.id, /^ed-[0-9a-f]{8}$/);
@@ -238,19 +240,16 @@ test('stopping takeover restores the adopted lockfiles and reports them, even wi
   assert.equal(discovery.current().editors[0]?.lockfile, original, 'still listed, where agents find it');
 });
 
-test('a new editor lockfile is listed within about 100 ms', async (t) => {
+test('a new editor lockfile is listed by the watcher, not the next poll', async (t) => {
   const dirs = await freshDirs();
   const ed = await editor(t);
-  // Slow timers, so only the watcher can make it this fast.
-  const { discovery, states } = await discover(t, dirs, { pollMs: 5000, livenessMs: 5000 });
+  // Timers far slower than the wait below: only the watcher can list it in time. How fast
+  // (within 100 ms) is measured by the benchmark, not here, where load would make it flake.
+  const { discovery, states } = await discover(t, dirs, { pollMs: 120_000, livenessMs: 120_000 });
   await discovery.start();
   assert.equal(discovery.current().editors.length, 0);
-  const started = performance.now();
   await writeLock(dirs.pi, ed.port, lockBody(live.pid, ed.token));
-  await waitFor(() => states.at(-1)?.editors.length === 1, { message: 'the new editor', intervalMs: 5 });
-  const elapsed = performance.now() - started;
-  t.diagnostic(`new editor listed after ${elapsed.toFixed(1)} ms`);
-  assert.ok(elapsed < 250, `took ${elapsed.toFixed(1)} ms`);
+  await waitFor(() => states.at(-1)?.editors.length === 1, { message: 'the new editor', timeoutMs: 20_000, intervalMs: 5 });
 });
 
 test("an editor that dies drops out and its adopted lockfile is deleted", async (t) => {
@@ -472,10 +471,106 @@ test('a port that never answers is probed once, not on every check', async (t) =
   await discovery.start();
   assert.match(discovery.current().invalid[0]?.reason ?? '', /did not answer a WebSocket handshake within 300 ms/);
 
-  const started = performance.now();
   await discovery.check();
   await discovery.check();
-  const elapsed = performance.now() - started;
-  assert.ok(elapsed < 250, `two checks took ${elapsed.toFixed(1)} ms`);
+  // Each probe is a connection the silent server holds: two more checks, still one.
   assert.equal(held.size, 1, 'one probe connection only');
+  assert.match(discovery.current().invalid[0]?.reason ?? '', /did not answer/, 'still listed with its reason');
+});
+
+test('another user’s lockfile is listed with the reason and never adopted, even for a live editor', async (t) => {
+  if (process.getuid?.() !== 0) return t.skip('needs root to create a file owned by another uid');
+  const dirs = await freshDirs();
+  const ed = await editor(t);
+  const path = await writeLock(dirs.pi, ed.port, lockBody(live.pid, ed.token));
+  await chown(path, 65534, 65534);
+  const { discovery, logs } = await discover(t, dirs);
+  await discovery.start();
+
+  assert.deepEqual(discovery.current().editors, []);
+  const listed = discovery.current().invalid.find((i) => i.path === path);
+  assert.ok(listed, 'the foreign lockfile is listed');
+  assert.match(listed.reason, /owned by uid 65534, not by you \(uid 0\)/);
+  assert.deepEqual(await ls(dirs.pi), [`${ed.port}.lock`], 'left where it is, nothing adopted');
+  assert.equal(ed.upgrades, 0, 'not even probed');
+  assert.ok(logs.some((l) => l.includes(path) && l.includes('uid 65534')), 'and logged');
+});
+
+test('garbage written at an adopted editor’s path costs the editor nothing; on quit its lockfile goes back and the garbage aside', async (t) => {
+  const dirs = await freshDirs();
+  const ed = await editor(t);
+  const original = await writeLock(dirs.pi, ed.port, lockBody(live.pid, ed.token, ['/home/me/proj']));
+  const body = await readFile(original, 'utf8');
+  const { discovery } = await discover(t, dirs);
+  await discovery.start();
+  const adopted = join(dirs.pi, '.patchbay', `${ed.port}.lock`);
+  assert.equal(discovery.current().editors[0]?.lockfile, adopted);
+
+  await writeLock(dirs.pi, ed.port, 'garbage{');
+  await waitFor(() => discovery.current().invalid.some((i) => i.path === original), { message: 'the garbage listed' });
+  assert.deepEqual(
+    discovery.current().editors.map((e) => [e.port, e.lockfile]),
+    [[ed.port, adopted]],
+    'the editor is still listed, still adopted',
+  );
+  assert.equal(await readFile(adopted, 'utf8'), body);
+
+  const report = await discovery.close();
+  assert.deepEqual(report.restored, [original]);
+  assert.equal(await readFile(original, 'utf8'), body, 'the editor’s own lockfile is back');
+  const aside = (await ls(dirs.pi)).filter((name) => name.startsWith(`${ed.port}.lock.displaced-`));
+  assert.equal(aside.length, 1, 'the garbage is moved aside, not deleted');
+  assert.equal(await readFile(join(dirs.pi, aside[0]!), 'utf8'), 'garbage{');
+  assert.ok(report.warnings?.some((w) => w.includes(aside[0]!)), 'and the report says where it went');
+});
+
+test('a lock dir that cannot be written is reported stale, and gets the door lockfile within seconds once it can', async (t) => {
+  const dirs = await freshDirs();
+  // A file where the lock dir should be: no door lockfile can be written there, even by root.
+  await rm(dirs.claude, { recursive: true });
+  await writeFile(dirs.claude, 'in the way');
+  const { discovery, states } = await discover(t, dirs, { doorRetryFirstMs: 50, doorRetryMaxMs: 400 });
+  await discovery.start();
+  const doors = await discovery.publishDoor({ port: 7001, tokens: { pi: 'door-pi', claude: 'door-claude' }, folders: ['/home/me/proj'] });
+  assert.deepEqual(doors, [join(dirs.pi, '7001.lock')]);
+  const [problem] = discovery.current().doorProblems;
+  assert.ok(problem, 'the stale door is reported');
+  assert.ok(problem.includes(join(dirs.claude, '7001.lock')), `names the path: ${problem}`);
+
+  await rm(dirs.claude);
+  await mkdir(dirs.claude, { mode: 0o700 });
+  const healed = await waitFor(() => states.find((s) => s.doorProblems.length === 0 && states.indexOf(s) > 0), {
+    timeoutMs: 5000,
+    message: 'the door lockfile written once the dir could be written',
+  });
+  assert.deepEqual(healed.doorProblems, []);
+  assert.deepEqual(discovery.doorLockfiles(), [join(dirs.pi, '7001.lock'), join(dirs.claude, '7001.lock')]);
+  assert.equal(JSON.parse(await readFile(join(dirs.claude, '7001.lock'), 'utf8')).authToken, 'door-claude');
+});
+
+test('a door lockfile someone else rewrote is put right on the next check', async (t) => {
+  const dirs = await freshDirs();
+  const { discovery, logs } = await discover(t, dirs);
+  await discovery.start();
+  const [door] = await discovery.publishDoor({ port: 7002, tokens: { pi: 'door-pi' }, folders: ['/home/me/proj'] });
+  await writeLock(dirs.pi, 7002, lockBody(process.pid, 'forged', ['/home/me/proj'], 'Patchbay'));
+  await discovery.check();
+  assert.equal(JSON.parse(await readFile(door!, 'utf8')).authToken, 'door-pi');
+  assert.ok(logs.some((l) => l.includes(door!) && l.includes('changed by someone else')), logs.join('\n'));
+});
+
+test('a lockfile naming a pid that does not hold its port is not taken for the editor', async (t) => {
+  const dirs = await freshDirs();
+  const ed = await editor(t); // served by this process
+  await writeLock(dirs.pi, ed.port, lockBody(live.pid, ed.token));
+  const { discovery } = await discover(t, dirs, { portHolder: listenerHeldBy });
+  await discovery.start();
+  assert.deepEqual(discovery.current().editors, []);
+  const listed = discovery.current().invalid.find((i) => i.path.endsWith(`${ed.port}.lock`));
+  assert.match(listed?.reason ?? '', new RegExp(`pid ${live.pid} does not hold port ${ed.port}`));
+
+  // The same file naming the pid that does serve the port is the editor.
+  await writeLock(dirs.claude, ed.port, lockBody(process.pid, ed.token));
+  await discovery.check();
+  assert.deepEqual(discovery.current().editors.map((e) => [e.pid, e.dialect]), [[process.pid, 'claude']]);
 });

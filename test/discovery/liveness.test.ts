@@ -5,6 +5,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { after, before, test } from 'node:test';
 import { pidAlive, portAccepting, probeEditor } from '../../src/discovery/liveness.ts';
 import { deadPid, isZombie, spawnLive, spawnUnreaped, startEditor, startHttpServer, type FakeEditor, type LiveProcess } from './helpers.ts';
+import { withTimeout } from '../peers/wait.ts';
 
 let live: LiveProcess;
 let editor: FakeEditor;
@@ -99,9 +100,10 @@ test('a server that accepts and never answers times out', async (t) => {
     for (const socket of held) socket.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
-  const started = Date.now();
-  assert.equal(await probeEditor({ port, token: 'x', dialect: 'pi', timeoutMs: 150 }), 'timeout');
-  assert.ok(Date.now() - started < 1000);
+  // A probe whose own timeout never fired would fail here instead of hanging the run.
+  const answer = await withTimeout(probeEditor({ port, token: 'x', dialect: 'pi', timeoutMs: 150 }), 20_000, 'the probe');
+  assert.equal(answer, 'timeout');
+  assert.equal(held.size, 1, 'the server held the connection: the probe gave up by itself');
 });
 
 test('nothing on the port is refused', async () => {

@@ -40,7 +40,7 @@ async function entryAt(path: string): Promise<LockEntry> {
   return result.entry;
 }
 
-const isAlive = (lock: { pid: number }) => lock.pid === live.pid;
+const isAlive = (pid: number) => pid === live.pid;
 const doorLock = (token: string): Lockfile => ({
   pid: process.pid,
   workspaceFolders: ['/a'],
@@ -54,7 +54,7 @@ test('adopting moves the lockfile into .patchbay/ as the same file, and restorin
   const path = await writeLock(dir, 4711, lockBody(live.pid, 'tok'));
   const before = await stat(path);
 
-  const adopted = await adoptLockfile(await entryAt(path));
+  const adopted = await adoptLockfile(path, dir);
   assert.equal(adopted, join(dir, '.patchbay', '4711.lock'));
   await assert.rejects(lstat(path), { code: 'ENOENT' });
   assert.equal((await stat(adopted)).ino, before.ino, 'a rename, not a copy');
@@ -65,26 +65,26 @@ test('adopting moves the lockfile into .patchbay/ as the same file, and restorin
   );
 
   const report = await restoreAdopted(dir, 'pi', isAlive);
-  assert.deepEqual(report, { restored: [path], removed: [] });
+  assert.deepEqual(report, { restored: [path], removed: [], warnings: [] });
   assert.equal((await stat(path)).ino, before.ino);
   assert.deepEqual(await readdir(join(dir, '.patchbay')), []);
 });
 
 test('restoring deletes the adopted files of dead editors', async () => {
   const dir = await freshDir('dead');
-  const adopted = await adoptLockfile(await entryAt(await writeLock(dir, 4712, lockBody(dead, 'tok'))));
+  const adopted = await adoptLockfile(await writeLock(dir, 4712, lockBody(dead, 'tok')), dir);
   const report = await restoreAdopted(dir, 'pi', isAlive);
-  assert.deepEqual(report, { restored: [], removed: [adopted] });
+  assert.deepEqual(report, { restored: [], removed: [adopted], warnings: [] });
   assert.deepEqual(await readdir(dir), ['.patchbay']);
   assert.deepEqual(await readdir(join(dir, '.patchbay')), []);
 });
 
 test('restoring never overwrites a lockfile the editor wrote meanwhile', async () => {
   const dir = await freshDir('newer');
-  const adopted = await adoptLockfile(await entryAt(await writeLock(dir, 4713, lockBody(live.pid, 'old-token'))));
+  const adopted = await adoptLockfile(await writeLock(dir, 4713, lockBody(live.pid, 'old-token')), dir);
   const newer = await writeLock(dir, 4713, lockBody(live.pid, 'new-token'));
   const report = await restoreAdopted(dir, 'pi', isAlive);
-  assert.deepEqual(report, { restored: [], removed: [adopted] });
+  assert.deepEqual(report, { restored: [], removed: [adopted], warnings: [] });
   assert.equal(JSON.parse(await readFile(newer, 'utf8')).authToken, 'new-token');
   await assert.rejects(lstat(adopted), { code: 'ENOENT' });
 });

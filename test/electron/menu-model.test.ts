@@ -35,7 +35,7 @@ function snapshot(parts: Partial<Snapshot>): Snapshot {
     version: '0.1.0',
     pid: 1,
     paused: false,
-    door: { port: 1, lockfiles: [] },
+    door: { port: 1, lockfiles: [], problems: [] },
     editors: [],
     invalidLockfiles: [],
     sessions: [],

@@ -102,7 +102,7 @@ test('a directory or FIFO named like a lockfile is refused without hanging', asy
 test('a lockfile that vanished is reported as missing, not as broken', async () => {
   const result = await readLockfile(join(dir, '5004.lock'), 'pi', cap);
   assert.ok(!result.ok);
-  assert.equal(result.missing, true);
+  assert.equal(result.failure, 'missing');
 });
 
 test('serializing keeps exactly the protocol fields and parses back', () => {

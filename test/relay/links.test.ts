@@ -1,10 +1,13 @@
 // The relay's link parts against a fake editor: a session's upstream pool, and the monitor.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
 import type { LiveEditor } from '../../src/relay/editor-link.ts';
 import { EditorMonitor, MONITOR_RETIRE_MS, type MonitorDeps } from '../../src/relay/editor-monitor.ts';
 import type { RpcLink } from '../../src/relay/rpc-link.ts';
 import { UpstreamPool, type UpstreamEvents } from '../../src/relay/upstream-pool.ts';
+import { WebSocketServer } from 'ws';
 import { FakeEditor, type EditorClient } from '../peers/fake-editor.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
 
@@ -163,6 +166,23 @@ describe("Patchbay's own link to an editor (the monitor)", () => {
     links = 0;
     monitor.supervise();
     await waitFor(() => monitor.alive, { message: 'back when no session link is left' });
+  });
+
+  test('an editor that hangs up during the handshake makes the open fail with its reason, and the editor suspect', async (t) => {
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    server.on('connection', (ws) => ws.close());
+    await once(server, 'listening');
+    t.after(() => new Promise((resolve) => server.close(resolve)));
+    const port = (server.address() as AddressInfo).port;
+    const live: LiveEditor = { id: 'ed-1', port, pid: process.pid, ideName: 'Hangup', workspaceFolders: ['/w/app'], authToken: 't', dialect: 'pi', lockfile: '' };
+    const { deps, seen } = monitorDeps(() => 0);
+    const monitor = new EditorMonitor(live, deps);
+    t.after(() => monitor.close());
+    monitor.supervise();
+    await waitFor(() => seen.includes('suspect'), { message: 'suspect after the failed open' });
+    const failure = seen.find((line) => line.startsWith('log '));
+    assert.match(failure ?? '', /monitor for Hangup \(port \d+\): editor Hangup \(port \d+\): connection closed/);
+    assert.equal(monitor.alive, false);
   });
 
   test('a lost link makes the editor suspect and is opened again later', async (t) => {

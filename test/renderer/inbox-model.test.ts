@@ -1,7 +1,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DiffSummary, EditorView, SessionView } from '../../src/api/types.ts';
-import { acceptParams, ageText, keepSelection, listedIds, pendingGroups, pendingTotal, step } from '../../renderer/src/review/inbox-model.ts';
+import {
+  acceptNote,
+  acceptOutcome,
+  acceptParams,
+  ageText,
+  decidedRouteId,
+  keepSelection,
+  listedIds,
+  pendingGroups,
+  pendingTotal,
+  positionText,
+  reviewTarget,
+  step,
+} from '../../renderer/src/review/inbox-model.ts';
 
 function diff(id: string, sessionId: string, createdAt: number, status: DiffSummary['status'] = 'pending'): DiffSummary {
   return { id, sessionId, editorId: null, tool: 'edit', path: `/w/${id}`, tabName: id, status, createdAt, isNew: false, tooLarge: false, inEditor: false };
@@ -66,4 +79,32 @@ test('ages read as seconds, minutes, hours', () => {
   assert.equal(ageText(0, 120_000), '2 min ago');
   assert.equal(ageText(0, 7_200_000), '2 h ago');
   assert.equal(ageText(5_000, 0), '0s ago');
+});
+
+test('a decided diff opens from its own route id; anything else selects a pending one', () => {
+  assert.deepEqual(reviewTarget(decidedRouteId('d7')), { kind: 'decided', id: 'd7' });
+  assert.deepEqual(reviewTarget('d7'), { kind: 'pending', id: 'd7' });
+  assert.deepEqual(reviewTarget(null), { kind: 'pending', id: null });
+  assert.deepEqual(reviewTarget('history/'), { kind: 'pending', id: 'history/' });
+});
+
+test('next to Accept: what it will write, once the person has made per-change choices or edits', () => {
+  const facts = (rejected: number, handEdited = false, sameAsDisk = false) => ({ total: 3, rejected, handEdited, sameAsDisk });
+  assert.equal(acceptOutcome(null), null);
+  assert.equal(acceptOutcome(facts(0)), null, 'the proposal as sent needs no note');
+  assert.equal(acceptOutcome(facts(1)), 'Accept writes 2 of 3 changes.');
+  assert.equal(acceptOutcome(facts(1, true)), 'Accept writes 2 of 3 changes and your edits.');
+  assert.equal(acceptOutcome(facts(0, true)), 'Accept writes the proposal with your edits.');
+  assert.match(acceptOutcome(facts(3, false, true))!, /^Every change is rejected: nothing to write\. Reject/);
+  assert.equal(acceptNote(facts(1)), '2 of 3 changes');
+  assert.equal(acceptNote(facts(2, true)), '1 of 3 changes, with your edits');
+  assert.equal(acceptNote(facts(0, true)), 'with your edits');
+  assert.equal(acceptNote(facts(0)), undefined);
+});
+
+test('the review position reads "Change 2 of 3" with what is decided', () => {
+  const summary = { total: 3, current: 1, accepted: 0, rejected: 0, pending: 3, added: 4, removed: 1 };
+  assert.equal(positionText(summary), 'Change 2 of 3');
+  assert.equal(positionText({ ...summary, accepted: 1, rejected: 1 }), 'Change 2 of 3 · 1 accepted, 1 rejected');
+  assert.equal(positionText({ ...summary, total: 0, current: null }), 'No changes');
 });

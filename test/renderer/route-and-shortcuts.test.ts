@@ -29,7 +29,10 @@ test('review shortcuts act only outside text fields and without modifiers', () =
   assert.equal(key('a', { inEditableTarget: true }), null, 'typing "a" in the diff editor must not accept');
   assert.equal(key('a', { ctrlKey: true }), null, 'Ctrl+A selects all');
   assert.equal(key('r', { metaKey: true }), null, 'Cmd+R reloads');
-  assert.equal(key('x'), null);
+  assert.equal(key('y'), 'acceptChange');
+  assert.equal(key('x'), 'rejectChange');
+  assert.equal(key('x', { inEditableTarget: true }), null, 'typing "x" in the diff editor must not reject a change');
+  assert.equal(key('q'), null);
 });
 
 test('every review shortcut has a distinct key and a legend label', () => {

@@ -5,27 +5,18 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { HubError } from '../../src/api/types.ts';
 import { main } from '../../src/cli/main.ts';
-import { startControlServer } from '../../src/web/control-server.ts';
-import { createFakeHub } from '../web/fake-hub.ts';
-import { tempDir } from '../peers/wait.ts';
+import { startFakeDaemon } from '../cli/fake-daemon.ts';
 
 async function withDaemon(t: TestContext) {
-  const dir = await tempDir('cli-pi');
-  const home = join(dir.path, 'home');
-  const hub = createFakeHub();
-  const server = await startControlServer({ hub, host: '127.0.0.1', port: 0, home, staticDir: dir.path, version: 'test', log: () => {} });
-  t.after(async () => {
-    await server.close();
-    await dir.cleanup();
-  });
+  const { dir, home, hub } = await startFakeDaemon(t, 'cli-pi');
   const run = async (...argv: string[]) => {
     const out: string[] = [];
     const err: string[] = [];
-    const io = { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, env: { PATCHBAY_HOME: home }, cwd: dir.path };
+    const io = { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, env: { PATCHBAY_HOME: home }, cwd: dir };
     const code = await main(argv, io);
     return { code, stdout: out.join(''), stderr: err.join('') };
   };
-  return { hub, run, dir: dir.path };
+  return { hub, run, dir };
 }
 
 test('pi start resolves the folder, passes the model and everything after -- to pi, and prints the id', async (t) => {
@@ -105,6 +96,41 @@ test('pi prompt says which dialogs wait for the person and which Patchbay answer
   const { code, stderr } = await run('pi', 'prompt', 'h1', '/ide');
   assert.equal(code, 0);
   assert.equal(stderr, "[pi asked: Connect to IDE; Patchbay answered: Patchbay · /p · pid=1 port=2]\n[pi asks: Sure? — answer it in Patchbay's window]\n");
+});
+
+test('pi prompt names the diff pi waits for and the commands that decide it', async (t) => {
+  const { hub, run } = await withDaemon(t);
+  await run('pi', 'start', '/p');
+  const proposal = { ...hub.state.diffs[1]!, id: 'd7', sessionId: 's9', editorId: null, tool: 'write' as const, path: '/p/hello.txt', tabName: 'pi-write:call_1' };
+  const elsewhere = { ...proposal, id: 'd8', path: '/q/other.txt', tabName: 'pi-write:call_other' };
+  const inEditor = { ...proposal, id: 'd9', editorId: 'nvim-proj', tool: 'edit' as const, tabName: 'pi-edit:call_2' };
+  hub.handlers['pi.prompt'] = ({ id }) => {
+    queueMicrotask(() => {
+      const pi = (event: Record<string, unknown>) => hub.emit({ type: 'pi', id, event });
+      pi({ type: 'agent_start' });
+      pi({ type: 'tool_execution_start', toolCallId: 'call_1', toolName: 'write', args: { path: 'hello.txt' } });
+      hub.emit({ type: 'diffAdded', diff: elsewhere }); // another agent's: not this prompt's business
+      hub.emit({ type: 'diffAdded', diff: proposal });
+      hub.emit({ type: 'diffDecided', record: { id: 'd7', sessionId: 's9', path: '/p/hello.txt', outcome: 'accepted', by: 'patchbay', at: 1, edited: false, tool: 'write', editorId: null, agent: 'pi-ide' } });
+      pi({ type: 'tool_execution_start', toolCallId: 'call_2', toolName: 'edit', args: { path: 'hello.txt' } });
+      hub.emit({ type: 'diffAdded', diff: inEditor });
+      // A diff named otherwise is still this pi's when it came through its door session.
+      hub.emit({ type: 'snapshot', snapshot: { ...hub.state, hosted: hub.state.hosted.map((h) => ({ ...h, sessionId: 's9' })) } });
+      hub.emit({ type: 'diffAdded', diff: { ...proposal, id: 'd10', tabName: 'review' } });
+      pi({ type: 'agent_settled' });
+    });
+  };
+  const { code, stderr } = await run('pi', 'prompt', 'h1', 'write hello');
+  assert.equal(code, 0);
+  assert.deepEqual(stderr.split('\n'), [
+    '[write {"path":"hello.txt"}]',
+    '[pi waits for diff d7: write /p/hello.txt — patchbay diffs show d7, then patchbay diffs accept d7 or reject d7]',
+    '[diff d7 accepted by patchbay]',
+    '[edit {"path":"hello.txt"}]',
+    '[pi waits for diff d9 in nvim-proj: edit /p/hello.txt — or here: patchbay diffs show d9, then patchbay diffs accept d9 or reject d9]',
+    '[pi waits for diff d10: write /p/hello.txt — patchbay diffs show d10, then patchbay diffs accept d10 or reject d10]',
+    '',
+  ]);
 });
 
 test('pi state, list and stop print for people; --json prints the values as they are', async (t) => {

@@ -68,9 +68,11 @@ test('a hosted pi’s pi-ide finds the door for its folder, is linked to the ses
   await hub.call('diffs.accept', { id: diff.id });
   assert.equal((await outcome).outcome, 'saved');
 
+  assert.ok(hub.openResources() > 0, 'the running pi is held');
   closed = true;
   await hub.close();
   assert.equal(pidAlive(hostedPid!), false, 'closing Patchbay stops its hosted pi');
+  assert.equal(hub.openResources(), 0, 'no timer or child of the hosted session is left');
 });
 
 test('pi.start refuses extension arguments (-e) unless the person allowed them in settings', async (t) => {

@@ -25,6 +25,7 @@ test('a fresh install has the documented defaults', () => {
     suggestionSessionPerEditor: {},
     launchAtLogin: false,
     allowPiExtensions: false,
+    trustedLockDirs: [],
   });
 });
 
@@ -52,6 +53,7 @@ const accepted: [string, unknown][] = [
   ['model id with slashes', { suggestionModel: 'openrouter/meta/llama-3' }],
   ['per-editor models', { suggestionModelPerEditor: { 'nvim:/p': 'session', 'code:/q': 'openai/gpt-5' } }],
   ['per-editor sessions', { suggestionSessionPerEditor: { 'nvim:/p': 'pi:/home/a/proj' } }],
+  ['trusted lock dirs', { trustedLockDirs: ['/srv/shared/ide'] }],
 ];
 
 for (const [name, patch] of accepted) {
@@ -68,6 +70,7 @@ const refused: [string, unknown, string[]][] = [
   ['a string for a boolean', { takeover: 'yes' }, ['"takeover"', 'true or false', '"yes"']],
   ['a relative review folder', { reviewFolders: ['/ok', 'proj'] }, ['"reviewFolders[1]"', 'absolute path', '"proj"']],
   ['review folders that are not a list', { reviewFolders: '/a' }, ['"reviewFolders"', 'list']],
+  ['a relative trusted lock dir', { trustedLockDirs: ['ide'] }, ['"trustedLockDirs[0]"', 'absolute path', '"ide"']],
   ['a deadline under 50 ms', { diagnosticsDeadlineMs: 49 }, ['"diagnosticsDeadlineMs"', '50 to 60000', '49']],
   ['a deadline over a minute', { diagnosticsDeadlineMs: 60_001 }, ['"diagnosticsDeadlineMs"', '60001']],
   ['a fractional deadline', { diagnosticsDeadlineMs: 100.5 }, ['"diagnosticsDeadlineMs"', 'whole number']],

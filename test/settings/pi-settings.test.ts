@@ -8,6 +8,7 @@ import {
   editAutoconnect,
   projectSettingsFile,
   readAutoconnect,
+  setAutoconnect,
   writeAutoconnect,
 } from '../../src/settings/pi-settings.ts';
 
@@ -261,3 +262,42 @@ test('editAutoconnect is pure text in, text out', () => {
   assert.equal(editAutoconnect('f', '{"a":1,"pi-ide":{"autoconnect":true}}', null), '{\n  "a": 1\n}');
   assert.throws(() => editAutoconnect('/x/settings.json', '{', true), /\/x\/settings\.json does not parse/);
 });
+
+test('a read-only settings file is refused with a clear message and left as it is', () =>
+  withDir(async (dir) => {
+    const file = join(dir, 'settings.json');
+    await put(file, settingsWith(true));
+    await chmod(file, 0o444);
+    await assert.rejects(writeAutoconnect(file, false), (err: HubError) => {
+      assert.match(err.message, /read-only \(mode 0444\)/);
+      assert.ok(err.message.includes(file), err.message);
+      return true;
+    });
+    assert.equal(await readFile(file, 'utf8'), settingsWith(true));
+    assert.equal((await stat(file)).mode & 0o777, 0o444);
+  }));
+
+test('a change someone else makes while Patchbay writes is kept, and Patchbay’s edit made on top', () =>
+  withDir(async (dir) => {
+    const file = join(dir, 'settings.json');
+    await put(file, JSON.stringify({ theme: 'dark' }));
+    let raced = false;
+    await writeAutoconnect(file, false, {
+      beforeCompare: async (target) => {
+        if (raced) return;
+        raced = true;
+        await writeFile(target, JSON.stringify({ theme: 'light', model: 'x' }));
+      },
+    });
+    assert.deepEqual(JSON.parse(await readFile(file, 'utf8')), { theme: 'light', model: 'x', 'pi-ide': { autoconnect: false } });
+  }));
+
+test('autoconnect for a project is not written when the global file does not parse', () =>
+  withDir(async (dir) => {
+    const globalFile = join(dir, 'agent', 'settings.json');
+    const project = join(dir, 'proj');
+    await put(globalFile, '{ not json');
+    await mkdir(project);
+    await assert.rejects(setAutoconnect({ globalFile, project }, false), (err: Error) => err.message.includes(globalFile));
+    await assert.rejects(stat(projectSettingsFile(project)), { code: 'ENOENT' });
+  }));

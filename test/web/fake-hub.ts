@@ -33,6 +33,7 @@ export function sampleSettings(): PatchbaySettings {
     suggestionSessionPerEditor: {},
     launchAtLogin: false,
     allowPiExtensions: false,
+    trustedLockDirs: [],
   };
 }
 
@@ -41,7 +42,7 @@ export function sampleSnapshot(): Snapshot {
     version: '0.1.0',
     pid: 4242,
     paused: false,
-    door: { port: 40123, lockfiles: ['/home/u/.pi/ide/40123.lock'] },
+    door: { port: 40123, lockfiles: ['/home/u/.pi/ide/40123.lock'], problems: [] },
     editors: [
       {
         id: 'nvim-proj',
@@ -192,6 +193,15 @@ export function createFakeHub(): FakeHub {
       agent: 'pi-ide',
     };
     state.history.unshift(record);
+    // Decided diffs keep their contents, so the history can show them (as the hub does).
+    const detail = details.get(id);
+    if (detail) {
+      detail.status = outcome;
+      detail.decision = record;
+      detail.finalContents = outcome === 'accepted' ? (contents ?? detail.newContents) : null;
+    }
+    emit({ type: 'diffDecided', record });
+    emit({ type: 'snapshot', snapshot: structuredClone(state) });
     return record;
   };
   const autoconnectView = (project?: string) => {

@@ -56,6 +56,11 @@ export function App() {
         {snapshot?.paused && <span className="status-pill">Routing paused</span>}
       </header>
       <ConnectionBanner />
+      {snapshot?.door.problems.map((problem) => (
+        <div key={problem} role="alert" className="banner error">
+          Agents may not reach Patchbay, so their edits may go unreviewed: {problem}.
+        </div>
+      ))}
       {snapshot?.warnings.map((w) => (
         <div key={w} role="status" className="banner warning">
           {w}

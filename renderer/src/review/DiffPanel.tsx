@@ -1,27 +1,32 @@
-// One pending diff: what it is, the side-by-side editor, and the decision buttons.
-import { lazy, useEffect, useRef, useState } from 'react';
-import type { DiffDetail, DiffSummary } from '../../../src/api/types.ts';
+// One pending diff: what it is, the diff with a decision per change, and the decision buttons.
+import { useEffect, useRef, useState } from 'react';
+import type { DecisionRecord, DiffDetail, DiffSummary } from '../../../src/api/types.ts';
 import { useHub } from '../hub/HubProvider.tsx';
 import { useCommand } from '../hub/useCommand.ts';
 import { ErrorText } from '../ui/ErrorText.tsx';
 import { LoadBoundary } from '../ui/LoadBoundary.tsx';
-import { acceptParams } from './inbox-model.ts';
-import type { SessionGroup } from './inbox-model.ts';
-import type { MergeEditorHandle } from './MergeEditor.tsx';
+import { DiffToolbar, SideNames } from './DiffToolbar.tsx';
+import { acceptNote, acceptOutcome, acceptParams } from './inbox-model.ts';
+import type { ChoiceFacts, SessionGroup } from './inbox-model.ts';
+import { MergeEditor } from './lazy-merge-editor.ts';
+import type { EditorReport, MergeEditorHandle } from './MergeEditor.tsx';
 import type { ReviewCommand } from './shortcuts.ts';
 import { useDiffDetail } from './useDiffDetail.ts';
+import type { ReviewLayout } from './useReviewLayout.ts';
 
-// CodeMirror is most of the bundle and only this panel needs it: the other views load without it.
-const MergeEditor = lazy(() => import('./MergeEditor.tsx').then((m) => ({ default: m.MergeEditor })));
+const PENDING_SIDES = { a: 'contents on disk', b: 'proposed contents (editable)' };
 
 interface Props {
   diff: DiffSummary;
   group: SessionGroup;
+  layout: ReviewLayout;
   /** The panel registers how it runs keyboard commands; the view owns the key listener. */
   bindCommands(run: ((command: ReviewCommand) => void) | null): void;
+  /** After the person decided here: the record, and what only this window knows about it. */
+  onDecided(record: DecisionRecord, note?: string): void;
 }
 
-export function DiffPanel({ diff, group, bindCommands }: Props) {
+export function DiffPanel({ diff, group, layout, bindCommands, onDecided }: Props) {
   const state = useDiffDetail(diff.id);
   return (
     <section className="diff-panel" aria-labelledby="diff-title">
@@ -36,23 +41,30 @@ export function DiffPanel({ diff, group, bindCommands }: Props) {
       </header>
       {state.status === 'loading' && <p className="empty">Loading the proposed contents…</p>}
       {state.status === 'failed' && <ErrorText>{`Could not load this diff: ${state.error}`}</ErrorText>}
-      {state.status === 'ready' && <DiffBody key={diff.id} detail={state.detail} bindCommands={bindCommands} />}
+      {state.status === 'ready' && (
+        <DiffBody key={diff.id} detail={state.detail} layout={layout} bindCommands={bindCommands} onDecided={onDecided} />
+      )}
     </section>
   );
 }
 
-function DiffBody({ detail, bindCommands }: { detail: DiffDetail; bindCommands: Props['bindCommands'] }) {
+function DiffBody({ detail, layout, bindCommands, onDecided }: { detail: DiffDetail } & Omit<Props, 'diff' | 'group'>) {
   const { api } = useHub();
   const command = useCommand();
   const editor = useRef<MergeEditorHandle>(null);
-  const [edited, setEdited] = useState<string | null>(null);
-  const isEdited = edited !== null && edited !== detail.newContents;
+  const [report, setReport] = useState<EditorReport | null>(null);
+  const facts: ChoiceFacts | null = report && { ...report, total: report.summary.total, rejected: report.summary.rejected };
+  const nothingToWrite = report?.sameAsDisk ?? false;
+  const touched = report !== null && (report.handEdited || report.summary.accepted + report.summary.rejected > 0);
+  const outcome = acceptOutcome(facts);
 
   const accept = (): void => {
-    void command.run(() => api.call('diffs.accept', acceptParams(detail.id, detail.newContents, edited)));
+    if (nothingToWrite) return;
+    const text = report?.text ?? null;
+    void command.run(async () => onDecided(await api.call('diffs.accept', acceptParams(detail.id, detail.newContents, text)), acceptNote(facts)));
   };
   const reject = (): void => {
-    void command.run(() => api.call('diffs.reject', { id: detail.id }));
+    void command.run(async () => onDecided(await api.call('diffs.reject', { id: detail.id })));
   };
 
   const runRef = useRef<(c: ReviewCommand) => void>(() => {});
@@ -62,52 +74,63 @@ function DiffBody({ detail, bindCommands }: { detail: DiffDetail; bindCommands: 
     else if (c === 'reject') reject();
     else if (c === 'nextChange') editor.current?.nextChange();
     else if (c === 'previousChange') editor.current?.previousChange();
+    else if (c === 'acceptChange') editor.current?.decideCurrent('accepted');
+    else if (c === 'rejectChange') editor.current?.decideCurrent('rejected');
   };
   useEffect(() => {
     bindCommands((c) => runRef.current(c));
     return () => bindCommands(null);
   }, [bindCommands]);
 
+  const proposalOnly = detail.tooLarge;
   return (
     <>
       <div className="diff-state">
         {detail.isNew && <span className="tag">New file: it does not exist on disk yet</span>}
-        {detail.tooLarge && (
-          <span className="tag warning">The file on disk is too large to show; only the proposal is shown</span>
-        )}
-        {isEdited && <span className="tag accent">Edited: Accept saves your version</span>}
+        {proposalOnly && <span className="tag warning">The file on disk is too large to show; only the proposal is shown</span>}
+        {report?.handEdited && <span className="tag accent">Edited: Accept saves your version</span>}
       </div>
-      {!detail.tooLarge && (
-        <div className="diff-columns" aria-hidden="true">
-          <span>{detail.isNew ? 'On disk: nothing yet' : 'On disk'}</span>
-          <span>Proposed (editable)</span>
-        </div>
-      )}
+      <DiffToolbar
+        summary={report?.summary ?? null}
+        layout={layout}
+        proposalOnly={proposalOnly}
+        step={(direction) => (direction === 1 ? editor.current?.nextChange() : editor.current?.previousChange())}
+      />
+      <SideNames layout={proposalOnly ? 'proposal' : layout.layout} isNew={detail.isNew} />
       <LoadBoundary what="the diff editor" className="merge-editor">
         <MergeEditor
           ref={editor}
-          label={detail.path}
-          original={detail.tooLarge ? null : (detail.oldContents ?? '')}
+          path={detail.path}
+          original={proposalOnly ? null : (detail.oldContents ?? '')}
           proposed={detail.newContents}
-          onEdit={setEdited}
+          layout={layout.layout}
+          wrap={layout.wrap}
+          sideNames={PENDING_SIDES}
+          onReport={setReport}
         />
       </LoadBoundary>
       <div className="actions">
-        <button type="button" className="primary" onClick={accept} disabled={command.busy} aria-keyshortcuts="a">
+        <button
+          type="button"
+          className="primary"
+          onClick={accept}
+          disabled={command.busy || nothingToWrite}
+          aria-keyshortcuts="a"
+          aria-describedby={outcome === null ? undefined : 'accept-outcome'}
+        >
           Accept
         </button>
         <button type="button" onClick={reject} disabled={command.busy} aria-keyshortcuts="r">
           Reject
         </button>
+        {outcome !== null && (
+          <span id="accept-outcome" className="accept-outcome">
+            {outcome}
+          </span>
+        )}
         <span className="spacer" />
-        <button type="button" onClick={() => editor.current?.previousChange()} aria-keyshortcuts="p">
-          Previous change
-        </button>
-        <button type="button" onClick={() => editor.current?.nextChange()} aria-keyshortcuts="n">
-          Next change
-        </button>
-        <button type="button" onClick={() => editor.current?.resetEdits()} disabled={!isEdited}>
-          Undo my edits
+        <button type="button" onClick={() => editor.current?.startOver()} disabled={!touched} title="Undo every per-change choice and edit">
+          Start over
         </button>
       </div>
       {command.error !== null && <ErrorText>{command.error}</ErrorText>}

@@ -1,125 +1,268 @@
-// The side-by-side diff: on-disk contents on the left (read-only), the proposal on the right
-// (editable). When the old contents are unknown (too large to keep) only the proposal shows.
-import { useEffect, useImperativeHandle, useRef } from 'react';
+// The diff: the file on disk against the proposal, side by side (disk left, read-only;
+// proposal right, editable) or unified (one editor, the disk's lines shown above each change).
+// Each of the agent's changes can be accepted or rejected on its own (changes-state.ts); the
+// proposal editor always holds what Accept sends. When the old contents are unknown (too large
+// to keep) only the proposal shows. Read-only for a decided diff from the history.
+import { useEffect, useImperativeHandle, useRef, useState } from 'react';
 import type { Ref } from 'react';
-import { Compartment, EditorState } from '@codemirror/state';
+import { Compartment, EditorState, Text } from '@codemirror/state';
 import type { Extension } from '@codemirror/state';
 import { EditorView, drawSelection, highlightActiveLine, highlightSpecialChars, keymap, lineNumbers } from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
-import { MergeView, goToNextChunk, goToPreviousChunk } from '@codemirror/merge';
+import type { LanguageSupport } from '@codemirror/language';
+import { MergeView, diff, unifiedMergeView } from '@codemirror/merge';
 import { useDarkScheme } from '../ui/useDarkScheme.ts';
+import { applyAndReveal, changeBars } from './change-bars.ts';
+import {
+  buildChanges,
+  choicesText,
+  decideChange,
+  getReviewChanges,
+  lineSeparatorOf,
+  mirrorChanges,
+  reviewChanges,
+  startOver,
+  stepChange,
+  summarize,
+  toText,
+} from './changes-state.ts';
+import type { ChangeSummary, ReviewChanges } from './changes-state.ts';
+import { languageFor, tokenClasses } from './languages.ts';
+import type { Layout } from './layout.ts';
 
 export interface MergeEditorHandle {
   nextChange(): void;
   previousChange(): void;
-  /** Puts the proposal back as the agent sent it. */
-  resetEdits(): void;
+  /** Accept (y) or reject (x) the current change. */
+  decideCurrent(decision: 'accepted' | 'rejected'): void;
+  /** Everything back as the agent proposed it. */
+  startOver(): void;
+}
+
+/** What the proposal editor holds now, after every change to it. */
+export interface EditorReport {
+  /** What Accept sends (line endings as in the proposal). */
+  text: string;
+  summary: ChangeSummary;
+  /** The person typed something beyond their per-change choices. */
+  handEdited: boolean;
+  /** Every change is undone: accepting would write the file as it is. */
+  sameAsDisk: boolean;
 }
 
 interface Props {
+  /** The file's path: names the editors and picks the syntax. */
+  path: string;
   /** null = not known (the file was too large to keep); only the proposal is shown. */
   original: string | null;
   proposed: string;
-  /** Called with the right side's text after every edit. */
-  onEdit(text: string): void;
-  label: string;
+  layout: Layout;
+  wrap: boolean;
+  /** A decided diff: nothing can be changed. */
+  readOnly?: boolean;
+  /** Names of the two sides, for screen readers: "contents on disk", "proposed contents (editable)". */
+  sideNames: { a: string; b: string };
+  onReport?(report: EditorReport): void;
   ref?: Ref<MergeEditorHandle>;
 }
 
-/** The merge view's own colours (changed lines and words) have a light and a dark set. */
+/** The merge view's own colours (the collapsed-lines bar) have a light and a dark set. */
 const scheme = (dark: boolean): Extension => EditorView.darkTheme.of(dark);
+const wrapping = (wrap: boolean): Extension => (wrap ? EditorView.lineWrapping : []);
+const COLLAPSE = { margin: 3, minSize: 8 };
+/** The merge package draws "⦚" around this, a glyph many fonts lack; styles.css replaces it. */
+const PHRASES = EditorState.phrases.of({ '$ unchanged lines': '$ unchanged lines (click to show)' });
 
-function baseExtensions(label: string, themeSlot: Compartment, dark: boolean): Extension[] {
-  return [
-    themeSlot.of(scheme(dark)),
-    lineNumbers(),
-    highlightSpecialChars(),
-    drawSelection(),
-    highlightActiveLine(),
-    EditorView.contentAttributes.of({ 'aria-label': label }),
-  ];
+/** The language for `path`: undefined while it loads (the editors wait, so deleted lines get it too). */
+function useLanguage(path: string): LanguageSupport | null | undefined {
+  const [language, setLanguage] = useState<{ path: string; support: LanguageSupport | null } | null>(null);
+  useEffect(() => {
+    let current = true;
+    languageFor(path).then(
+      (support) => current && setLanguage({ path, support }),
+      (err: Error) => {
+        console.warn(`syntax highlighting for ${path} is unavailable: ${err.message}`);
+        if (current) setLanguage({ path, support: null });
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [path]);
+  return language?.path === path ? language.support : undefined;
 }
 
-export function MergeEditor({ original, proposed, onEdit, label, ref }: Props) {
+/** What the proposal editor holds, to carry over when the layout switches. */
+interface Kept {
+  /** The texts it was built from: a kept state belongs to that pair only. */
+  original: string | null;
+  proposed: string;
+  doc: Text;
+  value: ReviewChanges | null;
+}
+
+/**
+ * Brings a freshly built proposal editor to what the person had: their text, as the smallest
+ * edits (so the merge view's collapsed stretches stay where they were), and their choices.
+ */
+function restore(view: EditorView, kept: Kept): void {
+  const now = view.state.doc;
+  const edits = diff(now.toString(), kept.doc.toString()).map((c) => ({ from: c.fromA, to: c.toA, insert: kept.doc.slice(c.fromB, c.toB) }));
+  view.dispatch({ changes: edits, effects: kept.value === null ? [] : mirrorChanges.of(kept.value), userEvent: 'review.restore' });
+}
+
+export function MergeEditor({ path, original, proposed, layout, wrap, readOnly = false, sideNames, onReport, ref }: Props) {
   const parent = useRef<HTMLDivElement>(null);
-  const proposedView = useRef<EditorView | null>(null);
+  const proposalView = useRef<EditorView | null>(null);
   const views = useRef<EditorView[]>([]);
-  const themeSlot = useRef(new Compartment()).current;
+  const kept = useRef<Kept | null>(null);
+  const slots = useRef({ theme: new Compartment(), wrap: new Compartment() }).current;
+  const language = useLanguage(path);
   const dark = useDarkScheme();
-  const darkRef = useRef(dark);
-  darkRef.current = dark;
-  const onEditRef = useRef(onEdit);
-  onEditRef.current = onEdit;
+  const settings = useRef({ dark, wrap });
+  settings.current = { dark, wrap };
+  const onReportRef = useRef(onReport);
+  onReportRef.current = onReport;
 
   useEffect(() => {
     const host = parent.current;
-    if (host === null) return;
-    const editable: Extension[] = [
-      ...baseExtensions(`${label}: proposed contents (editable)`, themeSlot, darkRef.current),
-      // Undo/redo (Ctrl/Cmd-Z, Shift-Ctrl/Cmd-Z) and the usual editing keys in the proposal.
-      history(),
-      keymap.of([...historyKeymap, ...defaultKeymap]),
+    if (host === null || language === undefined) return;
+    const separator = lineSeparatorOf(proposed);
+    const proposal = toText(proposed, separator);
+    const disk = original === null ? null : toText(original, separator);
+    const review = disk === null ? null : buildChanges(disk, proposal);
+    // Against an empty file every character is new: marking each word would only add noise.
+    const wordMarks = disk !== null && disk.length > 0;
+
+    const report = (state: EditorState): void => {
+      const value = getReviewChanges(state);
+      onReportRef.current?.({
+        text: state.sliceDoc(),
+        summary: summarize(value),
+        handEdited: !state.doc.eq(value === null ? proposal : choicesText(value)),
+        sameAsDisk: disk !== null && !disk.eq(proposal) && state.doc.eq(disk),
+      });
+    };
+    const common = (name: string): Extension[] => [
+      slots.theme.of(scheme(settings.current.dark)),
+      slots.wrap.of(wrapping(settings.current.wrap)),
+      language ?? [],
+      tokenClasses,
+      PHRASES,
+      lineNumbers(),
+      highlightSpecialChars(),
+      drawSelection(),
+      EditorView.contentAttributes.of({ 'aria-label': `${path}: ${name}` }),
+      separator === undefined ? [] : EditorState.lineSeparator.of(separator),
+    ];
+    let mirror: EditorView | null = null;
+    const proposalSide: Extension[] = [
+      ...common(sideNames.b),
+      review === null ? [] : [reviewChanges(review), changeBars('proposal', !readOnly)],
+      readOnly
+        ? [EditorState.readOnly.of(true), EditorView.editable.of(false)]
+        : [
+            highlightActiveLine(),
+            // Undo/redo (Ctrl/Cmd-Z, Shift-Ctrl/Cmd-Z) and the usual editing keys in the proposal;
+            // Escape leaves the editor so the review's single-key shortcuts work again.
+            history(),
+            keymap.of([
+              {
+                key: 'Escape',
+                run: (view) => {
+                  view.contentDOM.blur();
+                  return true;
+                },
+              },
+              ...historyKeymap,
+              ...defaultKeymap,
+            ]),
+          ],
       EditorView.updateListener.of((update) => {
-        if (update.docChanged) onEditRef.current(update.state.doc.toString());
+        const before = getReviewChanges(update.startState);
+        const after = getReviewChanges(update.state);
+        if (!update.docChanged && before === after) return;
+        kept.current = { original, proposed, doc: update.state.doc, value: after };
+        if (after !== null && after !== before) mirror?.dispatch({ effects: mirrorChanges.of(after) });
+        report(update.state);
       }),
     ];
-    if (original === null) {
-      const view = new EditorView({ parent: host, state: EditorState.create({ doc: proposed, extensions: editable }) });
-      proposedView.current = view;
+
+    let destroy: () => void;
+    if (disk === null || layout === 'unified') {
+      const view = new EditorView({
+        parent: host,
+        state: EditorState.create({
+          doc: proposal,
+          extensions: [
+            proposalSide,
+            disk === null
+              ? []
+              : unifiedMergeView({
+                  original: disk,
+                  mergeControls: false,
+                  collapseUnchanged: COLLAPSE,
+                  syntaxHighlightDeletions: true,
+                  highlightChanges: wordMarks,
+                }),
+          ],
+        }),
+      });
+      proposalView.current = view;
       views.current = [view];
-      return () => {
-        view.destroy();
-        proposedView.current = null;
-        views.current = [];
-      };
+      destroy = () => view.destroy();
+    } else {
+      const merge = new MergeView({
+        parent: host,
+        a: {
+          doc: disk,
+          extensions: [
+            ...common(sideNames.a),
+            review === null ? [] : [reviewChanges(review), changeBars('disk', false)],
+            EditorState.readOnly.of(true),
+            EditorView.editable.of(false),
+          ],
+        },
+        b: { doc: proposal, extensions: proposalSide },
+        collapseUnchanged: COLLAPSE,
+        highlightChanges: wordMarks,
+      });
+      mirror = merge.a;
+      proposalView.current = merge.b;
+      views.current = [merge.a, merge.b];
+      destroy = () => merge.destroy();
     }
-    const merge = new MergeView({
-      parent: host,
-      a: {
-        doc: original,
-        extensions: [
-          ...baseExtensions(`${label}: contents on disk`, themeSlot, darkRef.current),
-          EditorState.readOnly.of(true),
-          EditorView.editable.of(false),
-        ],
-      },
-      b: { doc: proposed, extensions: editable },
-      // Each changed chunk gets a button that takes the on-disk text back into the proposal.
-      revertControls: 'a-to-b',
-      collapseUnchanged: { margin: 3, minSize: 8 },
-    });
-    proposedView.current = merge.b;
-    views.current = [merge.a, merge.b];
+    const carried = kept.current;
+    if (carried !== null && carried.original === original && carried.proposed === proposed) restore(proposalView.current, carried);
+    report(proposalView.current.state);
     return () => {
-      merge.destroy();
-      proposedView.current = null;
+      destroy();
+      proposalView.current = null;
       views.current = [];
     };
-  }, [original, proposed, label, themeSlot]);
+  }, [original, proposed, layout, path, readOnly, sideNames.a, sideNames.b, language, slots]);
 
-  // Follow the OS theme without rebuilding the editors (that would drop the person's edits).
+  // Follow the OS theme and the wrap toggle without rebuilding (that would drop the undo history).
   useEffect(() => {
-    for (const view of views.current) view.dispatch({ effects: themeSlot.reconfigure(scheme(dark)) });
-  }, [dark, themeSlot]);
+    for (const view of views.current) view.dispatch({ effects: [slots.theme.reconfigure(scheme(dark)), slots.wrap.reconfigure(wrapping(wrap))] });
+  }, [dark, wrap, slots]);
 
-  useImperativeHandle(
-    ref,
-    () => {
-      const run = (command: typeof goToNextChunk): void => {
-        const view = proposedView.current;
-        if (view !== null) command({ state: view.state, dispatch: (tr) => view.dispatch(tr) });
-      };
-      return {
-        nextChange: () => run(goToNextChunk),
-        previousChange: () => run(goToPreviousChunk),
-        resetEdits: () => {
-          const view = proposedView.current;
-          if (view !== null) view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: proposed } });
-        },
-      };
-    },
-    [proposed],
-  );
+  useImperativeHandle(ref, () => {
+    const run = (command: (state: EditorState) => Parameters<typeof applyAndReveal>[1]): void => {
+      const view = proposalView.current;
+      if (view !== null) applyAndReveal(view, command(view.state));
+    };
+    return {
+      nextChange: () => run((state) => stepChange(state, 1)),
+      previousChange: () => run((state) => stepChange(state, -1)),
+      decideCurrent: (decision) =>
+        run((state) => {
+          const current = getReviewChanges(state)?.current ?? null;
+          return current === null ? null : decideChange(state, current, decision);
+        }),
+      startOver: () => run(startOver),
+    };
+  }, []);
 
-  return <div className="merge-editor" ref={parent} />;
+  return <div className="merge-editor" data-layout={layout} ref={parent} />;
 }

@@ -2,6 +2,7 @@
 // after a decision, what an accept sends.
 import type { DiffSummary, Snapshot, SessionView } from '../../../src/api/types.ts';
 import { boundLabel, agentName, sessionLabel } from '../../../electron/shared/labels.ts';
+import type { ChangeSummary } from './changes-state.ts';
 
 export interface SessionGroup {
   sessionId: string;
@@ -82,4 +83,55 @@ export function ageText(createdAt: number, now: number): string {
   const m = Math.round(s / 60);
   if (m < 60) return `${m} min ago`;
   return `${Math.round(m / 60)} h ago`;
+}
+
+/** What the review shows: a pending diff, or a decided one from the history. */
+export type ReviewTarget = { kind: 'pending'; id: string | null } | { kind: 'decided'; id: string };
+
+const DECIDED = 'history/';
+
+/** The route id that opens a decided diff (`#/review/history/<id>`). */
+export function decidedRouteId(id: string): string {
+  return `${DECIDED}${id}`;
+}
+
+export function reviewTarget(routeId: string | null): ReviewTarget {
+  if (routeId?.startsWith(DECIDED) && routeId.length > DECIDED.length) return { kind: 'decided', id: routeId.slice(DECIDED.length) };
+  return { kind: 'pending', id: routeId };
+}
+
+/** The per-change facts Accept depends on (from the diff editor). */
+export interface ChoiceFacts {
+  total: number;
+  rejected: number;
+  handEdited: boolean;
+  sameAsDisk: boolean;
+}
+
+/** What Accept will write, said next to it; null when it writes the proposal as sent. */
+export function acceptOutcome(facts: ChoiceFacts | null): string | null {
+  if (facts === null) return null;
+  if (facts.sameAsDisk) return 'Every change is rejected: nothing to write. Reject tells the agent no.';
+  const edits = facts.handEdited ? ' and your edits' : '';
+  if (facts.rejected > 0) return `Accept writes ${facts.total - facts.rejected} of ${facts.total} changes${edits}.`;
+  return edits === '' ? null : `Accept writes the proposal with your edits.`;
+}
+
+/** The notice's detail for an accept made here ("2 of 3 changes, with your edits"). */
+export function acceptNote(facts: ChoiceFacts | null): string | undefined {
+  if (facts === null) return undefined;
+  const edits = facts.handEdited ? 'with your edits' : '';
+  if (facts.rejected > 0) return `${facts.total - facts.rejected} of ${facts.total} changes${edits && `, ${edits}`}`;
+  return edits || undefined;
+}
+
+/** Where the review of a diff is: "Change 2 of 3 · 1 rejected". */
+export function positionText(summary: ChangeSummary): string {
+  if (summary.total === 0) return 'No changes';
+  const where = summary.current === null ? `${summary.total} changes` : `Change ${summary.current + 1} of ${summary.total}`;
+  const decided = [
+    summary.accepted > 0 ? `${summary.accepted} accepted` : '',
+    summary.rejected > 0 ? `${summary.rejected} rejected` : '',
+  ].filter((s) => s !== '');
+  return decided.length === 0 ? where : `${where} · ${decided.join(', ')}`;
 }

@@ -1,6 +1,15 @@
 // Review keyboard shortcuts: one table drives both the key handling and the legend.
 
-export type ReviewCommand = 'accept' | 'reject' | 'nextDiff' | 'previousDiff' | 'nextChange' | 'previousChange';
+export type ReviewCommand =
+  | 'accept'
+  | 'reject'
+  | 'nextDiff'
+  | 'previousDiff'
+  | 'nextChange'
+  | 'previousChange'
+  | 'acceptChange'
+  | 'rejectChange'
+  | 'toggleLayout';
 
 export const REVIEW_SHORTCUTS: readonly { key: string; command: ReviewCommand; label: string }[] = [
   { key: 'a', command: 'accept', label: 'Accept' },
@@ -9,6 +18,9 @@ export const REVIEW_SHORTCUTS: readonly { key: string; command: ReviewCommand; l
   { key: 'k', command: 'previousDiff', label: 'Previous diff' },
   { key: 'n', command: 'nextChange', label: 'Next change' },
   { key: 'p', command: 'previousChange', label: 'Previous change' },
+  { key: 'y', command: 'acceptChange', label: 'Accept this change' },
+  { key: 'x', command: 'rejectChange', label: 'Reject this change' },
+  { key: 'v', command: 'toggleLayout', label: 'Unified / side by side' },
 ];
 
 export interface KeyFacts {

@@ -1,0 +1,68 @@
+// Whether a lock dir's lockfiles can be taken at their owner's word (DESIGN §10). Anyone who
+// can write the dir, or a dir above it, can plant lockfiles, swap `.patchbay/` for a symlink
+// or move Patchbay's files: such a dir is reported, and takeover does not act in it unless
+// the person trusts it (setting `trustedLockDirs`). The checks follow OpenSSH's StrictModes.
+import { realpath, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+
+export interface DirTrust {
+  /** Lockfiles here may be adopted (moved into `.patchbay/`). */
+  trusted: boolean;
+  /** Why not, for the person (status, UI, log); null when there is nothing to say. */
+  problem: string | null;
+}
+
+const TRUSTED: DirTrust = { trusted: true, problem: null };
+
+function octal(mode: number): string {
+  return (mode & 0o7777).toString(8).padStart(4, '0');
+}
+
+/** Who besides the owner may write a dir with this mode, or null when nobody may. */
+function otherWriters(mode: number): string | null {
+  if (mode & 0o002) return 'others';
+  if (mode & 0o020) return 'its group';
+  return null;
+}
+
+/** The dir itself, or the nearest one above it that exists (a missing lock dir is created 0700). */
+async function existing(dir: string): Promise<string | null> {
+  try {
+    return await realpath(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+/**
+ * Checks `dir` and every dir above it: each must belong to the current user or root; the lock
+ * dir must be writable by nobody else; a dir above it may be writable by others only with the
+ * sticky bit (like /tmp: others cannot rename what is ours in it). `personTrusts` lists dirs
+ * the person trusts anyway. Where there are no uids (`uid` null), every dir is trusted.
+ */
+export async function lockDirTrust(dir: string, uid: number | null, personTrusts: readonly string[]): Promise<DirTrust> {
+  if (uid === null) return TRUSTED;
+  const real = await existing(dir);
+  if (real === null) return TRUSTED; // nothing in it yet; it is created private
+  const trustedByPerson = new Set(personTrusts.map((d) => resolve(d)));
+  if (trustedByPerson.has(resolve(dir)) || trustedByPerson.has(real)) return TRUSTED;
+
+  const advice =
+    `its lockfiles are used but not adopted (agents there see more than the door). Make it private ` +
+    `(chmod 700 ${real}), or trust it: patchbay settings set trustedLockDirs '${JSON.stringify([resolve(dir)])}'`;
+  const untrusted = (what: string): DirTrust => ({ trusted: false, problem: `lock dir ${dir}: ${what}; ${advice}` });
+
+  for (let current = real, isLockDir = true; ; isLockDir = false) {
+    const stats = await stat(current);
+    const where = isLockDir ? 'it' : `${current}, a dir above it,`;
+    if (stats.uid !== uid && stats.uid !== 0) return untrusted(`${where} is owned by uid ${stats.uid}, not by you (uid ${uid})`);
+    const writers = otherWriters(stats.mode);
+    if (writers !== null && (isLockDir || (stats.mode & 0o1000) === 0)) {
+      return untrusted(`${where} is writable by ${writers} (mode ${octal(stats.mode)})`);
+    }
+    const parent = dirname(current);
+    if (parent === current) return TRUSTED;
+    current = parent;
+  }
+}
