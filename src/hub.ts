@@ -24,6 +24,7 @@ import { DiffHistory } from './review/history.ts';
 import { Inbox } from './review/inbox.ts';
 import { readOriginal } from './review/read-original.ts';
 import { PiHost } from './rpc/host.ts';
+import { refuseExtensions } from './rpc/start-args.ts';
 import { readAutoconnect, setAutoconnect } from './settings/pi-settings.ts';
 import { PatchbayStore, type StoreBackend } from './settings/store.ts';
 import { suggestionModelPatch } from './suggestions/models.ts';
@@ -182,6 +183,8 @@ class PatchbayHub implements Hub {
       maxPayload: settings.maxFrameBytes,
       onConnection: (conn) => this.relay.addAgent(conn.ws, conn.dialect, conn.remotePort),
       log: this.log,
+      maxPending: this.options.maxPendingConnections,
+      upgradeDeadlineMs: this.options.upgradeDeadlineMs,
     });
     await this.discovery.start();
     await this.publishDoor();
@@ -294,7 +297,10 @@ class PatchbayHub implements Hub {
     'models.refresh': ({ sessionId }) => this.relay.refreshModels(sessionId),
     'suggestionModel.set': ({ choice, editorId }) =>
       this.updateSettings(suggestionModelPatch(this.store.settings(), choice, editorId)),
-    'pi.start': ({ cwd, model, args }) => this.pi.start({ cwd, ...(model !== undefined ? { model } : {}), ...(args !== undefined ? { args } : {}) }),
+    'pi.start': ({ cwd, model, args }) => {
+      refuseExtensions(args ?? [], this.store.settings().allowPiExtensions);
+      return this.pi.start({ cwd, ...(model !== undefined ? { model } : {}), ...(args !== undefined ? { args } : {}) });
+    },
     'pi.get': ({ id }) => this.pi.detail(id),
     'pi.prompt': ({ id, text, streamingBehavior }) => this.pi.prompt(id, text, streamingBehavior),
     'pi.abort': ({ id }) => this.pi.abort(id),

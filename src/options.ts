@@ -2,6 +2,7 @@
 // Only this module reads the environment (handed in by the entry point).
 import { homedir, platform } from 'node:os';
 import { join } from 'node:path';
+import { openFileLimit, pendingCapFor } from './transport/connection-gate.ts';
 
 export interface HubOptions {
   /** Patchbay's own state: config.json (settings + memory), control.json. */
@@ -17,6 +18,14 @@ export interface HubOptions {
   /** 0 = any free port. */
   doorPort: number;
   controlPort: number;
+  /**
+   * Connections the door and the control server each let wait for their upgrade (or, on the
+   * control server, for their one HTTP answer): well below the descriptor limit, so a flood of
+   * half-open sockets never starves discovery.
+   */
+  maxPendingConnections: number;
+  /** A connection that has not upgraded (or been answered) this long after connecting is cut. */
+  upgradeDeadlineMs: number;
   /** Lock-dir polling interval (fs.watch is the fast path; polling the fallback). */
   pollMs: number;
   /** How often editors' pids are checked. */
@@ -98,6 +107,8 @@ export function resolveOptions(env: NodeJS.ProcessEnv, overrides: Partial<HubOpt
     host: '127.0.0.1',
     doorPort: Number(env.PATCHBAY_DOOR_PORT ?? 0) || 0,
     controlPort: Number(env.PATCHBAY_CONTROL_PORT ?? 0) || 0,
+    maxPendingConnections: pendingCapFor(openFileLimit()),
+    upgradeDeadlineMs: 5000,
     pollMs: 1000,
     livenessMs: 2000,
     maxLockfileBytes: 64 * 1024,

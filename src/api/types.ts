@@ -135,6 +135,8 @@ export interface PatchbaySettings {
   /** editorId → session key (`kind:cwd`) that serves its suggestions; absent = most recent. */
   suggestionSessionPerEditor: Record<string, string>;
   launchAtLogin: boolean;
+  /** Let `pi.start` pass extension arguments (`-e <path>`): an extension is code pi runs. */
+  allowPiExtensions: boolean;
   /**
    * Lock dirs trusted although others may write them: their lockfiles are adopted anyway.
    * Others' lockfiles are never used, trusted dir or not.

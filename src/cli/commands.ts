@@ -24,7 +24,7 @@ import {
 
 // For `open` alone: the HTTP client and child_process load when it runs.
 const requestOpenUrl = async (home: string): Promise<string> => (await import('../web/control-client.ts')).requestOpenUrl(home);
-const openInBrowser = async (url: string, env: NodeJS.ProcessEnv): Promise<void> => (await import('./open-browser.ts')).openInBrowser(url, env);
+const openInBrowser = async (url: string, env: NodeJS.ProcessEnv): Promise<string | null> => (await import('./open-browser.ts')).openInBrowser(url, env);
 
 export const status: Command = {
   summary: 'Show the door, editors, sessions and pending diffs',
@@ -293,16 +293,41 @@ export const pause = pauseCommand(true);
 export const resume = pauseCommand(false);
 
 export const open: Command = {
-  summary: 'Open Patchbay’s UI in the browser',
-  usage: `Usage: patchbay open [--print]
-  --print  print the one-time link instead of opening it (it works once, within 2 minutes)
-The browser is $BROWSER when set, else the system's opener.`,
+  summary: 'Open Patchbay’s UI in the browser, or sign every browser out',
+  usage: `Usage: patchbay open [--print | --revoke-all]
+  --print       print the sign-in link instead of opening it (it works once, within 2 minutes)
+  --revoke-all  sign every browser out (open pages close; each needs a new link)
+The browser is $BROWSER when set, else the system's opener; when it cannot be opened, the
+link is printed.`,
   async run(args, ctx) {
-    const { values, positionals: given } = parse(args, { print: { type: 'boolean' } });
+    const { values, positionals: given } = parse(args, { print: { type: 'boolean' }, 'revoke-all': { type: 'boolean' } });
     positionals(given, []);
+    if (values['revoke-all']) {
+      if (values.print) throw new UsageError('--revoke-all opens nothing: it cannot be combined with --print');
+      const [{ NotRunningError, revokeBrowserSessions }, { rotateSigningKey }] = await Promise.all([
+        import('../web/control-client.ts'),
+        import('../web/browser-state.ts'),
+      ]);
+      const closed = await revokeBrowserSessions(ctx.options.home).catch(async (err: unknown) => {
+        if (!(err instanceof NotRunningError)) throw err;
+        // Nothing serves a browser now: a new key in browser.json voids every sign-in for the next start.
+        await rotateSigningKey(ctx.options.home, (line) => ctx.io.stderr.write(`patchbay: ${line}\n`));
+        return null;
+      });
+      const pages = closed === null ? '' : ` (${closed} open ${closed === 1 ? 'page' : 'pages'} closed)`;
+      ctx.io.stdout.write(`Every browser is signed out${pages}; \`patchbay open\` signs one in again.\n`);
+      return 0;
+    }
     const url = await requestOpenUrl(ctx.options.home);
-    if (values.print) ctx.io.stdout.write(`${url}\n`);
-    else await openInBrowser(url, ctx.io.env);
+    if (values.print) {
+      ctx.io.stdout.write(`${url}\n`);
+      return 0;
+    }
+    const failed = await openInBrowser(url, ctx.io.env);
+    if (failed !== null) {
+      ctx.io.stderr.write(`patchbay: could not open a browser: ${failed}. Open this link yourself (it works once, within 2 minutes):\n`);
+      ctx.io.stdout.write(`${url}\n`);
+    }
     return 0;
   },
 };

@@ -1,8 +1,8 @@
 // `patchbay daemon`: the hub plus its control server, until SIGINT/SIGTERM.
-import { HubError, type HubApi } from '../api/types.ts';
+import type { HubApi } from '../api/types.ts';
 import type { HubOptions } from '../options.ts';
-import { answeringDaemon } from '../web/control-client.ts';
 import type { ControlServer, ControlServerOptions } from '../web/control-server.ts';
+import { acquireInstanceLock } from '../web/instance-lock.ts';
 import { parse, positionals, type CommandContext } from './command.ts';
 
 /** What the daemon needs of the hub (src/hub.ts's Hub has more). */
@@ -18,24 +18,19 @@ export interface DaemonDeps {
   stopRequested(): Promise<string>;
 }
 
-/** Two daemons would fight over the lock dirs; a stale control.json is simply replaced. */
-async function refuseIfRunning(ctx: CommandContext): Promise<void> {
-  let control;
+export async function runDaemon(args: string[], ctx: CommandContext, deps: DaemonDeps): Promise<number> {
+  positionals(parse(args, {}).positionals, []);
+  // Two hubs would fight over the lock dirs: of any number of starts, one runs; the others
+  // fail here, naming its pid. A stale control.json is simply replaced.
+  const lock = await acquireInstanceLock(ctx.options.home, 'daemon');
   try {
-    control = await answeringDaemon(ctx.options.home);
-  } catch (err) {
-    ctx.io.stderr.write(`patchbay: warning: ${(err as Error).message}; it will be replaced\n`);
-    return;
-  }
-  if (control !== null) {
-    throw new HubError(`Patchbay is already running (pid ${control.pid}, control port ${control.port})`, 'conflict');
+    return await serve(ctx, deps);
+  } finally {
+    await lock.release();
   }
 }
 
-export async function runDaemon(args: string[], ctx: CommandContext, deps: DaemonDeps): Promise<number> {
-  positionals(parse(args, {}).positionals, []);
-  const { options, io } = ctx;
-  await refuseIfRunning(ctx);
+async function serve({ options, io }: CommandContext, deps: DaemonDeps): Promise<number> {
   const log = (message: string) => io.stderr.write(`patchbay: ${message}\n`);
   const hub = await deps.createHub(options, log);
   let server: ControlServer;
@@ -46,6 +41,8 @@ export async function runDaemon(args: string[], ctx: CommandContext, deps: Daemo
       port: options.controlPort,
       home: options.home,
       version: options.version,
+      maxPending: options.maxPendingConnections,
+      upgradeDeadlineMs: options.upgradeDeadlineMs,
       log,
     });
   } catch (err) {

@@ -1,4 +1,5 @@
-// Hands a URL to the person's browser and returns without waiting for it.
+// Hands a URL to the person's browser, and says when that did not work so the caller can
+// print the link instead.
 import { spawn } from 'node:child_process';
 import { platform } from 'node:os';
 
@@ -11,14 +12,31 @@ export function openerFor(url: string, env: NodeJS.ProcessEnv, os: NodeJS.Platfo
   return ['xdg-open', [url]];
 }
 
-export function openInBrowser(url: string, env: NodeJS.ProcessEnv): Promise<void> {
+/**
+ * Openers (xdg-open, open) hand over and exit at once; a browser named by $BROWSER may keep
+ * running. One still running after this long is taken to have opened the page.
+ */
+const SETTLE_MS = 3000;
+
+/** Resolves with null once the page is (taken to be) open, or with why it is not. */
+export function openInBrowser(url: string, env: NodeJS.ProcessEnv, settleMs = SETTLE_MS): Promise<string | null> {
   const [command, args] = openerFor(url, env);
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const child = spawn(command, args, { stdio: 'ignore', detached: true, env });
-    child.once('error', (err) => reject(new Error(`could not start ${command} (${err.message}); open this link yourself: ${url}`)));
-    child.once('spawn', () => {
+    const timer = setTimeout(() => {
+      child.removeAllListeners();
       child.unref();
-      resolve();
+      resolve(null);
+    }, settleMs);
+    const settle = (why: string | null) => {
+      clearTimeout(timer);
+      child.removeAllListeners();
+      resolve(why);
+    };
+    child.once('error', (err) => settle(`could not start ${command} (${err.message})`));
+    child.once('exit', (code, signal) => {
+      if (code === 0) settle(null);
+      else settle(`${command} ${signal !== null ? `was killed by ${signal}` : `exited with code ${code}`}`);
     });
   });
 }

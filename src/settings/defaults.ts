@@ -19,6 +19,7 @@ export const DEFAULT_SETTINGS: PatchbaySettings = Object.freeze({
   suggestionModelPerEditor: Object.freeze({}),
   suggestionSessionPerEditor: Object.freeze({}),
   launchAtLogin: false,
+  allowPiExtensions: false,
   trustedLockDirs: Object.freeze([]) as unknown as string[],
   piCommand: '',
 });
@@ -79,6 +80,7 @@ export const SETTING_SCHEMAS = {
     { error: 'must map editor ids to session keys' },
   ),
   launchAtLogin: z.boolean({ error: 'must be true or false' }),
+  allowPiExtensions: z.boolean({ error: 'must be true or false' }),
   trustedLockDirs: z.array(
     z.string({ error: 'must be an absolute path' }).refine(isAbsolute, { error: 'must be an absolute path' }),
     { error: 'must be a list of absolute paths' },

@@ -5,6 +5,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Dialect } from '../api/types.ts';
 import { AUTH_HEADER } from '../protocol/dialect.ts';
+import { ConnectionGate, isHangUp, refuse } from './connection-gate.ts';
+import { RefusalLog } from './refusal-log.ts';
 import { tokensEqual } from './tokens.ts';
 
 export interface DoorConnection {
@@ -23,6 +25,10 @@ export interface DoorOptions {
   maxPayload: number;
   onConnection: (conn: DoorConnection) => void;
   log: (message: string) => void;
+  /** Connections waiting to upgrade at once (see ConnectionGate). */
+  maxPending: number;
+  /** A connection must upgrade this soon after connecting. */
+  upgradeDeadlineMs: number;
 }
 
 /** Which dialect's token the request carries, if any matches. */
@@ -35,16 +41,19 @@ export function authenticate(req: IncomingMessage, tokens: Partial<Record<Dialec
   return null;
 }
 
-function refuse(socket: Socket, status: number, reason: string): void {
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-}
-
 export class Door {
   private constructor(
     private readonly http: Server,
     private readonly wss: WebSocketServer,
+    private readonly gate: ConnectionGate,
+    private readonly refusals: RefusalLog,
     readonly port: number,
   ) {}
+
+  /** Connections that have connected but not upgraded (at most `maxPending`). */
+  get pendingConnections(): number {
+    return this.gate.size;
+  }
 
   static async open(options: DoorOptions): Promise<Door> {
     const wss = new WebSocketServer({
@@ -53,25 +62,35 @@ export class Door {
       perMessageDeflate: false,
       handleProtocols: (protocols) => (protocols.has('mcp') ? 'mcp' : false),
     });
-    const http = createServer((_req, res) => {
-      res.writeHead(426, { 'content-type': 'text/plain' }).end('Patchbay door: WebSocket only\n');
+    const refusals = new RefusalLog({ log: options.log, source: 'door' });
+    const gate = new ConnectionGate({
+      maxPending: options.maxPending,
+      deadlineMs: options.upgradeDeadlineMs,
+      onCut: (why) => refusals.refused(why === 'deadline' ? `no upgrade within ${options.upgradeDeadlineMs} ms` : 'too many connections waiting'),
     });
+    const http = createServer((_req, res) => {
+      res.writeHead(426, { 'content-type': 'text/plain', connection: 'close' }).end('Patchbay door: WebSocket only\n');
+    });
+    http.on('connection', (socket: Socket) => gate.admit(socket));
     http.on('upgrade', (req, socket: Socket, head) => {
       // Node leaves an upgrading socket without an error listener: a client that resets
       // while it is being refused would otherwise crash the process. ws adds its own below.
-      const onError = (err: Error): void => options.log(`door: connection error before upgrade: ${err.message}`);
+      const onError = (err: NodeJS.ErrnoException): void => {
+        if (!isHangUp(err)) options.log(`door: connection error before upgrade: ${err.message}`);
+      };
       socket.on('error', onError);
       // Browsers always send Origin; agents never do. A page must not reach the door.
       if (req.headers.origin !== undefined) {
-        options.log(`door: refused a browser connection from ${req.headers.origin}`);
+        refusals.refused('a browser Origin', req.headers.origin);
         return refuse(socket, 403, 'Forbidden');
       }
       const dialect = authenticate(req, options.tokens);
       if (!dialect) {
-        options.log('door: refused a connection with a missing or wrong token');
+        refusals.refused('missing or wrong token');
         return refuse(socket, 401, 'Unauthorized');
       }
       socket.off('error', onError);
+      gate.upgraded(socket);
       wss.handleUpgrade(req, socket, head, (ws) => {
         options.onConnection({ ws, dialect, remotePort: socket.remotePort ?? 0, protocol: ws.protocol });
       });
@@ -84,7 +103,9 @@ export class Door {
         resolve();
       });
     });
-    return new Door(http, wss, (http.address() as AddressInfo).port);
+    // After listening, an error is a failed accept (EMFILE): worth a line, never a crash.
+    http.on('error', (err) => refusals.refused('accept failed', err.message));
+    return new Door(http, wss, gate, refusals, (http.address() as AddressInfo).port);
   }
 
   private closing: Promise<void> | null = null;
@@ -92,6 +113,8 @@ export class Door {
   /** Stops listening and drops every connection. A second call waits for the first. */
   close(): Promise<void> {
     this.closing ??= new Promise<void>((resolve) => {
+      this.gate.close();
+      this.refusals.close();
       for (const ws of this.wss.clients) ws.terminate();
       this.wss.close();
       this.http.close(() => resolve());

@@ -1,5 +1,5 @@
-// The renderer's HubApi in a browser: the page's WebSocket to `/api` as a MessageSocket.
-// No node imports. The session cookie and Origin travel with the handshake by themselves.
+// The page's WebSocket to `/api` as a MessageSocket (browser-hub.ts opens it, with the
+// credential as a subprotocol). No node imports, no DOM types.
 import type { MessageSocket } from '../api/remote.ts';
 
 /** The part of the DOM WebSocket used here, so this compiles without the DOM lib. */
@@ -35,18 +35,12 @@ export function browserMessageSocket(ws: BrowserWebSocket): MessageSocket {
     },
     onClose(cb) {
       ws.addEventListener('close', ({ code, reason }) => {
-        if (!opened) {
-          // Browsers hide the HTTP status of a refused handshake.
-          cb(new Error('could not connect; open this page again with `patchbay open`'));
-        } else if (code === 1000) cb();
+        // Browsers hide the HTTP status of a refused handshake.
+        if (!opened) cb(new Error('Patchbay did not accept the connection'));
+        else if (code === 1000) cb();
         else cb(new Error(reason || `closed with code ${code}`));
       });
     },
     close: () => ws.close(1000),
   };
-}
-
-/** `ws://<this page's host>/api`. */
-export function controlSocketUrl(location: { protocol: string; host: string }): string {
-  return `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}/api`;
 }

@@ -5,7 +5,7 @@ import { createRemoteHub, type RemoteHub } from '../api/remote.ts';
 import { HubError } from '../api/types.ts';
 import { pidAlive, portAccepting } from '../discovery/liveness.ts';
 import { controlFilePath, readControlFile, type ControlFile } from './control-file.ts';
-import { API_PATH, OPEN_TOKEN_PATH } from './control-server.ts';
+import { API_PATH, OPEN_TOKEN_PATH, REVOKE_PATH } from './control-paths.ts';
 import { wsMessageSocket } from './ws-socket.ts';
 
 /** No daemon: its control file is missing or names a process that has exited. */
@@ -88,15 +88,15 @@ export async function connectControl(home: string): Promise<RemoteHub> {
   return createRemoteHub(wsMessageSocket(ws));
 }
 
-/** Asks the daemon for a one-time URL that opens the UI in a browser. */
-export async function requestOpenUrl(home: string): Promise<string> {
+/** POSTs to one of the daemon's CLI paths with the bearer token; resolves with the JSON answer. */
+async function postToDaemon(home: string, path: string): Promise<Record<string, unknown>> {
   const control = await locateDaemon(home);
-  return new Promise<string>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const req = request(
       {
         host: control.host,
         port: control.port,
-        path: OPEN_TOKEN_PATH,
+        path,
         method: 'POST',
         headers: { authorization: `Bearer ${control.token}`, 'content-length': 0 },
         timeout: CONNECT_TIMEOUT_MS,
@@ -109,11 +109,11 @@ export async function requestOpenUrl(home: string): Promise<string> {
           const body = Buffer.concat(chunks).toString('utf8');
           if (res.statusCode !== 200) return reject(unreachable(control, home, `HTTP ${res.statusCode}: ${body.trim()}`));
           try {
-            const { url } = JSON.parse(body) as { url?: unknown };
-            if (typeof url !== 'string') throw new Error('no "url" in the answer');
-            resolve(url);
+            const value: unknown = JSON.parse(body);
+            if (typeof value !== 'object' || value === null) throw new Error('not a JSON object');
+            resolve(value as Record<string, unknown>);
           } catch (err) {
-            reject(unreachable(control, home, `bad answer to ${OPEN_TOKEN_PATH}: ${(err as Error).message}`));
+            reject(unreachable(control, home, `bad answer to ${path}: ${(err as Error).message}`));
           }
         });
       },
@@ -122,4 +122,18 @@ export async function requestOpenUrl(home: string): Promise<string> {
     req.on('error', (err: NodeJS.ErrnoException) => reject(unreachable(control, home, describeFailure(err))));
     req.end();
   });
+}
+
+/** Asks the daemon for a one-time link that signs a browser in (`<origin>/#signin=<secret>`). */
+export async function requestOpenUrl(home: string): Promise<string> {
+  const { url } = await postToDaemon(home, OPEN_TOKEN_PATH);
+  if (typeof url !== 'string') throw new HubError(`bad answer to ${OPEN_TOKEN_PATH}: no "url" in it`, 'unavailable');
+  return url;
+}
+
+/** Ends every browser sign-in of the running daemon; resolves with how many open pages it closed. */
+export async function revokeBrowserSessions(home: string): Promise<number> {
+  const { closed } = await postToDaemon(home, REVOKE_PATH);
+  if (typeof closed !== 'number') throw new HubError(`bad answer to ${REVOKE_PATH}: no "closed" count in it`, 'unavailable');
+  return closed;
 }

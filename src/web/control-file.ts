@@ -1,9 +1,9 @@
 // `<home>/control.json`: where the running daemon's control server listens and its token.
 // Written 0600 through a fresh temp file renamed into place, so a reader never sees half of it.
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isObject } from '../api/json.ts';
+import { writePrivateFile } from './private-file.ts';
 
 export interface ControlFile {
   host: string;
@@ -40,17 +40,8 @@ export function controlFilePath(home: string): string {
 }
 
 export async function writeControlFile(home: string, data: ControlFile): Promise<string> {
-  await mkdir(home, { recursive: true, mode: 0o700 });
   const dest = controlFilePath(home);
-  const temp = join(home, `.control.json.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  // 'wx' refuses an existing path, so a planted file or symlink is never written through.
-  await writeFile(temp, `${JSON.stringify(data, null, 2)}\n`, { flag: 'wx', mode: 0o600 });
-  try {
-    await rename(temp, dest);
-  } catch (err) {
-    await rm(temp, { force: true });
-    throw err;
-  }
+  await writePrivateFile(dest, `${JSON.stringify(data, null, 2)}\n`);
   return dest;
 }
 

@@ -1,34 +1,55 @@
 // The headless face: a loopback HTTP server that carries HubApi over a WebSocket (`/api`) and
-// serves the built renderer. The CLI proves itself with the bearer token from control.json;
-// a browser with a session cookie it got in exchange for a one-time token, from our own origin.
+// serves the built renderer (static files carry no secrets: anyone may load them). The CLI
+// proves itself with the bearer token from control.json; a browser page with a session
+// credential it got for a one-time link (see browser-protocol.ts), from our own origin exactly.
 import { readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { HubApi, ParamsOf } from '../api/types.ts';
 import { decodeRequest, encodeError, encodeEvent, encodeResult, toWireError, type WireRequest } from '../api/wire.ts';
+import { ConnectionGate, isHangUp, refuse } from '../transport/connection-gate.ts';
+import { RefusalLog } from '../transport/refusal-log.ts';
 import { newToken, tokensEqual } from '../transport/tokens.ts';
-import { BrowserSessions, OneTimeTokens, bearerToken, cookieValue } from './auth.ts';
+import { BrowserSessions, OneTimeTokens, bearerToken, type SessionPolicy } from './auth.ts';
+import {
+  API_PATH,
+  BROWSER_PROTOCOL,
+  SESSION_PATH,
+  SIGNED_OUT_CLOSE_CODE,
+  SIGNIN_PARAM,
+  credentialFromProtocols,
+  type SessionAnswer,
+} from './browser-protocol.ts';
+import { loadBrowserState, rotateSigningKey, saveBrowserState } from './browser-state.ts';
 import { removeControlFile, writeControlFile } from './control-file.ts';
-import { expiredLinkPage, notBuiltPage, signInPage } from './pages.ts';
+import { OPEN_TOKEN_PATH, REVOKE_PATH } from './control-paths.ts';
+import { notBuiltPage } from './pages.ts';
 import { contentTypeFor, lookupStatic } from './static-files.ts';
+
+export { API_PATH, OPEN_TOKEN_PATH, REVOKE_PATH } from './control-paths.ts';
 
 export interface ControlServerOptions {
   hub: HubApi;
   /** Loopback only. */
   host: string;
-  /** 0 = any free port. */
+  /** 0 = the port remembered from the last run when it is free (open tabs keep their origin), else any. */
   port: number;
-  /** Where control.json goes. */
+  /** Where control.json and browser.json go. */
   home: string;
   /** The built renderer; default `out/renderer` in the repository. */
   staticDir?: string;
   version: string;
   /** Diff contents travel whole over the control socket. */
   maxFrameBytes?: number;
-  /** Lifetime of a one-time browser token. */
+  /** Lifetime of a one-time sign-in link. */
   openTokenTtlMs?: number;
+  /** When browser sign-ins end. */
+  sessionPolicy?: SessionPolicy;
+  /** Connections waiting for their upgrade or their one HTTP answer (see ConnectionGate). */
+  maxPending?: number;
+  upgradeDeadlineMs?: number;
   log?: (message: string) => void;
   now?: () => number;
 }
@@ -37,17 +58,25 @@ export interface ControlServer {
   readonly port: number;
   /** `http://<host>:<port>`, without a trailing slash. */
   readonly url: string;
-  /** A token for `GET /?t=<token>`: works once, within the TTL. */
-  mintOpenToken(): string;
+  /** A sign-in link `<url>/#signin=<secret>`: works once, within the TTL. */
+  mintSignInUrl(): string;
+  /** Ends every browser sign-in (a new signing key) and closes their sockets; resolves with how many were open. */
+  revokeSessions(): Promise<number>;
   /** Closes every client and removes control.json; safe to call twice. */
   close(): Promise<void>;
 }
 
-export const API_PATH = '/api';
-export const OPEN_TOKEN_PATH = '/open-token';
 const DEFAULT_STATIC_DIR = fileURLToPath(new URL('../../out/renderer', import.meta.url));
 const DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024;
 const DEFAULT_OPEN_TOKEN_TTL_MS = 2 * 60 * 1000;
+const HOUR_MS = 60 * 60 * 1000;
+export const DEFAULT_SESSION_POLICY: SessionPolicy = { idleMs: 8 * HOUR_MS, maxMs: 7 * 24 * HOUR_MS };
+const DEFAULT_MAX_PENDING = 64;
+const DEFAULT_UPGRADE_DEADLINE_MS = 5000;
+/** How often open browser sockets are checked against their sign-in's absolute end. */
+const SWEEP_MS = 60 * 1000;
+/** A sign-in or renewal request is a few dozen bytes. */
+const MAX_SESSION_BODY_BYTES = 4096;
 /** How long clients get to answer our close frame before their sockets are cut. */
 const CLOSE_GRACE_MS = 500;
 
@@ -66,94 +95,217 @@ function contentSecurityPolicy(wsOrigin: string): string {
   ].join('; ');
 }
 
-function refuseUpgrade(socket: Socket, status: number, reason: string): void {
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+/** Who is on the other end of an `/api` socket. */
+type Client = { kind: 'cli' } | { kind: 'browser'; endsAt: number };
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        reject(new HttpError(413, `Request body over ${maxBytes} bytes`));
+        req.destroy();
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** Listens on `port`, or on any port when `port` (a remembered one) is taken and `fallBack` allows. */
+async function listen(server: Server, host: string, port: number, fallBack: boolean): Promise<void> {
+  const attempt = (p: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(p, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  try {
+    await attempt(port);
+  } catch (err) {
+    if (!fallBack) throw err;
+    await attempt(0);
+  }
 }
 
 export async function startControlServer(options: ControlServerOptions): Promise<ControlServer> {
   const { hub, home, version } = options;
   const staticDir = options.staticDir ?? DEFAULT_STATIC_DIR;
   const log = options.log ?? ((message: string) => console.error(`patchbay: ${message}`));
+  const now = options.now ?? Date.now;
+  const policy = options.sessionPolicy ?? DEFAULT_SESSION_POLICY;
   const token = newToken();
-  const openTokens = new OneTimeTokens(options.openTokenTtlMs ?? DEFAULT_OPEN_TOKEN_TTL_MS, options.now ?? Date.now);
-  const sessions = new BrowserSessions();
-  const clients = new Set<WebSocket>();
+  const openTokens = new OneTimeTokens(options.openTokenTtlMs ?? DEFAULT_OPEN_TOKEN_TTL_MS, now);
+  const browserState = await loadBrowserState(home, log);
+  const sessions = new BrowserSessions(browserState.signingKey, policy, now);
+  const clients = new Map<WebSocket, Client>();
+  const refusals = new RefusalLog({ log, source: 'control server' });
+  const upgradeDeadlineMs = options.upgradeDeadlineMs ?? DEFAULT_UPGRADE_DEADLINE_MS;
+  const gate = new ConnectionGate({
+    maxPending: options.maxPending ?? DEFAULT_MAX_PENDING,
+    deadlineMs: upgradeDeadlineMs,
+    onCut: (why) => refusals.refused(why === 'deadline' ? `not done within ${upgradeDeadlineMs} ms` : 'too many connections waiting'),
+  });
 
   // Filled in once listening; requests cannot arrive before that.
   let port = 0;
   let hostHeader = '';
   let origin = '';
-  let cookieName = '';
   let securityHeaders: Record<string, string> = {};
 
+  // One answer per connection: nothing idles on a keep-alive socket, under the gate or not.
   const send = (res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}) => {
-    res.writeHead(status, { ...securityHeaders, 'content-type': type, 'content-length': Buffer.byteLength(body), ...extra });
+    res.writeHead(status, { ...securityHeaders, 'content-type': type, 'content-length': Buffer.byteLength(body), connection: 'close', ...extra });
     res.end(body);
   };
-  const sendPage = (res: ServerResponse, status: number, html: string, extra: Record<string, string> = {}) =>
-    send(res, status, 'text/html; charset=utf-8', html, extra);
   const sendText = (res: ServerResponse, status: number, text: string, extra: Record<string, string> = {}) =>
     send(res, status, 'text/plain; charset=utf-8', `${text}\n`, extra);
+  const sendJson = (res: ServerResponse, status: number, value: unknown) => send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
 
-  const hasSession = (req: IncomingMessage) => sessions.has(cookieValue(req.headers.cookie, cookieName));
   const bearerValid = (req: IncomingMessage) => {
     const given = bearerToken(req.headers.authorization);
     return given !== null && tokensEqual(given, token);
   };
+  const renewInMs = Math.min(Math.floor(policy.idleMs / 4), 15 * 60 * 1000);
 
-  async function serveStatic(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
-    if (!hasSession(req)) return sendPage(res, 401, signInPage());
+  async function serveStatic(res: ServerResponse, pathname: string): Promise<void> {
     const found = await lookupStatic(staticDir, pathname);
     if (found.kind === 'forbidden') return sendText(res, 403, 'Forbidden');
     if (found.kind === 'not-found') {
       const isRoot = pathname === '/' || pathname === '/index.html';
-      return isRoot ? sendPage(res, 200, notBuiltPage(version)) : sendText(res, 404, 'Not found');
+      return isRoot ? send(res, 200, 'text/html; charset=utf-8', notBuiltPage(version)) : sendText(res, 404, 'Not found');
     }
     send(res, 200, contentTypeFor(found.path), await readFile(found.path));
+  }
+
+  /** POST SESSION_PATH: a one-time secret or a credential in, a (renewed) credential out. */
+  async function serveSession(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Browsers send Origin with every POST; only our own page may sign in or renew.
+    if (req.headers.origin !== origin) {
+      refusals.refused('a sign-in from another origin', String(req.headers.origin ?? 'none'));
+      return sendText(res, 403, `Forbidden: Origin must be ${origin}`);
+    }
+    if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return sendText(res, 415, 'Send application/json');
+    let body: unknown = null;
+    try {
+      body = JSON.parse(await readBody(req, MAX_SESSION_BODY_BYTES));
+    } catch (err) {
+      if (err instanceof HttpError) throw err;
+      return sendText(res, 400, 'The body is not JSON');
+    }
+    const request = body as { signin?: unknown; renew?: unknown } | null;
+    let issued;
+    if (typeof request?.signin === 'string') {
+      issued = openTokens.consume(request.signin) ? sessions.open() : null;
+      if (issued === null) {
+        refusals.refused('a used or expired sign-in link');
+        return sendJson(res, 401, { error: 'This sign-in link has expired or was used already.' });
+      }
+    } else if (typeof request?.renew === 'string') {
+      issued = sessions.renew(request.renew);
+      if (issued === null) return sendJson(res, 401, { error: 'This sign-in has ended.' });
+    } else {
+      return sendText(res, 400, 'Expected {"signin": …} or {"renew": …}');
+    }
+    const answer: SessionAnswer = { ...issued, renewInMs };
+    sendJson(res, 200, answer);
+  }
+
+  /** The CLI's own requests: bearer token, never from a browser. */
+  function cliAllowed(req: IncomingMessage, res: ServerResponse): boolean {
+    if (req.method !== 'POST') {
+      sendText(res, 405, 'Method not allowed', { allow: 'POST' });
+      return false;
+    }
+    if (req.headers.origin !== undefined) {
+      refusals.refused('a browser on a CLI path', req.headers.origin);
+      sendText(res, 403, 'Forbidden: not for browsers');
+      return false;
+    }
+    if (!bearerValid(req)) {
+      refusals.refused('missing or wrong token');
+      sendText(res, 401, 'Unauthorized');
+      return false;
+    }
+    return true;
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // A page on another site that resolves its own name to 127.0.0.1 still sends its own Host.
     if (req.headers.host !== hostHeader) return sendText(res, 403, `Forbidden: Host must be ${hostHeader}`);
     const url = new URL(req.url ?? '/', origin);
-    if (url.pathname === OPEN_TOKEN_PATH) {
-      if (req.method !== 'POST') return sendText(res, 405, 'Method not allowed', { allow: 'POST' });
-      if (req.headers.origin !== undefined) return sendText(res, 403, 'Forbidden: browsers cannot mint tokens');
-      if (!bearerValid(req)) return sendText(res, 401, 'Unauthorized');
-      const body = JSON.stringify({ url: `${origin}/?t=${openTokens.mint()}` });
-      return send(res, 200, 'application/json; charset=utf-8', body);
+    switch (url.pathname) {
+      case OPEN_TOKEN_PATH:
+        if (cliAllowed(req, res)) sendJson(res, 200, { url: mintSignInUrl() });
+        return;
+      case REVOKE_PATH:
+        if (cliAllowed(req, res)) sendJson(res, 200, { closed: await revokeSessions() });
+        return;
+      case SESSION_PATH:
+        if (req.method !== 'POST') return sendText(res, 405, 'Method not allowed', { allow: 'POST' });
+        return serveSession(req, res);
     }
     if (req.method !== 'GET') return sendText(res, 405, 'Method not allowed', { allow: 'GET' });
     if (url.pathname === API_PATH) return sendText(res, 426, 'Upgrade required: this is a WebSocket endpoint', { upgrade: 'websocket' });
-    const oneTime = url.searchParams.get('t');
-    if (oneTime !== null) {
-      if (!openTokens.consume(oneTime)) return sendPage(res, 403, expiredLinkPage());
-      const cookie = `${cookieName}=${sessions.open()}; Path=/; HttpOnly; SameSite=Strict`;
-      return sendText(res, 303, 'See /', { location: '/', 'set-cookie': cookie });
-    }
-    await serveStatic(req, res, url.pathname);
+    await serveStatic(res, url.pathname);
   }
 
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
     perMessageDeflate: false,
+    // A browser offers its credential as a second subprotocol: echo only the plain one.
+    handleProtocols: (protocols) => (protocols.has(BROWSER_PROTOCOL) ? BROWSER_PROTOCOL : false),
   });
 
-  function onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
-    socket.on('error', (err) => log(`control socket from port ${socket.remotePort}: ${err.message}`));
-    if (req.headers.host !== hostHeader) return refuseUpgrade(socket, 403, 'Forbidden');
-    if (new URL(req.url ?? '/', origin).pathname !== API_PATH) return refuseUpgrade(socket, 404, 'Not Found');
+  /** Who may open this socket, or the status that refuses it. */
+  function admit(req: IncomingMessage): Client | { status: number; reason: string } {
+    if (req.headers.host !== hostHeader) return { status: 403, reason: 'another Host' };
+    if (new URL(req.url ?? '/', origin).pathname !== API_PATH) return { status: 404, reason: 'not the API path' };
     const requestOrigin = req.headers.origin;
-    if (requestOrigin !== undefined && requestOrigin !== origin) return refuseUpgrade(socket, 403, 'Forbidden');
-    // A cookie counts only with our own Origin: browsers always send one on a WebSocket.
-    const allowed = bearerValid(req) || (requestOrigin === origin && hasSession(req));
-    if (!allowed) return refuseUpgrade(socket, 401, 'Unauthorized');
-    wss.handleUpgrade(req, socket, head, (ws) => serveClient(ws, socket.remotePort ?? 0));
+    if (requestOrigin === undefined) return bearerValid(req) ? { kind: 'cli' } : { status: 401, reason: 'missing or wrong token' };
+    if (requestOrigin !== origin) return { status: 403, reason: `a page from ${requestOrigin}` };
+    const credential = credentialFromProtocols(req.headers['sec-websocket-protocol']);
+    const session = credential === null ? null : sessions.verify(credential);
+    if (session === null) return { status: 401, reason: credential === null ? 'a page without a sign-in' : 'an expired or revoked sign-in' };
+    return { kind: 'browser', endsAt: session.endsAt };
   }
 
-  function serveClient(ws: WebSocket, remotePort: number): void {
-    clients.add(ws);
+  function onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+    // Until ws owns the socket, its errors are ours: a tab closing mid-handshake is no news.
+    const onError = (err: NodeJS.ErrnoException) => {
+      if (!isHangUp(err)) log(`control socket from port ${socket.remotePort}: ${err.message}`);
+    };
+    socket.on('error', onError);
+    const verdict = admit(req);
+    if ('status' in verdict) {
+      refusals.refused(verdict.reason);
+      return refuse(socket, verdict.status, verdict.status === 401 ? 'Unauthorized' : verdict.status === 404 ? 'Not Found' : 'Forbidden');
+    }
+    socket.off('error', onError);
+    gate.upgraded(socket);
+    wss.handleUpgrade(req, socket, head, (ws) => serveClient(ws, verdict, socket.remotePort ?? 0));
+  }
+
+  function signOut(ws: WebSocket, why: string): void {
+    ws.close(SIGNED_OUT_CLOSE_CODE, why);
+  }
+
+  function serveClient(ws: WebSocket, client: Client, remotePort: number): void {
+    clients.set(ws, client);
     const reply = (text: string) => {
       if (ws.readyState === WebSocket.OPEN) ws.send(text);
     };
@@ -172,38 +324,70 @@ export async function startControlServer(options: ControlServerOptions): Promise
         ws.close(1003, 'text frames only');
         return;
       }
+      if (client.kind === 'browser' && now() >= client.endsAt) {
+        signOut(ws, 'sign-in expired');
+        return;
+      }
       const decoded = decodeRequest(data.toString());
       if (decoded.ok) void run(decoded.request);
       else if (decoded.id !== null) reply(encodeError(decoded.id, decoded.error));
       else ws.close(1008, decoded.error.message.slice(0, 120));
     });
-    ws.on('error', (err) => log(`control client on port ${remotePort}: ${err.message}`));
+    ws.on('error', (err: NodeJS.ErrnoException) => {
+      if (!isHangUp(err)) log(`control client on port ${remotePort}: ${err.message}`);
+    });
     ws.on('close', () => {
       unsubscribe();
       clients.delete(ws);
     });
   }
 
+  const sweep = setInterval(() => {
+    for (const [ws, client] of clients) if (client.kind === 'browser' && now() >= client.endsAt) signOut(ws, 'sign-in expired');
+  }, SWEEP_MS);
+  sweep.unref();
+
+  function mintSignInUrl(): string {
+    return `${origin}/#${SIGNIN_PARAM}=${openTokens.mint()}`;
+  }
+
+  async function revokeSessions(): Promise<number> {
+    const next = await rotateSigningKey(home, log);
+    sessions.rekey(next.signingKey);
+    let closed = 0;
+    for (const [ws, client] of clients) {
+      if (client.kind !== 'browser') continue;
+      signOut(ws, 'signed out');
+      closed += 1;
+    }
+    log(`every browser sign-in revoked (${closed} open ${closed === 1 ? 'page' : 'pages'} closed)`);
+    return closed;
+  }
+
   const server = createServer((req, res) => {
     handle(req, res).catch((err: Error) => {
-      log(`control server: ${req.method} ${req.url}: ${err.message}`);
-      if (!res.headersSent) sendText(res, 500, 'Internal error');
+      const status = err instanceof HttpError ? err.status : 500;
+      if (status === 500) log(`control server: ${req.method} ${req.url}: ${err.message}`);
+      if (!res.headersSent) sendText(res, status, status === 500 ? 'Internal error' : err.message);
       else res.destroy(err);
     });
   });
+  server.on('connection', (socket: Socket) => gate.admit(socket));
   server.on('upgrade', onUpgrade);
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  const remembered = browserState.controlPort;
+  const wanted = options.port !== 0 ? options.port : (remembered ?? 0);
+  try {
+    await listen(server, options.host, wanted, options.port === 0 && wanted !== 0);
+  } catch (err) {
+    clearInterval(sweep);
+    throw err;
+  }
+  // After listening, an error is a failed accept (EMFILE): worth a line, never a crash.
+  server.on('error', (err) => refusals.refused('accept failed', err.message));
   port = (server.address() as AddressInfo).port;
   hostHeader = `${options.host}:${port}`;
   origin = `http://${hostHeader}`;
-  cookieName = `patchbay_session_${port}`;
   securityHeaders = {
     'content-security-policy': contentSecurityPolicy(`ws://${hostHeader}`),
     'x-content-type-options': 'nosniff',
@@ -216,29 +400,35 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   let closing: Promise<void> | null = null;
   async function shutdown(): Promise<void> {
+    clearInterval(sweep);
     await removeControlFile(home, token);
     server.close();
     server.closeAllConnections();
-    const closed = [...clients].map((ws) => new Promise((resolve) => ws.once('close', resolve)));
-    for (const ws of clients) ws.close(1001, 'Patchbay is stopping');
+    gate.close();
+    const closed = [...clients.keys()].map((ws) => new Promise((resolve) => ws.once('close', resolve)));
+    for (const ws of clients.keys()) ws.close(1001, 'Patchbay is stopping');
     let grace: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all(closed), new Promise((resolve) => (grace = setTimeout(resolve, CLOSE_GRACE_MS)))]);
     clearTimeout(grace);
-    for (const ws of clients) ws.terminate();
+    for (const ws of clients.keys()) ws.terminate();
     await new Promise<void>((resolve) => wss.close(() => resolve()));
+    refusals.close();
   }
 
   try {
+    if (port !== remembered) await saveBrowserState(home, { ...browserState, controlPort: port });
     await writeControlFile(home, { host: options.host, port, pid: process.pid, token, version });
   } catch (err) {
+    clearInterval(sweep);
     server.close();
-    throw new Error(`control server: cannot write ${home}/control.json: ${(err as Error).message}`);
+    throw new Error(`control server: cannot write to ${home}: ${(err as Error).message}`);
   }
 
   return {
     port,
     url: origin,
-    mintOpenToken: () => openTokens.mint(),
+    mintSignInUrl,
+    revokeSessions,
     close: () => (closing ??= shutdown()),
   };
 }

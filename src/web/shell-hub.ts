@@ -10,6 +10,7 @@ import type { HubOptions } from '../options.ts';
 import type { StoreBackend } from '../settings/store.ts';
 import { answeringDaemon, connectControl } from './control-client.ts';
 import { startControlServer } from './control-server.ts';
+import { InstanceHeldError, acquireInstanceLock } from './instance-lock.ts';
 
 export interface ShellHub extends HubApi {
   /** false while it follows a daemon: closing then only disconnects, its pending diffs stay. */
@@ -42,9 +43,19 @@ interface Backend {
 }
 
 const MAX_RETRY_MS = 5000;
+/** Attempts at start while another hub holds the lock without answering yet. */
+const START_ATTEMPTS = 8;
 
 async function ownBackend(options: HubOptions, deps: ShellHubDeps): Promise<Backend> {
-  const hub = await createHub(options, { log: deps.log, ...(deps.storeBackend ? { storeBackend: deps.storeBackend } : {}) });
+  // Held while this hub lives: a daemon started meanwhile is refused, naming us.
+  const lock = await acquireInstanceLock(options.home, 'desktop app');
+  let hub;
+  try {
+    hub = await createHub(options, { log: deps.log, ...(deps.storeBackend ? { storeBackend: deps.storeBackend } : {}) });
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
   let server;
   try {
     server = await startControlServer({
@@ -53,11 +64,14 @@ async function ownBackend(options: HubOptions, deps: ShellHubDeps): Promise<Back
       port: options.controlPort,
       home: options.home,
       version: options.version,
+      maxPending: options.maxPendingConnections,
+      upgradeDeadlineMs: options.upgradeDeadlineMs,
       log: deps.log,
       ...(deps.rendererDir ? { staticDir: deps.rendererDir } : {}),
     });
   } catch (err) {
     await hub.close('the control server did not start');
+    await lock.release();
     throw err;
   }
   let closing: Promise<void> | null = null;
@@ -70,6 +84,7 @@ async function ownBackend(options: HubOptions, deps: ShellHubDeps): Promise<Back
         // The control server first, so no command lands on a hub that is closing.
         await server.close();
         await hub.close(reason);
+        await lock.release();
       })()),
   };
 }
@@ -142,7 +157,19 @@ export async function connectShellHub(options: HubOptions, deps: ShellHubDeps): 
     }, waitMs);
   };
 
-  show(await attach());
+  /** A hub that holds the lock but does not answer yet is starting: give it a few seconds to. */
+  const firstAttach = async (): Promise<Backend> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await attach();
+      } catch (err) {
+        if (!(err instanceof InstanceHeldError) || attempt >= START_ATTEMPTS) throw err;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(firstRetryMs * attempt, MAX_RETRY_MS)));
+      }
+    }
+  };
+
+  show(await firstAttach());
 
   return {
     get owned() {

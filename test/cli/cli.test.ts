@@ -8,7 +8,8 @@ import { main } from '../../src/cli/main.ts';
 import { writeControlFile } from '../../src/web/control-file.ts';
 import { startControlServer } from '../../src/web/control-server.ts';
 import { createFakeHub } from '../web/fake-hub.ts';
-import { httpRequest } from '../web/helpers.ts';
+import { signInSecretFrom } from '../../src/web/browser-protocol.ts';
+import { httpRequest, sessionRequest } from '../web/helpers.ts';
 import { tempDir } from '../peers/wait.ts';
 
 /** A pid no process has (above Linux's pid_max). */
@@ -322,7 +323,7 @@ test('autoconnect shows the global, project and effective values and sets a proj
 test('settings prints every setting and sets one from a JSON value', async (t) => {
   const { run, hub } = await withDaemon(t);
   const shown = await run('settings');
-  assert.match(shown.stdout, /^claude +true\ndiagnosticsDeadlineMs +1500\n/);
+  assert.match(shown.stdout, /^allowPiExtensions +false\nclaude +true\ndiagnosticsDeadlineMs +1500\n/);
   assert.match(shown.stdout, /reviewRoute +"editor-and-patchbay"\n/);
   assert.deepEqual(JSON.parse((await run('settings', '--json')).stdout), hub.state.settings);
 
@@ -336,7 +337,7 @@ test('settings prints every setting and sets one from a JSON value', async (t) =
   assert.match(notJson.stderr, /must be JSON \(quote strings: '"patchbay-only"'\)/);
   const unknown = await run('settings', 'set', 'colour', '"red"');
   assert.equal(unknown.code, 2);
-  assert.match(unknown.stderr, /unknown setting "colour" \(known: claude, diagnosticsDeadlineMs/);
+  assert.match(unknown.stderr, /unknown setting "colour" \(known: allowPiExtensions, claude, diagnosticsDeadlineMs/);
   const refused = await run('settings', 'set', 'diagnosticsDeadlineMs', '"soon"');
   assert.equal(refused.code, 1);
   assert.equal(refused.stderr, 'patchbay: diagnosticsDeadlineMs must be a number\n');
@@ -386,32 +387,69 @@ test('pause and resume switch routing', async (t) => {
   assert.equal(hub.state.paused, false);
 });
 
-test('open --print prints a one-time link that signs a browser in once', async (t) => {
+test('open --print prints a one-time link, its secret in the fragment, that signs a browser in once', async (t) => {
   const { run, server } = await withDaemon(t);
   const { code, stdout } = await run('open', '--print');
   assert.equal(code, 0);
   const url = new URL(stdout.trim());
-  assert.equal(url.origin, `http://127.0.0.1:${server.port}`);
-  assert.equal((await httpRequest(server.port, url.pathname + url.search)).status, 303);
-  assert.equal((await httpRequest(server.port, url.pathname + url.search)).status, 403);
+  assert.equal(`${url.origin}${url.pathname}${url.search}`, `http://127.0.0.1:${server.port}/`);
+  const secret = signInSecretFrom(url.hash);
+  assert.ok(secret, url.hash);
+  assert.equal((await sessionRequest(server.port, url.origin, { signin: secret })).status, 200);
+  assert.equal((await sessionRequest(server.port, url.origin, { signin: secret })).status, 401);
 });
 
-test('open hands the link to $BROWSER', async (t) => {
-  const { env, home, dir, server } = await withDaemon(t);
-  const opened = join(dir.path, 'opened.txt');
-  const browser = join(dir.path, 'browser.sh');
-  await writeFile(browser, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`);
+/** A $BROWSER that records the link it was given and exits with `code`. */
+async function fakeBrowser(dir: string, code: number) {
+  const opened = join(dir, 'opened.txt');
+  const browser = join(dir, 'browser.sh');
+  await writeFile(browser, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\nexit ${code}\n`);
   await chmod(browser, 0o755);
+  return { browser, link: () => readFile(opened, 'utf8') };
+}
+
+test('open hands the link to $BROWSER and prints nothing', async (t) => {
+  const { env, home, dir, server } = await withDaemon(t);
+  const { browser, link } = await fakeBrowser(dir.path, 0);
   const io = captureIo({ ...env, BROWSER: browser, PATCHBAY_HOME: home }, dir.path);
   assert.equal(await main(['open'], io.io), 0);
   assert.equal(io.stdout(), '');
-  let link = '';
-  const deadline = Date.now() + 3000;
-  while (!link && Date.now() < deadline) {
-    link = await readFile(opened, 'utf8').catch(() => '');
-    if (!link) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(io.stderr(), '');
+  assert.match(await link(), new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/#signin=[0-9a-f]{64}$`));
+});
+
+test('open prints the link, and why, when no browser can be opened', async (t) => {
+  const { env, home, dir, server } = await withDaemon(t);
+  const { browser } = await fakeBrowser(dir.path, 3);
+  for (const BROWSER of [browser, join(dir.path, 'no-such-browser')]) {
+    const io = captureIo({ ...env, BROWSER, PATCHBAY_HOME: home }, dir.path);
+    assert.equal(await main(['open'], io.io), 0);
+    assert.match(io.stdout(), new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/#signin=[0-9a-f]{64}\n$`));
+    assert.match(io.stderr(), /^patchbay: could not open a browser: .*(exited with code 3|could not start).*Open this link yourself/);
   }
-  assert.match(link, new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/\\?t=[0-9a-f]{64}$`));
+});
+
+test('open --revoke-all signs every browser out, with the daemon running or not', async (t) => {
+  const { run, server, home } = await withDaemon(t);
+  const link = new URL((await run('open', '--print')).stdout.trim());
+  const signedIn = await sessionRequest(server.port, link.origin, { signin: signInSecretFrom(link.hash)! });
+  const { credential } = JSON.parse(signedIn.body) as { credential: string };
+
+  const revoked = await run('open', '--revoke-all');
+  assert.equal(revoked.code, 0, revoked.stderr);
+  assert.equal(revoked.stdout, 'Every browser is signed out (0 open pages closed); `patchbay open` signs one in again.\n');
+  assert.equal((await sessionRequest(server.port, link.origin, { renew: credential })).status, 401);
+
+  const again = new URL((await run('open', '--print')).stdout.trim());
+  const second = JSON.parse((await sessionRequest(server.port, again.origin, { signin: signInSecretFrom(again.hash)! })).body) as { credential: string };
+  await server.close();
+  const offline = await run('open', '--revoke-all');
+  assert.equal(offline.code, 0, offline.stderr);
+  assert.equal(offline.stdout, 'Every browser is signed out; `patchbay open` signs one in again.\n');
+  const next = await startControlServer({ hub: createFakeHub(), host: '127.0.0.1', port: 0, home, version: 'test' });
+  t.after(() => next.close());
+  assert.equal((await sessionRequest(next.port, next.url, { renew: second.credential })).status, 401, 'the next start uses the new key');
+  assert.equal((await run('open', '--revoke-all', '--print')).code, 2);
 });
 
 test('restore goes through the daemon when it runs', async (t) => {
@@ -458,11 +496,11 @@ test('daemon serves the hub until asked to stop, then closes it and removes cont
   assert.equal(JSON.parse(status.stdout).door.port, 40123);
   const second = await run('daemon');
   assert.equal(second.code, 1);
-  assert.match(second.stderr, /^patchbay: Patchbay is already running \(pid \d+, control port \d+\)\n$/);
+  assert.equal(second.stderr, `patchbay: Patchbay is already running for ${home} (pid ${process.pid}, the daemon)\n`);
 
   stop('SIGTERM');
   assert.equal(await running, 0);
   assert.equal(closedWith, 'Patchbay is stopping');
   assert.match(io.stderr(), /patchbay: stopping \(SIGTERM\)\n$/);
-  assert.deepEqual(await readdir(home), []);
+  assert.deepEqual(await readdir(home), ['browser.json'], 'only the sign-in key (and the port) outlive it');
 });

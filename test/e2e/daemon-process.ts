@@ -70,9 +70,10 @@ export interface CliRun {
   stderr: string;
 }
 
-export function cli(env: Env, args: string[]): Promise<CliRun> {
+/** Runs the CLI to its end; one still running after `timeoutMs` is killed (code null). */
+export function cli(env: Env, args: string[], timeoutMs = 30_000): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: env.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { env: env.env, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));

@@ -98,6 +98,10 @@ describe('the desktop hub when the daemon it follows goes away', () => {
     const status = await cli(env, ['status', '--json']);
     assert.equal(status.code, 0, status.stderr);
     assert.equal((JSON.parse(status.stdout) as { door: { port: number } }).door.port, snap.door.port);
+    // It holds the home: a daemon started now is refused, naming it.
+    const refused = await cli(env, ['daemon'], 10_000);
+    assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+    assert.equal(refused.stderr, `patchbay: Patchbay is already running for ${env.env.PATCHBAY_HOME} (pid ${process.pid}, the desktop app)\n`);
 
     await hub.close('quitting');
     assert.ok(existsSync(join(env.piLockDir, `${editor.ready.port}.lock`)), 'the editor’s lockfile is back');

@@ -91,6 +91,13 @@ describe('hosted pi sessions against the real pi', { skip }, () => {
   });
 
   test('patchbay pi start prints the session id; the session is listed idle with its model, its folder at the door', async () => {
+    // The test's extension is loaded with -e: refused until the person allows extensions.
+    const refused = await cli('pi', 'start', 'work', '--model', 'fake/fake-1', '--', '-e', world.extension);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^patchbay: pi\.start: "args" would load an extension \(-e\)/);
+    assert.deepEqual((await hub.call('snapshot', undefined)).hosted, []);
+    assert.equal((await cli('settings', 'set', 'allowPiExtensions', 'true')).code, 0);
+
     const started = await cli('pi', 'start', 'work', '--model', 'fake/fake-1', '--', '-e', world.extension);
     assert.equal(started.stderr, '');
     assert.equal(started.code, 0);

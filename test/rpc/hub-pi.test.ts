@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { HubEvent } from '../../src/api/types.ts';
+import type { HubError, HubEvent } from '../../src/api/types.ts';
 import { pidAlive } from '../../src/discovery/liveness.ts';
 import { createHub } from '../../src/hub.ts';
 import { resolveOptions } from '../../src/options.ts';
@@ -16,19 +16,15 @@ import { tempDir, waitFor } from '../peers/wait.ts';
 
 const FAKE = fileURLToPath(new URL('../peers/fake-pi-rpc.ts', import.meta.url));
 
-test('a hosted pi’s pi-ide finds the door for its folder, is linked to the session, and its edits wait in the inbox', async (t) => {
-  const root = await tempDir('hub-pi');
-  t.after(() => root.cleanup());
-  const work = join(root.path, 'work');
-  await mkdir(work);
-  let hostedPid: number | null = null;
-  const options = resolveOptions(
+/** A hub whose every dir is under `root`, starting the scripted pi. */
+function hubOptions(root: string) {
+  return resolveOptions(
     {},
     {
-      home: join(root.path, 'home'),
-      piLockDir: join(root.path, 'pi-ide'),
-      claudeLockDir: join(root.path, 'claude-ide'),
-      piSettingsFile: join(root.path, 'agent', 'settings.json'),
+      home: join(root, 'home'),
+      piLockDir: join(root, 'pi-ide'),
+      claudeLockDir: join(root, 'claude-ide'),
+      piSettingsFile: join(root, 'agent', 'settings.json'),
       scanProcesses: false,
       pollMs: 50,
       piCommand: [process.execPath, '--import', TSX_LOADER, FAKE],
@@ -36,6 +32,15 @@ test('a hosted pi’s pi-ide finds the door for its folder, is linked to the ses
       piStopGraceMs: 500,
     },
   );
+}
+
+test('a hosted pi’s pi-ide finds the door for its folder, is linked to the session, and its edits wait in the inbox', async (t) => {
+  const root = await tempDir('hub-pi');
+  t.after(() => root.cleanup());
+  const work = join(root.path, 'work');
+  await mkdir(work);
+  let hostedPid: number | null = null;
+  const options = hubOptions(root.path);
   // Stands in for the /proc lookup: the connection comes from the hosted pi's process.
   const hub = await createHub(options, { lookupPeer: async () => ({ pid: hostedPid!, cwd: work, command: 'pi', startedAt: null }) });
   let closed = false;
@@ -68,4 +73,31 @@ test('a hosted pi’s pi-ide finds the door for its folder, is linked to the ses
   await hub.close();
   assert.equal(pidAlive(hostedPid!), false, 'closing Patchbay stops its hosted pi');
   assert.equal(hub.openResources(), 0, 'no timer or child of the hosted session is left');
+});
+
+test('pi.start refuses extension arguments (-e) unless the person allowed them in settings', async (t) => {
+  const root = await tempDir('hub-pi-ext');
+  t.after(() => root.cleanup());
+  const work = join(root.path, 'work');
+  await mkdir(work);
+  const options = hubOptions(root.path);
+  const hub = await createHub(options);
+  let closed = false;
+  t.after(() => (closed ? undefined : hub.close()));
+
+  for (const args of [['-e', '/tmp/evil-extension.ts'], ['--extension=/tmp/evil.ts'], ['--no-session', '--hook', '/tmp/h.ts']]) {
+    await assert.rejects(hub.call('pi.start', { cwd: work, args }), (err: HubError) => {
+      assert.equal(err.code, 'invalid');
+      assert.match(err.message, /^pi\.start: "args" would load an extension \(.+\), which runs as code in pi; .*allowPiExtensions/);
+      return true;
+    });
+  }
+  assert.deepEqual((await hub.call('snapshot', undefined)).hosted, [], 'no pi was started');
+
+  await hub.call('settings.set', { patch: { allowPiExtensions: true } });
+  const view = await hub.call('pi.start', { cwd: work, args: ['-e', join(work, 'mine.ts')] });
+  assert.equal(view.cwd, work);
+  await hub.call('pi.stop', { id: view.id });
+  closed = true;
+  await hub.close();
 });

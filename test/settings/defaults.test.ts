@@ -24,6 +24,7 @@ test('a fresh install has the documented defaults', () => {
     suggestionModelPerEditor: {},
     suggestionSessionPerEditor: {},
     launchAtLogin: false,
+    allowPiExtensions: false,
     trustedLockDirs: [],
     piCommand: '',
   });
@@ -39,7 +40,7 @@ test('changing a copy of the defaults leaves the defaults alone', () => {
 
 const accepted: [string, unknown][] = [
   ['empty patch', {}],
-  ['booleans', { takeover: false, claude: false, launchAtLogin: true }],
+  ['booleans', { takeover: false, claude: false, launchAtLogin: true, allowPiExtensions: true }],
   ['absolute review folders', { reviewFolders: ['/home/a/proj', '/tmp'] }],
   ['deadline at the low end', { diagnosticsDeadlineMs: 50 }],
   ['deadline at the high end', { diagnosticsDeadlineMs: 60_000 }],

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { get, type IncomingMessage } from 'node:http';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { authenticate, Door, type DoorConnection } from '../../src/transport/door.ts';
@@ -71,6 +71,8 @@ describe('the door on loopback', () => {
         conn.ws.on('error', (err) => logs.push(`server socket: ${err.message}`));
       },
       log: (message) => logs.push(message),
+      maxPending: 64,
+      upgradeDeadlineMs: 5000,
     });
   });
   after(() => door.close());
@@ -148,7 +150,6 @@ describe('the door on loopback', () => {
     assert.equal(await refusal({ 'x-pi-ide-authorization': 'pi-token' }, 'http://evil.example'), 403);
     assert.equal(await refusal({}, 'null'), 403);
     assert.equal(connections.length, before);
-    assert.ok(logs.some((l) => l.includes('http://evil.example')));
   });
 
   test('pi connects with its header and is known as the pi dialect, from its own port', async () => {
@@ -231,6 +232,8 @@ describe('closing the door', () => {
     maxPayload: 1024,
     onConnection,
     log: () => {},
+    maxPending: 64,
+    upgradeDeadlineMs: 5000,
   });
 
   test('drops connected agents, stops listening, and is safe to call twice', async () => {
@@ -272,6 +275,117 @@ describe('closing the door', () => {
       );
     } finally {
       await first.close();
+    }
+  });
+});
+
+describe('the door under a flood of connections that never upgrade', () => {
+  /** A raw TCP connection that says nothing (or half a request); resolves once connected. */
+  const halfOpen = (port: number, says = ''): Promise<Socket> =>
+    new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        if (says !== '') socket.write(says);
+        resolve(socket);
+      });
+      socket.once('error', reject);
+    });
+  const closedByServer = (socket: Socket): Promise<void> =>
+    new Promise((resolve) => {
+      if (socket.destroyed || socket.readableEnded) return resolve();
+      socket.on('error', () => {});
+      socket.once('close', () => resolve());
+    });
+
+  test('holds at most its cap of waiting connections, logs a summary instead of a line each, and still lets an agent in', async () => {
+    const logs: string[] = [];
+    const agents: DoorConnection[] = [];
+    const door = await Door.open({
+      host: '127.0.0.1',
+      port: 0,
+      tokens: { pi: 't' },
+      maxPayload: 1024,
+      onConnection: (conn) => agents.push(conn),
+      log: (line) => logs.push(line),
+      maxPending: 8,
+      upgradeDeadlineMs: 60_000,
+    });
+    const flood: Socket[] = [];
+    try {
+      for (let i = 0; i < 100; i++) flood.push(await halfOpen(door.port, i % 2 === 0 ? '' : 'GET / HTTP/1.1\r\n'));
+      // All but the newest 8 are pushed out by the server: wait for it to have seen them all.
+      await withTimeout(Promise.all(flood.slice(0, 92).map(closedByServer)), 5000, 'the server to shed the oldest connections');
+      assert.ok(door.pendingConnections <= 8, `${door.pendingConnections} waiting`);
+
+      const ws = new WebSocket(`ws://127.0.0.1:${door.port}/`, { headers: { 'x-pi-ide-authorization': 't' } });
+      await withTimeout(new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject)), 2000, 'the agent to get in');
+      assert.equal(agents.length, 1);
+      assert.ok(door.pendingConnections <= 8, 'an upgraded agent does not count against the cap');
+      ws.terminate();
+    } finally {
+      for (const socket of flood) socket.destroy();
+      await door.close();
+    }
+    const lines = logs.filter((l) => l.startsWith('door: refused'));
+    assert.ok(lines.length <= 4, `a line each would be ${lines.length}:\n${lines.join('\n')}`);
+    const summary = lines.at(-1) ?? '';
+    assert.match(summary, /^door: refused (\d+) more connections in the last [\d.]+ s: \1 too many connections waiting$/);
+  });
+
+  test('the first refusals of a window are logged with their reason and the page’s Origin', async () => {
+    const logs: string[] = [];
+    const door = await Door.open({
+      host: '127.0.0.1',
+      port: 0,
+      tokens: { pi: 't' },
+      maxPayload: 1024,
+      onConnection: () => {},
+      log: (line) => logs.push(line),
+      maxPending: 8,
+      upgradeDeadlineMs: 5000,
+    });
+    try {
+      const refusedWith = (headers: Record<string, string>, origin?: string) =>
+        new Promise<number>((resolve) => {
+          const ws = new WebSocket(`ws://127.0.0.1:${door.port}/`, { headers, ...(origin ? { origin } : {}) });
+          ws.on('unexpected-response', (_req, res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+            ws.terminate();
+          });
+          ws.on('error', () => {});
+        });
+      assert.equal(await refusedWith({ 'x-pi-ide-authorization': 't' }, 'http://evil.example'), 403);
+      assert.equal(await refusedWith({ 'x-pi-ide-authorization': 'guess' }), 401);
+    } finally {
+      await door.close();
+    }
+    assert.deepEqual(logs, [
+      'door: refused a connection: a browser Origin (http://evil.example)',
+      'door: refused a connection: missing or wrong token',
+    ]);
+  });
+
+  test('a connection that has not upgraded by the deadline is cut', async () => {
+    const door = await Door.open({
+      host: '127.0.0.1',
+      port: 0,
+      tokens: { pi: 't' },
+      maxPayload: 1024,
+      onConnection: () => {},
+      log: () => {},
+      maxPending: 8,
+      upgradeDeadlineMs: 150,
+    });
+    try {
+      const silent = await halfOpen(door.port);
+      const slow = await halfOpen(door.port, 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      const started = Date.now();
+      await withTimeout(Promise.all([closedByServer(silent), closedByServer(slow)]), 3000, 'the deadline to cut both');
+      assert.ok(Date.now() - started >= 100, 'not before the deadline');
+      assert.equal(door.pendingConnections, 0);
+    } finally {
+      await door.close();
     }
   });
 });

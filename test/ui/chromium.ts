@@ -28,7 +28,7 @@ export const skipWithoutChromium: false | string = existsSync(CHROMIUM) ? false 
 export interface UiSession {
   server: ControlServer;
   browser: Browser;
-  /** Signed in through a one-time link, at 1100×720. */
+  /** Signed in through a sign-in link, at 1100×720. */
   page: Page;
   /** Console errors and uncaught exceptions of the page, for a final "no errors" check. */
   consoleErrors: string[];
@@ -36,7 +36,7 @@ export interface UiSession {
 }
 
 /**
- * Serves the built renderer for `hub` on a control server and signs a fresh page in at `hash`.
+ * Serves the built renderer for `hub` on a control server and signs a fresh page in, then goes to `hash`.
  * `prepare` runs before the page loads (init scripts, permissions for `origin`).
  */
 export async function openUi(
@@ -55,12 +55,16 @@ export async function openUi(
     log: () => {},
   });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
-  const page = await browser.newPage({ viewport: { width: 1100, height: 720 } });
+  // A context of its own, so a test can open more tabs that share its storage and cookies.
+  const context = await browser.newContext({ viewport: { width: 1100, height: 720 } });
+  const page = await context.newPage();
   const consoleErrors: string[] = [];
   page.on('console', (msg) => msg.type() === 'error' && consoleErrors.push(msg.text()));
   page.on('pageerror', (err) => consoleErrors.push(err.message));
   await prepare?.(page, control.url);
-  await page.goto(`${control.url}/?t=${control.mintOpenToken()}${hash}`);
+  await page.goto(control.mintSignInUrl());
+  // The page has read (and cleared) the sign-in fragment by the load event; the route comes after.
+  if (hash !== '') await page.evaluate(`window.location.hash = ${JSON.stringify(hash)}`);
   return {
     server: control,
     browser,

@@ -1,4 +1,4 @@
-// The browser face when the daemon behind it goes away: it says so, and how to get back.
+// The browser face when the daemon behind it goes away: it says so, and gets back by itself.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -7,7 +7,7 @@ import { tempDir } from '../peers/wait.ts';
 import { createFakeHub } from '../web/fake-hub.ts';
 import { SHOTS, openUi, skipWithoutChromium } from './chromium.ts';
 
-test('when Patchbay stops, the page says the connection is lost and how to open it again', { skip: skipWithoutChromium }, async (t) => {
+test('when Patchbay stops, the page says the connection is lost and that it is reconnecting', { skip: skipWithoutChromium }, async (t) => {
   assert.ok(buildIfStale('browser', process.env), 'the renderer builds');
   const dir = await tempDir('ui-lost');
   t.after(() => dir.cleanup());
@@ -21,8 +21,8 @@ test('when Patchbay stops, the page says the connection is lost and how to open 
   await ui.server.close();
   const banner = ui.page.getByRole('alert');
   await banner.waitFor();
-  assert.match(await banner.innerText(), /^Lost the connection to Patchbay: Patchbay is stopping\. .*open this page again with patchbay open/);
-  assert.ok(await banner.getByRole('button', { name: 'Reconnect' }).isVisible());
+  assert.match(await banner.innerText(), /^Lost the connection to Patchbay: Patchbay is stopping\. Reconnecting by itself…/);
+  assert.ok(await banner.getByRole('button', { name: 'Reconnect now' }).isVisible());
   assert.equal(await ui.page.evaluate('document.querySelector("main").inert'), true, 'stale controls can no longer be used');
   await ui.page.screenshot({ path: join(SHOTS, 'lost-connection.png') });
 });

@@ -1,16 +1,20 @@
 import assert from 'node:assert/strict';
-import { mkdir, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { connect as tcpConnect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import type { WebSocket } from 'ws';
 import { createRemoteHub } from '../../src/api/remote.ts';
 import type { HubEvent } from '../../src/api/types.ts';
+import { SIGNED_OUT_CLOSE_CODE, isSessionAnswer, signInSecretFrom } from '../../src/web/browser-protocol.ts';
+import { browserStatePath } from '../../src/web/browser-state.ts';
 import { readControlFile } from '../../src/web/control-file.ts';
 import { startControlServer, type ControlServerOptions } from '../../src/web/control-server.ts';
 import { wsMessageSocket } from '../../src/web/ws-socket.ts';
 import { createFakeHub, sampleSnapshot } from './fake-hub.ts';
-import { httpRequest, openSocket } from './helpers.ts';
-import { tempDir, waitFor } from '../peers/wait.ts';
+import { browserProtocols, httpRequest, openSocket, sessionRequest } from './helpers.ts';
+import { tempDir, waitFor, withTimeout } from '../peers/wait.ts';
 
 const SECRET = 'top secret outside the renderer';
 
@@ -45,19 +49,24 @@ async function setup(t: TestContext, extra: Partial<ControlServerOptions> = {}) 
   });
   const api = `ws://127.0.0.1:${server.port}/api`;
   const origin = `http://127.0.0.1:${server.port}`;
-  const connect = async (headers: Record<string, string>) => {
-    const result = await openSocket(api, headers);
+  const connect = async (headers: Record<string, string>, protocols: string[] = []) => {
+    const result = await openSocket(api, headers, protocols);
     if (result.ok) sockets.push(result.ws);
     return result;
   };
-  /** Exchanges a fresh one-time token for the browser's session cookie. */
-  const browserCookie = async () => {
-    const answer = await httpRequest(server.port, `/?t=${server.mintOpenToken()}`);
-    assert.equal(answer.status, 303);
-    const setCookie = answer.headers['set-cookie']?.[0] ?? '';
-    return setCookie.split(';')[0]!;
+  /** Follows a fresh sign-in link as the page does: the secret from its fragment, traded for a credential. */
+  const signIn = async () => {
+    const secret = signInSecretFrom(new URL(server.mintSignInUrl()).hash);
+    assert.ok(secret, 'the link carries its secret in the fragment');
+    const answer = await sessionRequest(server.port, origin, { signin: secret });
+    assert.equal(answer.status, 200, answer.body);
+    const parsed: unknown = JSON.parse(answer.body);
+    assert.ok(isSessionAnswer(parsed));
+    return parsed.credential;
   };
-  return { dir, home, staticDir, hub, server, control, logs, api, origin, connect, browserCookie };
+  /** The page's socket: our Origin and the credential as a subprotocol. */
+  const pageSocket = (credential: string, from = origin) => connect({ origin: from }, browserProtocols(credential));
+  return { dir, home, staticDir, hub, server, control, logs, api, origin, connect, signIn, pageSocket };
 }
 
 test('control.json holds the port, pid and a 32-byte token, is 0600, and goes away on close', async (t) => {
@@ -119,53 +128,176 @@ test('each client gets hub events until it disconnects', async (t) => {
   await waitFor(() => fake.listenerCount() === 0, { message: 'the server to unsubscribe' });
 });
 
-test('a browser page from another origin is refused with 403, cookie or not', async (t) => {
-  const { connect, browserCookie, control } = await setup(t);
-  const cookie = await browserCookie();
-  assert.deepEqual(await connect({ cookie, origin: 'http://evil.example' }), { ok: false, status: 403 });
-  assert.deepEqual(await connect({ cookie, origin: 'http://localhost:1' }), { ok: false, status: 403 });
+test('a page from another origin is refused with 403, credential or not', async (t) => {
+  const { pageSocket, signIn, connect, control } = await setup(t);
+  const credential = await signIn();
+  assert.deepEqual(await pageSocket(credential, 'http://evil.example'), { ok: false, status: 403 });
+  assert.deepEqual(await pageSocket(credential, 'http://127.0.0.1:1'), { ok: false, status: 403 }, 'another loopback port is another origin');
+  assert.deepEqual(await pageSocket(credential, 'http://localhost:1'), { ok: false, status: 403 });
   assert.deepEqual(
     await connect({ authorization: `Bearer ${control!.token}`, origin: 'http://evil.example' }),
     { ok: false, status: 403 },
   );
 });
 
-test('a one-time link signs the browser in once, with an HttpOnly SameSite=Strict cookie', async (t) => {
-  const { server, connect, origin } = await setup(t);
-  const token = server.mintOpenToken();
-  const first = await httpRequest(server.port, `/?t=${token}`);
-  assert.equal(first.status, 303);
-  assert.equal(first.headers.location, '/');
-  const setCookie = first.headers['set-cookie']?.[0] ?? '';
-  assert.match(setCookie, /HttpOnly/);
-  assert.match(setCookie, /SameSite=Strict/);
-  const cookie = setCookie.split(';')[0]!;
+test('a sign-in link works once: its secret, from the fragment, is traded for a credential the page presents on its socket', async (t) => {
+  const { server, origin, signIn, pageSocket, connect } = await setup(t);
+  const link = new URL(server.mintSignInUrl());
+  assert.equal(`${link.origin}${link.pathname}${link.search}`, `${origin}/`, 'nothing secret in the part of the URL a server sees');
+  const secret = signInSecretFrom(link.hash)!;
+  const first = await sessionRequest(server.port, origin, { signin: secret });
+  assert.equal(first.status, 200);
+  assert.equal(first.headers['set-cookie'], undefined, 'no cookie: other ports would receive it');
+  const { credential } = JSON.parse(first.body) as { credential: string };
+  const again = await sessionRequest(server.port, origin, { signin: secret });
+  assert.equal(again.status, 401, 'the link works only once');
+  assert.match(again.body, /expired or was used/);
 
-  const again = await httpRequest(server.port, `/?t=${token}`);
-  assert.equal(again.status, 403, 'the link works only once');
-  assert.match(again.body, /expired/);
+  const page = await pageSocket(credential);
+  assert.ok(page.ok, 'our Origin plus the credential opens the socket');
+  assert.equal(page.ws.protocol, 'patchbay', 'the credential is never echoed');
+  assert.ok(await pageSocket(await signIn()), 'each link makes its own sign-in');
 
-  const page = await httpRequest(server.port, '/', { headers: { cookie } });
-  assert.equal(page.status, 200);
-  assert.match(page.body, /<title>Patchbay<\/title>/);
-
-  const ws = await connect({ cookie, origin });
-  assert.equal(ws.ok, true, 'the cookie plus our own Origin opens the socket');
-  assert.deepEqual(await connect({ cookie }), { ok: false, status: 401 }, 'a cookie without an Origin is not a browser');
-  assert.deepEqual(await connect({ origin }), { ok: false, status: 401 }, 'our Origin without the cookie');
-  assert.deepEqual(await connect({ cookie: 'patchbay_session_1=forged', origin }), { ok: false, status: 401 });
+  assert.deepEqual(await connect({ origin }), { ok: false, status: 401 }, 'our Origin without a credential');
+  assert.deepEqual(await connect({}, browserProtocols(credential)), { ok: false, status: 401 }, 'a credential without a page is no CLI');
+  const forged = credential.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+  assert.deepEqual(await pageSocket(forged), { ok: false, status: 401 }, 'a credential changed by one character');
+  assert.deepEqual(await pageSocket(`v1.${'0'.repeat(32)}.1.1.${'A'.repeat(43)}`), { ok: false, status: 401 });
 });
 
-test('a one-time link stops working after two minutes', async (t) => {
+test('only our own page may sign in or renew: another Origin, or none, is refused', async (t) => {
+  const { server, origin, signIn } = await setup(t);
+  const secret = () => signInSecretFrom(new URL(server.mintSignInUrl()).hash)!;
+  assert.equal((await sessionRequest(server.port, 'http://127.0.0.1:1', { signin: secret() })).status, 403);
+  assert.equal((await sessionRequest(server.port, undefined, { signin: secret() })).status, 403);
+  const credential = await signIn();
+  assert.equal((await sessionRequest(server.port, 'http://evil.example', { renew: credential })).status, 403);
+  const plain = await httpRequest(server.port, '/session', { method: 'POST', headers: { origin }, body: `{"renew":"${credential}"}` });
+  assert.equal(plain.status, 415, 'only JSON, which a cross-site form cannot send');
+  assert.equal((await sessionRequest(server.port, origin, { something: 'else' })).status, 400);
+  assert.equal((await httpRequest(server.port, '/session')).status, 405);
+});
+
+test('a sign-in link stops working after two minutes', async (t) => {
   let now = 1_000_000;
-  const { server } = await setup(t, { now: () => now });
-  const token = server.mintOpenToken();
+  const { server, origin } = await setup(t, { now: () => now });
+  const secret = signInSecretFrom(new URL(server.mintSignInUrl()).hash)!;
   now += 2 * 60 * 1000 + 1;
-  assert.equal((await httpRequest(server.port, `/?t=${token}`)).status, 403);
-  assert.equal((await httpRequest(server.port, `/?t=${server.mintOpenToken()}`)).status, 303);
+  assert.equal((await sessionRequest(server.port, origin, { signin: secret })).status, 401);
+  const fresh = signInSecretFrom(new URL(server.mintSignInUrl()).hash)!;
+  assert.equal((await sessionRequest(server.port, origin, { signin: fresh })).status, 200);
 });
 
-test('the CLI gets one-time links only with its token, and never from a browser', async (t) => {
+test('a sign-in left idle ends; renewed, it lasts until its absolute limit', async (t) => {
+  let now = 1_000_000;
+  const { server, origin, signIn, pageSocket } = await setup(t, { now: () => now, sessionPolicy: { idleMs: 1000, maxMs: 3000 } });
+  const renew = async (credential: string) => {
+    const answer = await sessionRequest(server.port, origin, { renew: credential });
+    return answer.status === 200 ? (JSON.parse(answer.body) as { credential: string }).credential : answer.status;
+  };
+
+  const idle = await signIn();
+  now += 1000;
+  assert.deepEqual(await pageSocket(idle), { ok: false, status: 401 }, 'idle for the whole idle time');
+  assert.equal(await renew(idle), 401, 'and it cannot be renewed any more');
+
+  let kept = await signIn();
+  for (let i = 0; i < 3; i++) {
+    now += 900;
+    const renewed = await renew(kept);
+    assert.equal(typeof renewed, 'string', `renewal ${i + 1} within the idle time`);
+    kept = renewed as string;
+  }
+  assert.ok((await pageSocket(kept)).ok, 'renewed, it outlives the idle time');
+  now += 300; // 3000 ms since the link was used
+  assert.equal(await renew(kept), 401, 'no renewal goes past the absolute limit');
+  assert.deepEqual(await pageSocket(kept), { ok: false, status: 401 });
+});
+
+test('an open page is signed out (close code 4401) once its sign-in reaches its absolute limit', async (t) => {
+  let now = 1_000_000;
+  const { signIn, pageSocket, hub: fake } = await setup(t, { now: () => now, sessionPolicy: { idleMs: 1000, maxMs: 2000 } });
+  const page = await pageSocket(await signIn());
+  assert.ok(page.ok);
+  const remote = createRemoteHub(wsMessageSocket(page.ws));
+  assert.deepEqual(await remote.call('snapshot', undefined), sampleSnapshot());
+  let calls = 0;
+  fake.handlers.setPaused = () => {
+    calls += 1;
+  };
+  now += 2000;
+  const closed = new Promise<[number, string]>((r) => page.ws.once('close', (code, reason) => r([code, reason.toString()])));
+  await assert.rejects(remote.call('setPaused', { paused: true }), /sign-in expired/);
+  assert.deepEqual(await closed, [SIGNED_OUT_CLOSE_CODE, 'sign-in expired']);
+  assert.equal(calls, 0, 'the command after the end was not run');
+});
+
+test('revoking every sign-in closes open pages with 4401 and voids their credentials; the CLI is unaffected', async (t) => {
+  const { server, control, origin, signIn, pageSocket, connect, logs } = await setup(t);
+  const credential = await signIn();
+  const page = await pageSocket(credential);
+  assert.ok(page.ok);
+  const cli = await connect({ authorization: `Bearer ${control!.token}` });
+  assert.ok(cli.ok);
+  const pageClosed = new Promise<number>((r) => page.ws.once('close', (code) => r(code)));
+
+  const auth = { authorization: `Bearer ${control!.token}` };
+  assert.equal((await httpRequest(server.port, '/revoke-sessions', { method: 'POST' })).status, 401);
+  assert.equal((await httpRequest(server.port, '/revoke-sessions', { method: 'POST', headers: { ...auth, origin } })).status, 403);
+  const revoked = await httpRequest(server.port, '/revoke-sessions', { method: 'POST', headers: auth });
+  assert.equal(revoked.status, 200);
+  assert.deepEqual(JSON.parse(revoked.body), { closed: 1 });
+  assert.equal(await pageClosed, SIGNED_OUT_CLOSE_CODE);
+  assert.equal((await sessionRequest(server.port, origin, { renew: credential })).status, 401);
+  assert.deepEqual(await pageSocket(credential), { ok: false, status: 401 });
+  assert.equal(cli.ws.readyState, cli.ws.OPEN);
+  assert.ok(await pageSocket(await signIn()), 'a new link signs in again');
+  assert.ok(logs.some((l) => /every browser sign-in revoked \(1 open page closed\)/.test(l)));
+});
+
+test('a sign-in outlives the server: the next one in the same home takes the same port and accepts it', async (t) => {
+  const { server, home, staticDir, signIn, origin } = await setup(t);
+  const credential = await signIn();
+  const port = server.port;
+  await server.close();
+  const next = await startControlServer({ hub: createFakeHub(), host: '127.0.0.1', port: 0, home, staticDir, version: 'again', log: () => {} });
+  t.after(() => next.close());
+  assert.equal(next.port, port, 'the remembered port, so the tab keeps its origin');
+  const renewed = await sessionRequest(next.port, origin, { renew: credential });
+  assert.equal(renewed.status, 200);
+  const page = await openSocket(`ws://127.0.0.1:${next.port}/api`, { origin }, browserProtocols(credential));
+  assert.ok(page.ok);
+  page.ws.terminate();
+});
+
+test('when the remembered port is taken, the server takes another and remembers that', async (t) => {
+  const { server, home, staticDir } = await setup(t);
+  const port = server.port;
+  await server.close();
+  const squatter = createServer().listen(port, '127.0.0.1');
+  await new Promise((r) => squatter.once('listening', r));
+  t.after(() => squatter.close());
+  const next = await startControlServer({ hub: createFakeHub(), host: '127.0.0.1', port: 0, home, staticDir, version: 'again', log: () => {} });
+  t.after(() => next.close());
+  assert.notEqual(next.port, port);
+  assert.equal((JSON.parse(await readFile(browserStatePath(home), 'utf8')) as { controlPort: number }).controlPort, next.port);
+});
+
+test('browser.json is 0600; one others could read is replaced, signing browsers out, and says why', async (t) => {
+  const { server, home, staticDir, signIn } = await setup(t);
+  assert.equal((await stat(browserStatePath(home))).mode & 0o777, 0o600);
+  const credential = await signIn();
+  await server.close();
+  await chmod(browserStatePath(home), 0o644);
+  const logs: string[] = [];
+  const next = await startControlServer({ hub: createFakeHub(), host: '127.0.0.1', port: 0, home, staticDir, version: 'again', log: (l) => logs.push(l) });
+  t.after(() => next.close());
+  assert.ok(logs.some((l) => l.includes('browser.json: not used because its mode is 644')), logs.join('\n'));
+  assert.equal((await sessionRequest(next.port, next.url, { renew: credential })).status, 401);
+  assert.equal((await stat(browserStatePath(home))).mode & 0o777, 0o600);
+});
+
+test('the CLI gets sign-in links only with its token, and never from a browser', async (t) => {
   const { server, control, origin } = await setup(t);
   const auth = { authorization: `Bearer ${control!.token}` };
   assert.equal((await httpRequest(server.port, '/open-token', { method: 'POST' })).status, 401);
@@ -174,17 +306,13 @@ test('the CLI gets one-time links only with its token, and never from a browser'
   const answer = await httpRequest(server.port, '/open-token', { method: 'POST', headers: auth });
   assert.equal(answer.status, 200);
   const { url } = JSON.parse(answer.body) as { url: string };
-  assert.match(url, new RegExp(`^${origin}/\\?t=[0-9a-f]{64}$`));
-  assert.equal((await httpRequest(server.port, new URL(url).pathname + new URL(url).search)).status, 303);
+  assert.match(url, new RegExp(`^${origin}/#signin=[0-9a-f]{64}$`));
+  const secret = signInSecretFrom(new URL(url).hash)!;
+  assert.equal((await sessionRequest(server.port, origin, { signin: secret })).status, 200);
 });
 
-test('the renderer is served with its content types and a strict CSP, to signed-in browsers only', async (t) => {
-  const { server, browserCookie } = await setup(t);
-  const signedOut = await httpRequest(server.port, '/');
-  assert.equal(signedOut.status, 401);
-  assert.match(signedOut.body, /patchbay open/);
-
-  const cookie = await browserCookie();
+test('the renderer is served to anyone with its content types and a strict CSP, and never sets a cookie', async (t) => {
+  const { server } = await setup(t);
   const cases: [string, string][] = [
     ['/', 'text/html; charset=utf-8'],
     ['/index.html', 'text/html; charset=utf-8'],
@@ -192,45 +320,72 @@ test('the renderer is served with its content types and a strict CSP, to signed-
     ['/assets/app.css', 'text/css; charset=utf-8'],
   ];
   for (const [path, type] of cases) {
-    const answer = await httpRequest(server.port, path, { headers: { cookie } });
+    const answer = await httpRequest(server.port, path);
     assert.equal(answer.status, 200, path);
     assert.equal(answer.headers['content-type'], type, path);
+    assert.equal(answer.headers['set-cookie'], undefined, path);
     const csp = String(answer.headers['content-security-policy']);
     assert.match(csp, /default-src 'none'/);
     assert.match(csp, /script-src 'self'/);
     assert.match(csp, /frame-ancestors 'none'/);
     assert.equal(answer.headers['x-content-type-options'], 'nosniff');
+    assert.equal(answer.headers['referrer-policy'], 'no-referrer');
   }
-  assert.equal((await httpRequest(server.port, '/missing.js', { headers: { cookie } })).status, 404);
-  assert.equal((await httpRequest(server.port, '/', { method: 'POST', headers: { cookie } })).status, 405);
-  assert.equal((await httpRequest(server.port, '/', { method: 'HEAD', headers: { cookie } })).status, 405);
+  assert.equal((await httpRequest(server.port, '/missing.js')).status, 404);
+  assert.equal((await httpRequest(server.port, '/', { method: 'POST' })).status, 405);
+  assert.equal((await httpRequest(server.port, '/', { method: 'HEAD' })).status, 405);
 });
 
 test('paths that climb out of the renderer folder are refused', async (t) => {
-  const { server, browserCookie, staticDir, dir } = await setup(t);
+  const { server, staticDir, dir } = await setup(t);
   await symlink(join(dir.path, 'secret.txt'), join(staticDir, 'link.txt'));
-  const cookie = await browserCookie();
   for (const path of ['/../secret.txt', '/%2e%2e/secret.txt', '/..%2fsecret.txt', '/assets/..%2f..%2fsecret.txt', '/..%5csecret.txt', '/link.txt', '/%00']) {
-    const answer = await httpRequest(server.port, path, { headers: { cookie } });
+    const answer = await httpRequest(server.port, path);
     assert.ok(answer.status === 403 || answer.status === 404, `${path} → ${answer.status}`);
     assert.ok(!answer.body.includes(SECRET), `${path} leaks the file`);
   }
 });
 
 test('a request naming another Host is refused (DNS rebinding)', async (t) => {
-  const { server, browserCookie, api } = await setup(t);
-  const cookie = await browserCookie();
-  const page = await httpRequest(server.port, '/', { headers: { cookie, host: `evil.example:${server.port}` } });
-  assert.equal(page.status, 403);
-  const ws = await openSocket(api, { cookie, host: `evil.example:${server.port}`, origin: `http://evil.example:${server.port}` });
-  assert.deepEqual(ws, { ok: false, status: 403 });
+  const { server, signIn, api } = await setup(t);
+  const credential = await signIn();
+  const rebound = { host: `evil.example:${server.port}`, origin: `http://evil.example:${server.port}` };
+  assert.equal((await httpRequest(server.port, '/', { headers: { host: rebound.host } })).status, 403);
+  const session = await httpRequest(server.port, '/session', {
+    method: 'POST',
+    headers: { ...rebound, 'content-type': 'application/json' },
+    body: JSON.stringify({ renew: credential }),
+  });
+  assert.equal(session.status, 403);
+  assert.deepEqual(await openSocket(api, rebound, browserProtocols(credential)), { ok: false, status: 403 });
 });
 
 test('without a built renderer the page says how to build it', async (t) => {
-  const { server, browserCookie } = await setup(t, { staticDir: '/nonexistent/patchbay-renderer' });
-  const answer = await httpRequest(server.port, '/', { headers: { cookie: await browserCookie() } });
+  const { server } = await setup(t, { staticDir: '/nonexistent/patchbay-renderer' });
+  const answer = await httpRequest(server.port, '/');
   assert.equal(answer.status, 200);
   assert.match(answer.body, /npm run build/);
+});
+
+test('a flood of silent connections is held under the cap and refused quietly; the CLI still gets in', async (t) => {
+  const { server, connect, control, logs } = await setup(t, { maxPending: 4 });
+  const flood: Socket[] = [];
+  t.after(() => flood.forEach((s) => s.destroy()));
+  const closedByServer = (socket: Socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
+  for (let i = 0; i < 40; i++) {
+    const socket = tcpConnect(server.port, '127.0.0.1');
+    socket.on('error', () => {});
+    await new Promise((r) => socket.once('connect', r));
+    flood.push(socket);
+  }
+  await withTimeout(Promise.all(flood.slice(0, 36).map(closedByServer)), 5000, 'the oldest 36 to be shed');
+  const cli = await connect({ authorization: `Bearer ${control!.token}` });
+  assert.ok(cli.ok, 'the CLI connects through the flood');
+  for (let i = 0; i < 30; i++) assert.equal((await connect({})).ok, false);
+  await server.close();
+  const refusals = logs.filter((l) => l.startsWith('control server: refused'));
+  assert.ok(refusals.length <= 5, refusals.join('\n'));
+  assert.match(refusals.at(-1) ?? '', /^control server: refused \d+ more connections in the last [\d.]+ s: \d+ too many connections waiting, \d+ missing or wrong token$/);
 });
 
 test('frames that are not requests close the connection with the reason', async (t) => {
@@ -274,9 +429,23 @@ test('closing the server closes its clients and is safe twice', async (t) => {
   assert.equal(fake.listenerCount(), 0);
 });
 
-test('control.json is replaced atomically and keeps no temp files around', async (t) => {
+test('control.json and browser.json are replaced atomically and keep no temp files around', async (t) => {
   const { home } = await setup(t);
-  assert.deepEqual(await readdir(home), ['control.json']);
+  assert.deepEqual((await readdir(home)).sort(), ['browser.json', 'control.json']);
   const text = await readFile(join(home, 'control.json'), 'utf8');
   assert.doesNotThrow(() => JSON.parse(text));
+});
+
+test('a tab that vanishes without closing (connection reset) costs no log line', async (t) => {
+  const { signIn, pageSocket, hub: fake, logs, server } = await setup(t);
+  for (let i = 0; i < 5; i++) {
+    const page = await pageSocket(await signIn());
+    assert.ok(page.ok);
+    await waitFor(() => fake.listenerCount() === 1, { message: 'the subscription' });
+    // What a browser killed mid-session does to its socket: an RST, not a close frame.
+    (page.ws as unknown as { _socket: Socket })._socket.resetAndDestroy();
+    await waitFor(() => fake.listenerCount() === 0, { message: 'the server noticed the reset' });
+  }
+  await server.close();
+  assert.deepEqual(logs, []);
 });

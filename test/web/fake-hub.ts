@@ -33,6 +33,7 @@ export function sampleSettings(): PatchbaySettings {
     suggestionModelPerEditor: {},
     suggestionSessionPerEditor: {},
     launchAtLogin: false,
+    allowPiExtensions: false,
     trustedLockDirs: [],
     piCommand: '',
   };

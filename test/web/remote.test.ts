@@ -167,10 +167,10 @@ test('in the browser, calls made before the socket opens are sent once it does',
   assert.equal(await call, 42);
 });
 
-test('in the browser, a refused handshake tells the person to use patchbay open', async () => {
+test('in the browser, a refused handshake fails the calls waiting for it, saying so', async () => {
   const ws = new FakeBrowserWebSocket();
   const hub = createRemoteHub(browserMessageSocket(ws));
   const call = hub.call('snapshot', undefined);
   ws.fire('close', { code: 1006, reason: '' });
-  await assert.rejects(call, /could not connect; open this page again with `patchbay open`/);
+  await assert.rejects(call, /Patchbay did not accept the connection/);
 });

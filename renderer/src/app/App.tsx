@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { pendingCount } from '../../../electron/shared/diff-notifications.ts';
+import { ConnectionBanner } from '../hub/ConnectionBanner.tsx';
 import { useHub } from '../hub/HubProvider.tsx';
+import { SignInNotice } from '../hub/SignInNotice.tsx';
 import { keyFacts } from '../ui/keyboard.ts';
 import { ReviewView } from '../review/ReviewView.tsx';
 import { PairingView } from '../pairing/PairingView.tsx';
@@ -18,7 +20,7 @@ import { useRoute } from './useRoute.ts';
 import './app.css';
 
 export function App() {
-  const { snapshot, lost, transport } = useHub();
+  const { snapshot, lost, transport, connection } = useHub();
   const [route, { navigate, selectWithin }] = useRoute();
   const [help, setHelp] = useState(false);
   const questions = questionsWaiting(snapshot?.hosted);
@@ -96,15 +98,7 @@ export function App() {
           Shortcuts <kbd aria-hidden="true">{HELP_KEY}</kbd>
         </button>
       </header>
-      {lost !== null && (
-        <div role="alert" className="banner error">
-          Lost the connection to Patchbay: {lost}. If Patchbay was restarted, open this page again with{' '}
-          <code>patchbay open</code>; its sign-in does not outlive it.{' '}
-          <button type="button" onClick={() => window.location.reload()}>
-            Reconnect
-          </button>
-        </div>
-      )}
+      <ConnectionBanner />
       {snapshot?.door.problems.map((problem) => (
         <div key={problem} role="alert" className="banner error">
           Agents may not reach Patchbay, so their edits may go unreviewed: {problem}.
@@ -115,9 +109,11 @@ export function App() {
           {w}
         </div>
       ))}
-      {/* Stale once the connection is lost: nothing in it can act any more. */}
-      <main className="app-main" inert={lost !== null}>
-        {snapshot === null ? (
+      {/* Stale while the connection is lost: nothing in it can act until it is back. */}
+      <main className="app-main" inert={connection.kind === 'reconnecting'}>
+        {connection.kind === 'signed-out' ? (
+          <SignInNotice why={connection.why} />
+        ) : snapshot === null ? (
           lost === null && <p className="empty">Connecting to Patchbay…</p>
         ) : (
           <CurrentView route={route} select={selectWithin} />

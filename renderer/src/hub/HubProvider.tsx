@@ -2,21 +2,23 @@
 import { createContext, useContext, useEffect, useState } from 'react';
 import type { ReactNode } from 'react';
 import type { HubApi, Snapshot } from '../../../src/api/types.ts';
-import type { HubConnection } from './connect.ts';
+import type { ConnectionState, HubConnection } from './connect.ts';
 
 export interface HubState {
   api: HubApi;
   transport: HubConnection['transport'];
   snapshot: Snapshot | null;
-  /** Why the connection is gone, once it is. */
+  connection: ConnectionState;
+  /** Why the connection is gone, while it is (reconnecting or signed out). */
   lost: string | null;
+  retryNow(): void;
 }
 
 const HubContext = createContext<HubState | null>(null);
 
 export function HubProvider({ connection, children }: { connection: HubConnection; children: ReactNode }) {
   const [snapshot, setSnapshot] = useState<Snapshot | null>(null);
-  const [lost, setLost] = useState<string | null>(null);
+  const [state, setState] = useState<ConnectionState>({ kind: 'connecting' });
 
   useEffect(() => {
     let pushed = false;
@@ -25,19 +27,28 @@ export function HubProvider({ connection, children }: { connection: HubConnectio
       pushed = true;
       setSnapshot(event.snapshot);
     });
-    connection.onLost(setLost);
-    connection.api.call('snapshot', undefined).then(
-      // A pushed snapshot is at least as new as this answer.
-      (first) => {
-        if (!pushed) setSnapshot(first);
-      },
-      (err: Error) => setLost(err.message),
-    );
-    return unsubscribe;
+    // Each (re)connect starts from a fresh snapshot: what came before may be stale.
+    const unwatch = connection.onState((next) => {
+      setState(next);
+      if (next.kind !== 'connected') return;
+      pushed = false;
+      connection.api.call('snapshot', undefined).then(
+        // A pushed snapshot is at least as new as this answer.
+        (fresh) => {
+          if (!pushed) setSnapshot(fresh);
+        },
+        () => {}, // the connection dropped again; its state says so
+      );
+    });
+    return () => {
+      unsubscribe();
+      unwatch();
+    };
   }, [connection]);
 
+  const lost = state.kind === 'reconnecting' || state.kind === 'signed-out' ? state.why : null;
   return (
-    <HubContext.Provider value={{ api: connection.api, transport: connection.transport, snapshot, lost }}>
+    <HubContext.Provider value={{ api: connection.api, transport: connection.transport, snapshot, connection: state, lost, retryNow: connection.retryNow }}>
       {children}
     </HubContext.Provider>
   );

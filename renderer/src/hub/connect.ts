@@ -1,28 +1,48 @@
-// One UI, two transports: Electron's preload bridge, or the control server's WebSocket.
-import { createRemoteHub } from '../../../src/api/remote.ts';
+// One UI, two transports: Electron's preload bridge, or the control server's WebSocket, with
+// the browser's sign-in and reconnection (src/web/browser-hub.ts).
 import type { HubApi } from '../../../src/api/types.ts';
-import { browserMessageSocket, controlSocketUrl } from '../../../src/web/browser-socket.ts';
+import { connectBrowserHub, type ConnectionState } from '../../../src/web/browser-hub.ts';
+import { signInSecretFrom } from '../../../src/web/browser-protocol.ts';
 import { bridgeHub } from '../../../electron/shared/bridge.ts';
+
+export type { ConnectionState };
 
 export interface HubConnection {
   api: HubApi;
   transport: 'electron' | 'websocket';
-  /** Called when the connection is lost for good (never for Electron's bridge). */
-  onLost(cb: (why: string) => void): void;
+  /** Calls `cb` now and on every change (Electron's bridge is always connected). */
+  onState(cb: (state: ConnectionState) => void): () => void;
+  /** Skips the wait before the next reconnect attempt. */
+  retryNow(): void;
   close(): void;
 }
 
 export function connectHub(win: Window = window): HubConnection {
   const bridge = win.patchbay;
   if (bridge !== undefined) {
-    return { api: bridgeHub(bridge), transport: 'electron', onLost: () => {}, close: () => {} };
+    return {
+      api: bridgeHub(bridge),
+      transport: 'electron',
+      onState: (cb) => {
+        cb({ kind: 'connected' });
+        return () => {};
+      },
+      retryNow: () => {},
+      close: () => {},
+    };
   }
-  const socket = browserMessageSocket(new WebSocket(controlSocketUrl(win.location)));
-  const api = createRemoteHub(socket);
-  return {
-    api,
-    transport: 'websocket',
-    onLost: (cb) => socket.onClose((err) => cb(err?.message ?? 'Patchbay closed the connection')),
-    close: () => api.close(),
-  };
+  // A new sign-in link pasted into this tab changes only the hash: start over with it.
+  win.addEventListener('hashchange', () => {
+    if (signInSecretFrom(win.location.hash) !== null) win.location.reload();
+  });
+  const hub = connectBrowserHub({
+    origin: win.location.origin,
+    hash: win.location.hash,
+    clearHash: () => win.history.replaceState(null, '', `${win.location.pathname}${win.location.search}`),
+    storage: win.sessionStorage,
+    post: (url, body) =>
+      win.fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, credentials: 'omit', cache: 'no-store' }),
+    openSocket: (url, protocols) => new WebSocket(url, protocols),
+  });
+  return { api: hub, transport: 'websocket', onState: (cb) => hub.onState(cb), retryNow: () => hub.retryNow(), close: () => hub.close() };
 }

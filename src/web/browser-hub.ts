@@ -1,0 +1,256 @@
+// The page's HubApi in a browser: signs in with the link's one-time secret, keeps the session
+// credential in sessionStorage (per tab, per origin: no other port sees it), renews it while
+// the page is open, and reconnects by itself with backoff when the daemon goes away, as long
+// as the sign-in lasts. No node imports, no DOM types: the environment comes in as BrowserEnv.
+import { createRemoteHub, type RemoteHub } from '../api/remote.ts';
+import { HubError, type HubApi, type HubEvent, type HubMethod, type ParamsOf, type ResultOf } from '../api/types.ts';
+import {
+  API_PATH,
+  BROWSER_PROTOCOL,
+  CREDENTIAL_PROTOCOL_PREFIX,
+  SESSION_PATH,
+  SIGNED_OUT_CLOSE_CODE,
+  isSessionAnswer,
+  signInSecretFrom,
+  type SessionRequest,
+} from './browser-protocol.ts';
+import { browserMessageSocket, type BrowserWebSocket } from './browser-socket.ts';
+
+export type ConnectionState =
+  | { kind: 'connecting' }
+  | { kind: 'connected' }
+  /**
+   * The daemon went away (or never answered): `why` is what ended the connection (it stays
+   * the same while attempts fail, so a page can announce it once), `lastError` the latest
+   * attempt's failure; the next attempt is due in `retryInMs`.
+   */
+  | { kind: 'reconnecting'; why: string; lastError: string | null; attempt: number; retryInMs: number }
+  /** No sign-in, or it ended: only a new link helps. */
+  | { kind: 'signed-out'; why: string };
+
+export interface HttpAnswer {
+  status: number;
+  json(): Promise<unknown>;
+}
+
+/** What the page gives the hub: its own origin, address bar, storage, fetch and sockets. */
+export interface BrowserEnv {
+  /** `http://127.0.0.1:<port>`. */
+  origin: string;
+  /** The location's hash when the page loaded. */
+  hash: string;
+  /** Takes the sign-in secret out of the address bar (and so out of history). */
+  clearHash(): void;
+  storage: { getItem(key: string): string | null; setItem(key: string, value: string): void; removeItem(key: string): void };
+  post(url: string, body: string): Promise<HttpAnswer>;
+  openSocket(url: string, protocols: string[]): BrowserWebSocket;
+}
+
+export interface BrowserHub extends HubApi {
+  readonly state: ConnectionState;
+  /** Calls `cb` now with the current state, then on every change. */
+  onState(cb: (state: ConnectionState) => void): () => void;
+  /** Skips the wait before the next reconnect attempt. */
+  retryNow(): void;
+  close(): void;
+}
+
+export const CREDENTIAL_KEY = 'patchbay.credential';
+const FIRST_RETRY_MS = 250;
+const MAX_RETRY_MS = 5000;
+const RENEW_RETRY_MS = 30_000;
+const NO_SIGN_IN = 'this page has no sign-in';
+const LINK_USED = 'this sign-in link has expired or was used already';
+const SIGN_IN_ENDED = 'your sign-in has ended';
+
+/** The daemon could not be reached: worth another try, unlike a refusal. */
+class Unreachable extends Error {}
+
+export function connectBrowserHub(env: BrowserEnv): BrowserHub {
+  const listeners = new Set<(event: HubEvent) => void>();
+  const stateListeners = new Set<(state: ConnectionState) => void>();
+  let state: ConnectionState = { kind: 'connecting' };
+  let remote: RemoteHub | null = null;
+  let socket: BrowserWebSocket | null = null;
+  let retryTimer: ReturnType<typeof setTimeout> | null = null;
+  let renewTimer: ReturnType<typeof setTimeout> | null = null;
+  let retryWaitMs = FIRST_RETRY_MS;
+  let attempt = 0;
+  let closed = false;
+  /** A secret from the link not yet traded (kept until the daemon answers). */
+  let secret = signInSecretFrom(env.hash);
+  if (secret !== null) env.clearHash();
+
+  const setState = (next: ConnectionState): void => {
+    state = next;
+    for (const cb of [...stateListeners]) cb(next);
+  };
+
+  const signedOut = (why: string): void => {
+    env.storage.removeItem(CREDENTIAL_KEY);
+    stopTimers();
+    const current = socket;
+    remote = null;
+    socket = null;
+    current?.close(1000);
+    setState({ kind: 'signed-out', why });
+  };
+
+  const stopTimers = (): void => {
+    if (retryTimer !== null) clearTimeout(retryTimer);
+    if (renewTimer !== null) clearTimeout(renewTimer);
+    retryTimer = renewTimer = null;
+  };
+
+  /** POST SESSION_PATH: the new credential (stored), null when refused, Unreachable when the daemon is away. */
+  const session = async (request: SessionRequest): Promise<string | null> => {
+    let answer: HttpAnswer;
+    try {
+      answer = await env.post(`${env.origin}${SESSION_PATH}`, JSON.stringify(request));
+    } catch (err) {
+      throw new Unreachable(`Patchbay is not answering (${(err as Error).message})`);
+    }
+    if (answer.status === 401) return null;
+    if (answer.status !== 200) throw new Unreachable(`Patchbay answered ${answer.status}`);
+    const body = await answer.json().catch(() => null);
+    if (!isSessionAnswer(body)) throw new Unreachable('Patchbay answered without a credential');
+    env.storage.setItem(CREDENTIAL_KEY, body.credential);
+    if (renewTimer !== null) clearTimeout(renewTimer);
+    renewTimer = setTimeout(() => void renew(), body.renewInMs);
+    return body.credential;
+  };
+
+  /** While connected: keeps the sign-in from going idle. A daemon away is the socket's business. */
+  const renew = async (): Promise<void> => {
+    renewTimer = null;
+    const credential = env.storage.getItem(CREDENTIAL_KEY);
+    if (closed || credential === null) return;
+    try {
+      if ((await session({ renew: credential })) === null) signedOut(SIGN_IN_ENDED);
+    } catch {
+      // Unreachable: if the daemon is gone the socket notices and reconnects, renewing first;
+      // if it only stumbled, try again soon, well within the idle time.
+      if (!closed && remote !== null) renewTimer = setTimeout(() => void renew(), RENEW_RETRY_MS);
+    }
+  };
+
+  /** A fresh credential: from the link's secret, else by renewing the stored one. Null: signed out (already said why). */
+  const credential = async (): Promise<string | null> => {
+    if (secret !== null) {
+      const traded = await session({ signin: secret });
+      secret = null;
+      if (traded === null) signedOut(LINK_USED);
+      return traded;
+    }
+    const stored = env.storage.getItem(CREDENTIAL_KEY);
+    if (stored === null) {
+      signedOut(NO_SIGN_IN);
+      return null;
+    }
+    const renewed = await session({ renew: stored });
+    if (renewed === null) signedOut(SIGN_IN_ENDED);
+    return renewed;
+  };
+
+  const open = (credentialText: string): Promise<RemoteHub> =>
+    new Promise((resolve, reject) => {
+      const ws = env.openSocket(`${env.origin.replace(/^http/, 'ws')}${API_PATH}`, [BROWSER_PROTOCOL, `${CREDENTIAL_PROTOCOL_PREFIX}${credentialText}`]);
+      let opened = false;
+      ws.addEventListener('open', () => {
+        opened = true;
+        resolve(createRemoteHub(browserMessageSocket(ws)));
+      });
+      ws.addEventListener('close', ({ code, reason }) => {
+        // Browsers hide why a handshake was refused; renewing first makes that rare.
+        if (!opened) reject(new Unreachable('Patchbay did not accept the connection'));
+        else if (ws === socket) lost(code, reason);
+      });
+      socket = ws;
+    });
+
+  const lost = (code: number, reason: string): void => {
+    remote = null;
+    socket = null;
+    if (renewTimer !== null) clearTimeout(renewTimer);
+    renewTimer = null;
+    if (closed) return;
+    if (code === SIGNED_OUT_CLOSE_CODE) return signedOut(reason === 'signed out' ? 'every browser was signed out' : SIGN_IN_ENDED);
+    const why = reason || (code === 1006 ? 'the connection dropped' : `closed with code ${code}`);
+    retryWaitMs = FIRST_RETRY_MS;
+    scheduleRetry(why);
+  };
+
+  /** `failure`: what ended the connection, or why the latest attempt failed. */
+  const scheduleRetry = (failure: string): void => {
+    attempt += 1;
+    const wait = retryWaitMs;
+    retryWaitMs = Math.min(retryWaitMs * 2, MAX_RETRY_MS);
+    const previous = state.kind === 'reconnecting' ? state : null;
+    setState({ kind: 'reconnecting', why: previous?.why ?? failure, lastError: previous === null ? null : failure, attempt, retryInMs: wait });
+    retryTimer = setTimeout(() => {
+      retryTimer = null;
+      void connect();
+    }, wait);
+  };
+
+  const connect = async (): Promise<void> => {
+    try {
+      const fresh = await credential();
+      if (fresh === null || closed) return;
+      const next = await open(fresh);
+      if (closed) return next.close();
+      remote = next;
+      next.subscribe((event) => {
+        for (const listener of [...listeners]) listener(event);
+      });
+      attempt = 0;
+      retryWaitMs = FIRST_RETRY_MS;
+      setState({ kind: 'connected' });
+    } catch (err) {
+      if (closed || state.kind === 'signed-out') return;
+      scheduleRetry(err instanceof Unreachable ? err.message : `could not connect (${(err as Error).message})`);
+    }
+  };
+
+  void connect();
+
+  return {
+    get state() {
+      return state;
+    },
+    call<M extends HubMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
+      if (remote === null) {
+        const why = state.kind === 'signed-out' ? `signed out: ${state.why}` : 'not connected to Patchbay';
+        return Promise.reject(new HubError(`${method}: ${why}`, 'unavailable'));
+      }
+      return remote.call(method, params);
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+    onState(cb) {
+      stateListeners.add(cb);
+      cb(state);
+      return () => {
+        stateListeners.delete(cb);
+      };
+    },
+    retryNow() {
+      if (retryTimer === null) return;
+      clearTimeout(retryTimer);
+      retryTimer = null;
+      void connect();
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      stopTimers();
+      remote?.close();
+      remote = null;
+      socket = null;
+    },
+  };
+}
