@@ -1,11 +1,11 @@
 // Decided diffs, kept so a person can open any recent decision, across restarts (DESIGN §7).
 // `<home>/history/index.json` lists the decisions, newest first; each diff's contents live in
 // `<home>/history/<id>.json`, read only when it is opened. Bounded by count and by bytes.
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { DecisionRecord, DiffDetail, DiffSummary } from '../api/types.ts';
+import { writePrivateFile } from '../fs/private-file.ts';
 
 export const HISTORY_DIR = 'history';
 const INDEX_FILE = 'index.json';
@@ -57,21 +57,9 @@ function idNumber(id: string): number {
   return Number(id.slice(1));
 }
 
-/** Writes beside the target and renames over it: readers see the old file or the new one. */
+/** Written privately and atomically (readers see the old file or the new one); returns its size. */
 async function writeAtomic(path: string, text: string): Promise<number> {
-  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await open(temp, 'wx', 0o600);
-  try {
-    try {
-      await handle.writeFile(text);
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, path);
-  } catch (err) {
-    await rm(temp, { force: true });
-    throw err;
-  }
+  await writePrivateFile(path, text);
   return Buffer.byteLength(text);
 }
 

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { newToken } from '../transport/tokens.ts';
-import { readPrivateFile, writePrivateFile } from './private-file.ts';
+import { readPrivateFile, writePrivateFile } from '../fs/private-file.ts';
 
 const stateSchema = z.object({
   signingKey: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits'),

@@ -3,7 +3,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isObject } from '../api/json.ts';
-import { writePrivateFile } from './private-file.ts';
+import { writePrivateFile } from '../fs/private-file.ts';
 
 export interface ControlFile {
   host: string;
