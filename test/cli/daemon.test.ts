@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { FakePiClient } from '../peers/fake-pi.ts';
@@ -31,22 +31,27 @@ function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; st
   });
 }
 
+/** `patchbay daemon` as its own process, once it has printed its ports; killed after the test. */
+async function startDaemon(t: TestContext, env: NodeJS.ProcessEnv) {
+  const daemon = spawn(process.execPath, [BIN, 'daemon'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  t.after(() => {
+    if (daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGKILL');
+  });
+  const output = { stdout: '', stderr: '' };
+  daemon.stdout.on('data', (d: Buffer) => (output.stdout += d.toString()));
+  daemon.stderr.on('data', (d: Buffer) => (output.stderr += d.toString()));
+  const exited = new Promise<number | null>((r) => daemon.once('exit', (code) => r(code)));
+  await waitFor(() => output.stdout.includes('\n'), { message: 'the daemon to report its ports', timeoutMs: 15_000 });
+  return { daemon, output, exited };
+}
+
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`patchbay daemon serves the CLI and stops cleanly on ${signal}, removing its files`, async (t) => {
     const dir = await tempDir('daemon');
     t.after(() => dir.cleanup());
     const env = isolatedEnv(dir.path);
-    const daemon = spawn(process.execPath, [BIN, 'daemon'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    t.after(() => {
-      if (daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGKILL');
-    });
-    let stdout = '';
-    let stderr = '';
-    daemon.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    daemon.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((r) => daemon.once('exit', (code) => r(code)));
-
-    await waitFor(() => stdout.includes('\n'), { message: 'the daemon to report its ports', timeoutMs: 15_000 });
+    const { daemon, output, exited } = await startDaemon(t, env);
+    const stdout = output.stdout;
     const match = /^Patchbay \S+ running \(pid (\d+)\): door 127\.0\.0\.1:(\d+), control http:\/\/127\.0\.0\.1:\d+\n$/.exec(stdout);
     assert.ok(match, `unexpected first line: ${stdout}`);
     assert.equal(Number(match[1]), daemon.pid);
@@ -64,9 +69,9 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     assert.match(unknown.stderr, /^patchbay: .*no-such-diff/);
 
     daemon.kill(signal);
-    assert.equal(await exited, 0, stderr);
-    assert.match(stderr, new RegExp(`stopping \\(${signal}\\)`));
-    assert.doesNotMatch(stderr, /without cleaning up/);
+    assert.equal(await exited, 0, output.stderr);
+    assert.match(output.stderr, new RegExp(`stopping \\(${signal}\\)`));
+    assert.doesNotMatch(output.stderr, /without cleaning up/);
     assert.ok(!existsSync(join(dir.path, 'home', 'control.json')), 'control.json is removed');
     assert.deepEqual(await readdir(join(dir.path, 'pi-ide')).then((names) => names.filter((n) => n.endsWith('.lock'))), []);
 
@@ -80,16 +85,8 @@ test('stopping the daemon with an edit pending rejects it and says so in the ter
   const dir = await tempDir('daemon-pending');
   t.after(() => dir.cleanup());
   const env = isolatedEnv(dir.path);
-  const daemon = spawn(process.execPath, [BIN, 'daemon'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  t.after(() => {
-    if (daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  daemon.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  daemon.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((r) => daemon.once('exit', (code) => r(code)));
-  await waitFor(() => stdout.includes('\n'), { message: 'the daemon to report its ports', timeoutMs: 15_000 });
+  const { daemon, output, exited } = await startDaemon(t, env);
+  const stdout = output.stdout;
   const doorPort = Number(/door 127\.0\.0\.1:(\d+)/.exec(stdout)![1]);
   const door = JSON.parse(await readFile(join(dir.path, 'pi-ide', `${doorPort}.lock`), 'utf8')) as { authToken: string };
 
@@ -102,7 +99,7 @@ test('stopping the daemon with an edit pending rejects it and says so in the ter
 
   daemon.kill('SIGTERM');
   assert.equal((await outcome).outcome, 'rejected', 'the agent hears a rejection, so it does not write unreviewed');
-  assert.equal(await exited, 0, stderr);
-  assert.ok(stderr.includes(`patchbay: rejected d1 (${file}): Patchbay is stopping\n`), stderr);
-  assert.equal(stderr.match(/: rejected d\d+ /g)?.length, 1);
+  assert.equal(await exited, 0, output.stderr);
+  assert.ok(output.stderr.includes(`patchbay: rejected d1 (${file}): Patchbay is stopping\n`), output.stderr);
+  assert.equal(output.stderr.match(/: rejected d\d+ /g)?.length, 1);
 });
