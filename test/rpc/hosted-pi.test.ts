@@ -262,7 +262,9 @@ describe('hosted pi sessions against the real pi', { skip }, () => {
     process.kill(second.pid!, 'SIGKILL');
     const { code, stdout, stderr } = await prompting;
     assert.equal(code, 1);
-    assert.match(stdout, /^about/);
+    // What streamed before the kill: the text's start, cut wherever the kill landed ("abou").
+    const streamed = stdout.trim();
+    assert.ok(streamed.length > 0 && 'about to be cut off'.startsWith(streamed), `streamed ${JSON.stringify(stdout)}`);
     assert.match(stderr, new RegExp(`^patchbay pi: pi session ${second.id} exited: pi was killed by SIGKILL`));
     const view = (await hub.call('snapshot', undefined)).hosted.find((h) => h.id === second.id);
     assert.equal(view?.status, 'exited');
