@@ -222,15 +222,20 @@ class PatchbayHub implements Hub {
     this.changed();
   }
 
+  private notConnected<T extends { pid: number }>(agents: T[]): T[] {
+    if (agents.length === 0) return agents;
+    const connected = new Set([...this.relay.connectedPids(), ...this.pi.pids()]);
+    return agents.filter((a) => !connected.has(a.pid));
+  }
+
   /** Running pi processes that never reached the door, with the likely reason. */
   private async scanIdle(): Promise<void> {
     try {
       // Hosted sessions are listed as such, connected or not.
-      const connected = new Set([...this.relay.connectedPids(), ...this.pi.pids()]);
       const folders = this.advertisedFolders();
       const idle: IdleAgent[] = [];
-      for (const proc of await scanPiProcesses()) {
-        if (connected.has(proc.pid) || proc.pid === process.pid) continue;
+      for (const proc of this.notConnected(await scanPiProcesses())) {
+        if (proc.pid === process.pid) continue;
         const autoconnect = proc.cwd
           ? await readAutoconnect({ globalFile: this.options.piSettingsFile, project: proc.cwd }).then(
               (view) => view.effective,
@@ -335,7 +340,8 @@ class PatchbayHub implements Hub {
       editors: this.relay.editorViews(),
       invalidLockfiles: this.state.invalid,
       sessions: this.relay.sessionViews(),
-      idleAgents: this.idle,
+      // The scan runs every few seconds: an agent that connected since is not idle any more.
+      idleAgents: this.notConnected(this.idle),
       diffs: this.inbox.pending(),
       history: this.history.records(),
       settings: this.store.settings(),

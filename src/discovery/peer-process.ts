@@ -409,7 +409,8 @@ export function startTicksFromStat(stat: string): number | null {
 /** `/proc/<pid>/cmdline` (NUL-terminated arguments) → argv. */
 export function argvFromCmdline(cmdline: string): string[] {
   const args = cmdline.split('\0');
-  if (args[args.length - 1] === '') args.pop();
+  // One NUL ends the last argument; a process that set its title (pi does) pads with many.
+  while (args.length > 0 && args[args.length - 1] === '') args.pop();
   return args;
 }
 

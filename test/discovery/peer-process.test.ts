@@ -67,6 +67,8 @@ test('ps and /proc lines give start times and command lines', () => {
   assert.equal(startTicksFromStat('garbage'), null);
   assert.equal(commandFromCmdline('node\0/usr/bin/pi\0--mode\0rpc\0'), 'node /usr/bin/pi --mode rpc');
   assert.equal(commandFromCmdline(''), null);
+  assert.equal(commandFromCmdline(`pi${'\0'.repeat(170)}`), 'pi', 'a process title padded with NULs');
+  assert.equal(commandFromCmdline('node\0\0x\0'), 'node  x', 'an empty argument inside is kept');
 });
 
 test('a vanished or impossible pid has no process info', async () => {
