@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import type { Page } from 'playwright-core';
 import { buildIfStale } from '../../src/cli/start.ts';
 import { tempDir } from '../peers/wait.ts';
 import { createFakeHub } from '../web/fake-hub.ts';
@@ -31,9 +32,13 @@ test('a diff editor that cannot be fetched says so in place; the rest of the pag
   assert.ok(buildIfStale('browser', process.env), 'the renderer builds');
   const dir = await tempDir('ui-chunk');
   t.after(() => dir.cleanup());
-  const ui = await openUi(createFakeHub(), { home: join(dir.path, 'home'), version: 'test' }, '#/settings');
+  // Refused from the start: the page shows the review view while it signs in, before '#/settings'.
+  const refuseChunk = async (page: Page): Promise<void> => {
+    await page.route('**/MergeEditor-*.js', (route) => route.abort());
+  };
+  const ui = await openUi(createFakeHub(), { home: join(dir.path, 'home'), version: 'test' }, '#/settings', refuseChunk);
   t.after(() => ui.close());
-  await ui.page.route('**/MergeEditor-*.js', (route) => route.abort());
+  await ui.page.getByRole('heading', { name: 'Settings' }).first().waitFor();
   await ui.page.getByRole('link', { name: /Review/ }).click();
   const failed = ui.page.getByRole('alert');
   await failed.waitFor();
