@@ -173,6 +173,30 @@ describe('the review history and layout', { skip: skipWithoutChromium }, () => {
     await waitFor(async () => (await page.locator('.decision-notice .notice-text').count()) === 0, { message: 'the notice dismissed' });
   });
 
+  test('accepting some changes here: the notice says which, even when the hub’s event comes before its answer', async () => {
+    const summary = { ...hub.state.diffs[0]!, id: 'd7', path: PATH, isNew: false, inEditor: false };
+    hub.state.diffs.push(summary);
+    hub.details.set('d7', { ...summary, oldContents: DISK, newContents: PROPOSAL, decision: null, finalContents: null });
+    hub.emit({ type: 'snapshot', snapshot: structuredClone(hub.state) });
+    await page.evaluate(`window.location.hash = '#/review/d7'`);
+    await page.getByRole('group', { name: 'Change 1 of 3' }).waitFor();
+    await page.getByRole('button', { name: 'Reject change 2 of 3' }).click();
+    // The hub tells every window first and answers this one later (as it may over the socket).
+    let answer: () => void = () => {};
+    const accept = hub.handlers['diffs.accept'];
+    hub.handlers['diffs.accept'] = async (params) => {
+      const record = await accept(params);
+      await new Promise<void>((resolve) => (answer = resolve));
+      return record;
+    };
+    await page.getByRole('button', { name: 'Accept', exact: true }).click();
+    const notice = page.getByRole('status').filter({ hasText: 'Accepted' });
+    await notice.waitFor();
+    assert.match(await notice.locator('.notice-text').innerText(), /^Accepted \S*inventory\.ts \(2 of 3 changes\)/, 'the note, before the answer came');
+    answer();
+    hub.handlers['diffs.accept'] = accept;
+  });
+
   test('the page logged no errors', () => {
     assert.deepEqual(ui.consoleErrors, []);
   });

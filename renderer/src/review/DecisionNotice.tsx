@@ -1,6 +1,6 @@
 // The short notice after each decision ("Accepted src/a.ts: written by pi."), whoever made it:
 // this window, another one, the editor, or the agent replacing its proposal.
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { DecisionRecord } from '../../../src/api/types.ts';
 import { useHub, useSnapshot } from '../hub/HubProvider.tsx';
 import { decisionNotice } from './decision-text.ts';
@@ -16,21 +16,33 @@ function same(a: DecisionRecord, b: DecisionRecord): boolean {
 }
 
 /** The latest decision to tell, from the hub's events and from this window's own decisions. */
-export function useDecisionNotice(): { notice: Notice | null; decidedHere(record: DecisionRecord, note?: string): void; dismiss(): void } {
+export function useDecisionNotice(): {
+  notice: Notice | null;
+  /** This window is about to decide `id`: its event, should it come first, carries `note`. */
+  decidingHere(id: string, note?: string): void;
+  decidedHere(record: DecisionRecord, note?: string): void;
+  dismiss(): void;
+} {
   const { api } = useHub();
   const [notice, setNotice] = useState<Notice | null>(null);
+  const notes = useRef(new Map<string, string | undefined>());
   useEffect(
     () =>
       api.subscribe((event) => {
         if (event.type !== 'diffDecided') return;
         // The event and the answer to this window's own command come in either order.
-        setNotice((prev) => (prev !== null && same(prev.record, event.record) ? prev : { record: event.record }));
+        const note = notes.current.get(event.record.id);
+        setNotice((prev) => (prev !== null && same(prev.record, event.record) ? prev : { record: event.record, note }));
       }),
     [api],
   );
-  const decidedHere = useCallback((record: DecisionRecord, note?: string) => setNotice({ record, note }), []);
+  const decidingHere = useCallback((id: string, note?: string) => void notes.current.set(id, note), []);
+  const decidedHere = useCallback((record: DecisionRecord, note?: string) => {
+    notes.current.delete(record.id);
+    setNotice({ record, note });
+  }, []);
   const dismiss = useCallback(() => setNotice(null), []);
-  return { notice, decidedHere, dismiss };
+  return { notice, decidingHere, decidedHere, dismiss };
 }
 
 interface Props {

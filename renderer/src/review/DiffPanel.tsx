@@ -24,9 +24,11 @@ interface Props {
   bindCommands(run: ((command: ReviewCommand) => void) | null): void;
   /** After the person decided here: the record, and what only this window knows about it. */
   onDecided(record: DecisionRecord, note?: string): void;
+  /** Just before this window sends its decision (the hub's event may come before the answer). */
+  onDeciding(id: string, note?: string): void;
 }
 
-export function DiffPanel({ diff, group, layout, bindCommands, onDecided }: Props) {
+export function DiffPanel({ diff, group, layout, bindCommands, onDecided, onDeciding }: Props) {
   const state = useDiffDetail(diff.id);
   return (
     <section className="diff-panel" aria-labelledby="diff-title">
@@ -42,13 +44,13 @@ export function DiffPanel({ diff, group, layout, bindCommands, onDecided }: Prop
       {state.status === 'loading' && <p className="empty">Loading the proposed contents…</p>}
       {state.status === 'failed' && <ErrorText>{`Could not load this diff: ${state.error}`}</ErrorText>}
       {state.status === 'ready' && (
-        <DiffBody key={diff.id} detail={state.detail} layout={layout} bindCommands={bindCommands} onDecided={onDecided} />
+        <DiffBody key={diff.id} detail={state.detail} layout={layout} bindCommands={bindCommands} onDecided={onDecided} onDeciding={onDeciding} />
       )}
     </section>
   );
 }
 
-function DiffBody({ detail, layout, bindCommands, onDecided }: { detail: DiffDetail } & Omit<Props, 'diff' | 'group'>) {
+function DiffBody({ detail, layout, bindCommands, onDecided, onDeciding }: { detail: DiffDetail } & Omit<Props, 'diff' | 'group'>) {
   const { api } = useHub();
   const command = useCommand();
   const editor = useRef<MergeEditorHandle>(null);
@@ -61,7 +63,9 @@ function DiffBody({ detail, layout, bindCommands, onDecided }: { detail: DiffDet
   const accept = (): void => {
     if (nothingToWrite) return;
     const text = report?.text ?? null;
-    void command.run(async () => onDecided(await api.call('diffs.accept', acceptParams(detail.id, detail.newContents, text)), acceptNote(facts)));
+    const note = acceptNote(facts);
+    onDeciding(detail.id, note);
+    void command.run(async () => onDecided(await api.call('diffs.accept', acceptParams(detail.id, detail.newContents, text)), note));
   };
   const reject = (): void => {
     void command.run(async () => onDecided(await api.call('diffs.reject', { id: detail.id })));

@@ -48,7 +48,7 @@ export function ReviewView({ selectedId, select }: Props) {
 
   const area = useRef<HTMLDivElement>(null);
   const layout = useReviewLayout(area);
-  const { notice, decidedHere, dismiss } = useDecisionNotice();
+  const { notice, decidingHere, decidedHere, dismiss } = useDecisionNotice();
   const openDecided = useCallback((id: string) => select(decidedRouteId(id)), [select]);
 
   const panelCommands = useRef<((command: ReviewCommand) => void) | null>(null);
@@ -92,6 +92,7 @@ export function ReviewView({ selectedId, select }: Props) {
             layout={layout}
             bindCommands={bindCommands}
             onDecided={decidedHere}
+            onDeciding={decidingHere}
           />
         ) : (
           <section className="diff-panel empty-panel">
