@@ -177,7 +177,10 @@ describe('the review history and layout', { skip: skipWithoutChromium }, () => {
     const summary = { ...hub.state.diffs[0]!, id: 'd7', path: PATH, isNew: false, inEditor: false };
     hub.state.diffs.push(summary);
     hub.details.set('d7', { ...summary, oldContents: DISK, newContents: PROPOSAL, decision: null, finalContents: null });
+    const waiting = hub.state.diffs.filter((d) => d.status === 'pending').length;
     hub.emit({ type: 'snapshot', snapshot: structuredClone(hub.state) });
+    // Selected once the page knows it (the title counts what waits).
+    await page.waitForFunction(`document.title.startsWith('(${waiting}) ')`);
     await page.evaluate(`window.location.hash = '#/review/d7'`);
     await page.getByRole('group', { name: 'Change 1 of 3' }).waitFor();
     await page.getByRole('button', { name: 'Reject change 2 of 3' }).click();
