@@ -3,6 +3,7 @@
 // No node imports: the same checks can run anywhere the API is spoken.
 import { z } from 'zod';
 import { HubError, type HubMethod, type ParamsOf } from './types.ts';
+import { preview, valueAt } from './json.ts';
 
 /** POSIX `/…`, Windows `C:\…` or `\\server\…`: never resolved against the daemon's own folder. */
 export function isAbsolutePath(path: string): boolean {
@@ -80,21 +81,6 @@ export const COMMAND_SCHEMAS = {
   'pi.answer': params({ id: hostedId, requestId: id('the dialog\'s request id'), answer: dialogAnswer }),
   'pi.stop': params({ id: hostedId, keep: flag.optional() }),
 } satisfies { [M in HubMethod]: z.ZodType<ParamsOf<M>> };
-
-/** A value as a person would type it, cut short. */
-function preview(value: unknown): string {
-  const text = value === undefined ? 'nothing' : JSON.stringify(value);
-  return text === undefined ? typeof value : text.length > 60 ? `${text.slice(0, 57)}…` : text;
-}
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let value = root;
-  for (const key of path) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
-}
 
 function describe(method: string, issue: z.core.$ZodIssue, input: unknown): string {
   if (issue.code === 'unrecognized_keys') {

@@ -3,7 +3,7 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { HubError, type PatchbaySettings } from '../api/types.ts';
-import { kindOf } from '../api/json.ts';
+import { kindOf, preview, valueAt } from '../api/json.ts';
 
 const MiB = 1024 * 1024;
 
@@ -96,21 +96,6 @@ const PATCH_SCHEMA = z.strictObject(SETTING_SCHEMAS).partial();
 
 type SettingKey = keyof PatchbaySettings;
 const SETTING_KEYS = Object.keys(SETTING_SCHEMAS) as SettingKey[];
-
-/** A value as a person would type it, cut short: `"rel/dir"`, `10`, `[…]`. */
-function preview(value: unknown): string {
-  const text = value === undefined ? 'nothing' : JSON.stringify(value);
-  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
-}
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let value = root;
-  for (const key of path) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
-}
 
 function pathName(path: readonly PropertyKey[]): string {
   return path.reduce<string>(
