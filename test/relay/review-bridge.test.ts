@@ -2,12 +2,10 @@
 // the bytes the editor sent, before Patchbay reads it; an unreadable one is never a decision.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { DecisionRecord } from '../../src/api/types.ts';
-import { Inbox } from '../../src/review/inbox.ts';
-import { ReviewBridge, type AgentReply, type AsSent } from '../../src/relay/review-bridge.ts';
 import { LAZY_FRAME_BYTES } from '../../src/relay/rpc-link.ts';
 import type { Session } from '../../src/relay/session.ts';
-import { fakeLink, type FakeLink } from './fake-link.ts';
+import { fakeReview } from './fake-review.ts';
+import { fakeLink } from './fake-link.ts';
 import { waitFor } from '../peers/wait.ts';
 
 /** Source text over the lazy bound, with what JSON must escape. */
@@ -17,19 +15,7 @@ function setup() {
   const agent = fakeLink('agent');
   const editor = fakeLink('editor');
   const session = { id: 's1', dialect: 'pi', link: agent.link, clientInfo: { name: 'pi-ide', version: '1' }, closed: false } as unknown as Session;
-  const decided: DecisionRecord[] = [];
-  const logs: string[] = [];
-  const inbox = new Inbox<AgentReply, AsSent>({ boundEditor: () => 'ed-1', route: () => 'editor-and-patchbay', now: () => 1 });
-  const bridge = new ReviewBridge(inbox, {
-    session: (id) => (id === 's1' ? session : undefined),
-    upstream: async () => editor.link,
-    settled: () => {},
-    onDiffAdded: () => {},
-    onDiffDecided: (record) => decided.push(record),
-    onChange: () => {},
-    log: (line) => logs.push(line),
-  });
-  return { agent, editor, session, inbox, bridge, decided, logs };
+  return { agent, editor, session, ...fakeReview(session, editor.link, 'ed-1') };
 }
 
 async function propose(t: ReturnType<typeof setup>, id: number): Promise<{ answered: Promise<void>; relayedId: unknown }> {

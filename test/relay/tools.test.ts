@@ -1,18 +1,17 @@
 // Each intercepted tool against fake links: what the agent hears, what the editor is sent.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { DecisionRecord, Dialect } from '../../src/api/types.ts';
+import type { Dialect } from '../../src/api/types.ts';
 import type { RpcRequest } from '../../src/protocol/jsonrpc.ts';
 import type { EditorEntry } from '../../src/relay/editor-registry.ts';
-import { ReviewBridge, type AgentReply, type AsSent } from '../../src/relay/review-bridge.ts';
 import { answer, type Frame } from '../../src/relay/rpc-link.ts';
 import type { Session } from '../../src/relay/session.ts';
 import { BUILTIN_TOOLS, interceptedTool, type ToolContext } from '../../src/relay/tools/index.ts';
 import { openDiffArgs } from '../../src/relay/tools/open-diff.ts';
 import { describeArgsError } from '../../src/relay/tools/tool.ts';
-import { Inbox } from '../../src/review/inbox.ts';
 import { DEFAULT_SETTINGS } from '../../src/settings/defaults.ts';
 import { waitFor } from '../peers/wait.ts';
+import { fakeReview } from './fake-review.ts';
 import { fakeLink } from './fake-link.ts';
 
 interface WorldOptions {
@@ -24,21 +23,10 @@ interface WorldOptions {
 function world({ dialect = 'pi', editorDialect = 'pi', deadlineMs = 1500 }: WorldOptions = {}) {
   const agent = fakeLink('agent');
   const editor = fakeLink('editor');
-  const logs: string[] = [];
-  const decided: DecisionRecord[] = [];
   const session = { id: 's1', dialect, link: agent.link, closed: false, clientInfo: { name: 'pi-ide', version: '1' } } as unknown as Session;
   const entry = editorDialect && ({ instance: { id: 'ed-1', port: 1, dialect: editorDialect }, monitor: { tools: [] }, focusedAt: null } as unknown as EditorEntry);
   (session as { upstreams: unknown }).upstreams = { openLink: () => (entry ? editor.link : null), openLinkById: () => (entry ? editor.link : null) };
-  const inbox = new Inbox<AgentReply, AsSent>({ boundEditor: () => (entry ? 'ed-1' : null), route: () => 'editor-and-patchbay', now: () => 1000 });
-  const review = new ReviewBridge(inbox, {
-    session: (id) => (id === session.id ? session : undefined),
-    upstream: async () => editor.link,
-    settled: () => {},
-    onDiffAdded: () => {},
-    onDiffDecided: (record) => decided.push(record),
-    onChange: () => {},
-    log: (line) => logs.push(line),
-  });
+  const { inbox, bridge: review, decided, logs } = fakeReview(session, editor.link, entry ? 'ed-1' : null);
   const ctx: ToolContext = {
     review,
     boundEditor: () => entry || undefined,
