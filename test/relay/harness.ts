@@ -3,12 +3,13 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createHub, type Hub } from '../../src/hub.ts';
-import { resolveOptions, type HubOptions } from '../../src/options.ts';
+import type { HubOptions } from '../../src/options.ts';
 import type { ProcessInfo } from '../../src/discovery/peer-process.ts';
 import { FakeClaudeClient } from '../peers/fake-claude.ts';
 import { FakeEditor, type FakeEditorOptions } from '../peers/fake-editor.ts';
 import { FakePiClient, type FakePiOptions } from '../peers/fake-pi.ts';
 import { tempDir, waitFor, type TempDir } from '../peers/wait.ts';
+import { isolatedOptions } from '../peers/hub-options.ts';
 
 export interface Harness {
   hub: Hub;
@@ -39,19 +40,7 @@ export async function startHarness(
   faults: HarnessFaults = {},
 ): Promise<Harness> {
   const root = await tempDir('relay');
-  const options = resolveOptions(
-    {},
-    {
-      home: join(root.path, 'home'),
-      piLockDir: join(root.path, 'pi-ide'),
-      claudeLockDir: join(root.path, 'claude-ide'),
-      piSettingsFile: join(root.path, 'pi-agent', 'settings.json'),
-      pollMs: 50,
-      livenessMs: 200,
-      scanProcesses: false,
-      ...overrides,
-    },
-  );
+  const options = isolatedOptions(root.path, { pollMs: 50, livenessMs: 200, ...overrides });
   const cwdByPort = new Map<number, string>();
   const cwdByPid = new Map<number, string>();
   let nextPid = 4_000_000;

@@ -10,11 +10,11 @@ import { HubError, type HostedDetail, type HubEvent, type TranscriptItem } from 
 import { main } from '../../src/cli/main.ts';
 import { pidAlive } from '../../src/discovery/liveness.ts';
 import { createHub, type Hub } from '../../src/hub.ts';
-import { resolveOptions } from '../../src/options.ts';
 import { startControlServer, type ControlServer } from '../../src/web/control-server.ts';
 import { startFakeLlm, type FakeLlm } from '../peers/fake-llm.ts';
 import { tempDir, waitFor, type TempDir } from '../peers/wait.ts';
 import { piCommand, piWorld, skipWithoutPi, type PiWorld } from './real-pi.ts';
+import { isolatedOptions } from '../peers/hub-options.ts';
 
 /** Without the runtime the suite shows as skipped, naming the install command. */
 const skip = skipWithoutPi();
@@ -57,22 +57,16 @@ describe('hosted pi sessions against the real pi', { skip }, () => {
     home = join(root.path, 'home');
     work = join(root.path, 'work');
     await mkdir(work);
-    const options = resolveOptions(
-      {},
-      {
-        home,
-        piLockDir: join(root.path, 'pi-ide'),
-        claudeLockDir: join(root.path, 'claude-ide'),
-        piSettingsFile: join(world.agentDir, 'settings.json'),
-        scanProcesses: false,
-        pollMs: 50,
-        livenessMs: 200,
-        piCommand: piCommand()!,
-        piEnv: world.env,
-        piStopGraceMs: 1000,
-        piIdeConnectMs: 300,
-      },
-    );
+    const options = isolatedOptions(root.path, {
+      home,
+      piSettingsFile: join(world.agentDir, 'settings.json'),
+      pollMs: 50,
+      livenessMs: 200,
+      piCommand: piCommand()!,
+      piEnv: world.env,
+      piStopGraceMs: 1000,
+      piIdeConnectMs: 300,
+    });
     hub = await createHub(options);
     hub.subscribe((e: HubEvent) => {
       if (e.type === 'pi') events.push({ id: e.id, event: e.event });

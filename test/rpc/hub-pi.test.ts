@@ -9,29 +9,21 @@ import { fileURLToPath } from 'node:url';
 import type { HubError, HubEvent } from '../../src/api/types.ts';
 import { pidAlive } from '../../src/discovery/liveness.ts';
 import { createHub } from '../../src/hub.ts';
-import { resolveOptions } from '../../src/options.ts';
 import { FakePiClient } from '../peers/fake-pi.ts';
 import { TSX_LOADER } from '../peers/spawn.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
+import { isolatedOptions } from '../peers/hub-options.ts';
 
 const FAKE = fileURLToPath(new URL('../peers/fake-pi-rpc.ts', import.meta.url));
 
 /** A hub whose every dir is under `root`, starting the scripted pi. */
 function hubOptions(root: string) {
-  return resolveOptions(
-    {},
-    {
-      home: join(root, 'home'),
-      piLockDir: join(root, 'pi-ide'),
-      claudeLockDir: join(root, 'claude-ide'),
-      piSettingsFile: join(root, 'agent', 'settings.json'),
-      scanProcesses: false,
-      pollMs: 50,
-      piCommand: [process.execPath, '--import', TSX_LOADER, FAKE],
-      piEnv: process.env,
-      piStopGraceMs: 500,
-    },
-  );
+  return isolatedOptions(root, {
+    pollMs: 50,
+    piCommand: [process.execPath, '--import', TSX_LOADER, FAKE],
+    piEnv: process.env,
+    piStopGraceMs: 500,
+  });
 }
 
 test('a hosted pi’s pi-ide finds the door for its folder, is linked to the session, and its edits wait in the inbox', async (t) => {

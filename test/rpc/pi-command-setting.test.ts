@@ -7,9 +7,9 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { HubError } from '../../src/api/types.ts';
 import { createHub, type Hub } from '../../src/hub.ts';
-import { resolveOptions } from '../../src/options.ts';
 import { TSX_LOADER } from '../peers/spawn.ts';
 import { tempDir } from '../peers/wait.ts';
+import { isolatedOptions } from '../peers/hub-options.ts';
 
 const FAKE_PI_RPC = fileURLToPath(new URL('../peers/fake-pi-rpc.ts', import.meta.url));
 
@@ -23,19 +23,11 @@ test('a pi command set in the settings is the one hosted sessions run, over the 
   });
   const project = join(dir.path, 'project');
   await mkdir(project);
-  const options = resolveOptions(
-    {},
-    {
-      home: join(dir.path, 'home'),
-      piLockDir: join(dir.path, 'pi-ide'),
-      claudeLockDir: join(dir.path, 'claude-ide'),
-      piSettingsFile: join(dir.path, 'agent', 'settings.json'),
-      scanProcesses: false,
-      piCommand: [process.execPath, '--import', TSX_LOADER, FAKE_PI_RPC],
-      piStopGraceMs: 500,
-      piIdeConnectMs: null,
-    },
-  );
+  const options = isolatedOptions(dir.path, {
+    piCommand: [process.execPath, '--import', TSX_LOADER, FAKE_PI_RPC],
+    piStopGraceMs: 500,
+    piIdeConnectMs: null,
+  });
   hub = await createHub(options);
 
   const missing = join(dir.path, 'no such pi');

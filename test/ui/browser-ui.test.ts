@@ -8,7 +8,6 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { createHub } from '../../src/hub.ts';
 import type { Hub } from '../../src/hub.ts';
-import { resolveOptions } from '../../src/options.ts';
 import { buildIfStale } from '../../src/cli/start.ts';
 import { FakeEditor } from '../peers/fake-editor.ts';
 import { FakePiClient } from '../peers/fake-pi.ts';
@@ -16,6 +15,7 @@ import type { WriteOutcome } from '../peers/fake-pi.ts';
 import { tempDir, waitFor, withTimeout } from '../peers/wait.ts';
 import type { TempDir } from '../peers/wait.ts';
 import { openUi, SHOTS, skipWithoutChromium, type UiSession } from './chromium.ts';
+import { isolatedOptions } from '../peers/hub-options.ts';
 
 
 const skip = skipWithoutChromium;
@@ -46,17 +46,7 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     project = join(tmp.path, 'project');
     await mkdir(project);
     piSettingsFile = join(tmp.path, 'agent', 'settings.json');
-    const options = resolveOptions(
-      {},
-      {
-        home: join(tmp.path, 'home'),
-        piLockDir: join(tmp.path, 'pi-ide'),
-        claudeLockDir: join(tmp.path, 'claude-ide'),
-        piSettingsFile,
-        scanProcesses: false,
-        pollMs: 100,
-      },
-    );
+    const options = isolatedOptions(tmp.path, { piSettingsFile, pollMs: 100 });
     await mkdir(options.piLockDir, { recursive: true });
     editor = await FakeEditor.start({ lockDir: options.piLockDir, workspaceFolders: [project], pingIntervalMs: 0 });
     // The fake pi runs in this process, whose cwd is not the project: name its folder here.

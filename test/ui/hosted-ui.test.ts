@@ -13,13 +13,13 @@ import type { DialogAnswer, HostedDetail, HostedDialog, HostedView, HubMethod, T
 import { buildIfStale } from '../../src/cli/start.ts';
 import { createHub } from '../../src/hub.ts';
 import type { Hub } from '../../src/hub.ts';
-import { resolveOptions } from '../../src/options.ts';
 import { TSX_LOADER } from '../peers/spawn.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
 import type { TempDir } from '../peers/wait.ts';
 import { createFakeHub, idleHostedDetail } from '../web/fake-hub.ts';
 import type { FakeHub } from '../web/fake-hub.ts';
 import { openUi, SHOTS, skipWithoutChromium, type UiSession } from './chromium.ts';
+import { isolatedOptions } from '../peers/hub-options.ts';
 
 /** The core's stand-in for `pi --mode rpc`: answers every command, streams nothing by itself. */
 const FAKE_PI_RPC = fileURLToPath(new URL('../peers/fake-pi-rpc.ts', import.meta.url));
@@ -452,19 +452,11 @@ describe('the hosted pi session panel against the real hub', { skip }, () => {
     tmp = await tempDir('hosted-ui-hub');
     project = join(tmp.path, 'project');
     await mkdir(project);
-    const options = resolveOptions(
-      {},
-      {
-        home: join(tmp.path, 'home'),
-        piLockDir: join(tmp.path, 'pi-ide'),
-        claudeLockDir: join(tmp.path, 'claude-ide'),
-        piSettingsFile: join(tmp.path, 'agent', 'settings.json'),
-        scanProcesses: false,
-        pollMs: 100,
-        piCommand: [process.execPath, '--import', TSX_LOADER, FAKE_PI_RPC],
-        piStopGraceMs: 500,
-      },
-    );
+    const options = isolatedOptions(tmp.path, {
+      pollMs: 100,
+      piCommand: [process.execPath, '--import', TSX_LOADER, FAKE_PI_RPC],
+      piStopGraceMs: 500,
+    });
     await mkdir(options.piLockDir, { recursive: true });
     hub = await createHub(options);
     ui = await openUi(hub, options, '#/sessions');

@@ -6,7 +6,6 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createHub } from '../../src/hub.ts';
 import type { Hub } from '../../src/hub.ts';
-import { resolveOptions } from '../../src/options.ts';
 import type { HubOptions } from '../../src/options.ts';
 import { FakeEditor } from '../peers/fake-editor.ts';
 import { FakePiClient } from '../peers/fake-pi.ts';
@@ -15,6 +14,7 @@ import type { TempDir } from '../peers/wait.ts';
 import type { Page } from 'playwright-core';
 import { openUi, SHOTS } from './chromium.ts';
 import type { UiSession } from './chromium.ts';
+import { isolatedOptions } from '../peers/hub-options.ts';
 
 export interface LiveReview {
   /** The folder the agent works in. */
@@ -47,17 +47,7 @@ export async function startLiveReview(name: string): Promise<LiveReview> {
   const tmp: TempDir = await tempDir(name);
   const project = join(tmp.path, 'project');
   await mkdir(project);
-  const options = resolveOptions(
-    {},
-    {
-      home: join(tmp.path, 'home'),
-      piLockDir: join(tmp.path, 'pi-ide'),
-      claudeLockDir: join(tmp.path, 'claude-ide'),
-      piSettingsFile: join(tmp.path, 'agent', 'settings.json'),
-      scanProcesses: false,
-      pollMs: 100,
-    },
-  );
+  const options = isolatedOptions(tmp.path, { pollMs: 100 });
   await mkdir(options.piLockDir, { recursive: true });
   const editor = await FakeEditor.start({ lockDir: options.piLockDir, workspaceFolders: [project], pingIntervalMs: 0 });
   const hub = await startHub(options, project);
