@@ -3,9 +3,24 @@ import { get, type IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
-import { authenticate, Door, type DoorConnection } from '../../src/transport/door.ts';
+import { authenticate, Door, type DoorConnection, type DoorOptions } from '../../src/transport/door.ts';
 import { tokensEqual } from '../../src/transport/tokens.ts';
 import { withTimeout } from '../peers/wait.ts';
+
+/** A door on a free loopback port for the pi token `t`, quiet; `overrides` change what a test is about. */
+function doorOptions(overrides: Partial<DoorOptions> = {}): DoorOptions {
+  return {
+    host: '127.0.0.1',
+    port: 0,
+    tokens: { pi: 't' },
+    maxPayload: 1024,
+    onConnection: () => {},
+    log: () => {},
+    maxPending: 64,
+    upgradeDeadlineMs: 5000,
+    ...overrides,
+  };
+}
 
 describe('tokensEqual', () => {
   const cases: [string, string, boolean][] = [
@@ -225,16 +240,7 @@ describe('the door on loopback', () => {
 });
 
 describe('closing the door', () => {
-  const options = (onConnection: (c: DoorConnection) => void = () => {}) => ({
-    host: '127.0.0.1',
-    port: 0,
-    tokens: { pi: 't' },
-    maxPayload: 1024,
-    onConnection,
-    log: () => {},
-    maxPending: 64,
-    upgradeDeadlineMs: 5000,
-  });
+  const options = (onConnection: (c: DoorConnection) => void = () => {}) => doorOptions({ onConnection });
 
   test('drops connected agents, stops listening, and is safe to call twice', async () => {
     const door = await Door.open(options());
@@ -300,16 +306,9 @@ describe('the door under a flood of connections that never upgrade', () => {
   test('holds at most its cap of waiting connections, logs a summary instead of a line each, and still lets an agent in', async () => {
     const logs: string[] = [];
     const agents: DoorConnection[] = [];
-    const door = await Door.open({
-      host: '127.0.0.1',
-      port: 0,
-      tokens: { pi: 't' },
-      maxPayload: 1024,
-      onConnection: (conn) => agents.push(conn),
-      log: (line) => logs.push(line),
-      maxPending: 8,
-      upgradeDeadlineMs: 60_000,
-    });
+    const door = await Door.open(
+      doorOptions({ onConnection: (conn) => agents.push(conn), log: (line) => logs.push(line), maxPending: 8, upgradeDeadlineMs: 60_000 }),
+    );
     const flood: Socket[] = [];
     try {
       for (let i = 0; i < 100; i++) flood.push(await halfOpen(door.port, i % 2 === 0 ? '' : 'GET / HTTP/1.1\r\n'));
@@ -334,16 +333,7 @@ describe('the door under a flood of connections that never upgrade', () => {
 
   test('the first refusals of a window are logged with their reason and the page’s Origin', async () => {
     const logs: string[] = [];
-    const door = await Door.open({
-      host: '127.0.0.1',
-      port: 0,
-      tokens: { pi: 't' },
-      maxPayload: 1024,
-      onConnection: () => {},
-      log: (line) => logs.push(line),
-      maxPending: 8,
-      upgradeDeadlineMs: 5000,
-    });
+    const door = await Door.open(doorOptions({ log: (line) => logs.push(line), maxPending: 8 }));
     try {
       const refusedWith = (headers: Record<string, string>, origin?: string) =>
         new Promise<number>((resolve) => {
@@ -367,16 +357,7 @@ describe('the door under a flood of connections that never upgrade', () => {
   });
 
   test('a connection that has not upgraded by the deadline is cut', async () => {
-    const door = await Door.open({
-      host: '127.0.0.1',
-      port: 0,
-      tokens: { pi: 't' },
-      maxPayload: 1024,
-      onConnection: () => {},
-      log: () => {},
-      maxPending: 8,
-      upgradeDeadlineMs: 150,
-    });
+    const door = await Door.open(doorOptions({ maxPending: 8, upgradeDeadlineMs: 150 }));
     try {
       const silent = await halfOpen(door.port);
       const slow = await halfOpen(door.port, 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n');
