@@ -57,12 +57,6 @@ function idNumber(id: string): number {
   return Number(id.slice(1));
 }
 
-/** Written privately and atomically (readers see the old file or the new one); returns its size. */
-async function writeAtomic(path: string, text: string): Promise<number> {
-  await writePrivateFile(path, text);
-  return Buffer.byteLength(text);
-}
-
 export class DiffHistory {
   /** Newest first. */
   private entries: Entry[];
@@ -126,8 +120,12 @@ export class DiffHistory {
       // Newer decisions may have pushed it out of the list before its turn came.
       const listed = this.entries.slice(0, this.limits.entries).includes(entry);
       const text = keep && listed ? JSON.stringify({ oldContents, newContents, finalContents }) : null;
-      if (text !== null && Buffer.byteLength(text) <= this.limits.bytes) entry.bytes = await writeAtomic(this.contentsPath(record.id), text);
-      else if (listed) entry.dropped = 'too-large';
+      const size = text === null ? 0 : Buffer.byteLength(text);
+      // Written privately and atomically: a reader sees the old file or the new one.
+      if (text !== null && size <= this.limits.bytes) {
+        await writePrivateFile(this.contentsPath(record.id), text);
+        entry.bytes = size;
+      } else if (listed) entry.dropped = 'too-large';
       await this.trim();
     });
   }
@@ -194,7 +192,7 @@ export class DiffHistory {
         dropped.push(entry);
       }
     }
-    await writeAtomic(join(this.dir, INDEX_FILE), `${JSON.stringify({ version: 1, entries: this.entries })}\n`);
+    await writePrivateFile(join(this.dir, INDEX_FILE), `${JSON.stringify({ version: 1, entries: this.entries })}\n`);
     for (const entry of dropped) await rm(this.contentsPath(entry.record.id), { force: true });
   }
 
