@@ -30,12 +30,6 @@ export class LazyText {
   }
 }
 
-/** A string of the frame, decoded or not. */
-export function textOf(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  return value instanceof LazyText ? value.value() : undefined;
-}
-
 class NotReadable extends Error {}
 
 /**
