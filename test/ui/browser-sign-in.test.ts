@@ -12,16 +12,12 @@ import { startControlServer } from '../../src/web/control-server.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
 import { createFakeHub } from '../web/fake-hub.ts';
 import { openSocket } from '../web/helpers.ts';
-import { CHROMIUM, CHROMIUM_ARGS, ROOT, SHOTS, openUi, skipWithoutChromium } from './chromium.ts';
+import { CHROMIUM, CHROMIUM_ARGS, ROOT, SHOTS, openFakeUi, skipWithoutChromium } from './chromium.ts';
 
 const skip = skipWithoutChromium;
 
 test('after signing in, a page on another loopback port receives no credential, and a replay without the page’s own is refused', { skip }, async (t) => {
-  assert.ok(buildIfStale('browser', process.env), 'the renderer builds');
-  const dir = await tempDir('ui-sign-in');
-  t.after(() => dir.cleanup());
-  const ui = await openUi(createFakeHub(), { home: join(dir.path, 'home'), version: 'test' });
-  t.after(() => ui.close());
+  const { ui } = await openFakeUi(t, 'ui-sign-in');
   await ui.page.getByRole('heading', { name: /Review inbox/ }).waitFor();
   assert.doesNotMatch(ui.page.url(), /signin/, 'the sign-in secret is gone from the address bar');
   const credential = (await ui.page.evaluate(`sessionStorage.getItem(${JSON.stringify(CREDENTIAL_KEY)})`)) as string | null;

@@ -4,8 +4,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
+import assert from 'node:assert/strict';
+import type { TestContext } from 'node:test';
 import type { HubApi } from '../../src/api/types.ts';
+import { buildIfStale } from '../../src/cli/start.ts';
 import { startControlServer, type ControlServer } from '../../src/web/control-server.ts';
+import { tempDir } from '../peers/wait.ts';
+import { createFakeHub, type FakeHub } from '../web/fake-hub.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -75,4 +80,26 @@ export async function openUi(
       await control.close();
     },
   };
+}
+
+/**
+ * The built UI signed in to a fresh fake hub, in a temp home, at `hash`; the page closes and
+ * the home goes (in that order) when the test ends.
+ */
+export async function openFakeUi(
+  t: TestContext,
+  name: string,
+  hash = '',
+  prepare?: (page: Page, origin: string) => Promise<void>,
+): Promise<{ hub: FakeHub; ui: UiSession; page: Page }> {
+  assert.ok(buildIfStale('browser', process.env), 'the renderer builds');
+  const dir = await tempDir(name);
+  const hub = createFakeHub();
+  let ui: UiSession | undefined;
+  t.after(async () => {
+    await ui?.close();
+    await dir.cleanup();
+  });
+  ui = await openUi(hub, { home: join(dir.path, 'home'), version: 'test' }, hash, prepare);
+  return { hub, ui, page: ui.page };
 }

@@ -1,19 +1,10 @@
 // A door lockfile that cannot be written means agents may not reach Patchbay: the page says so.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { buildIfStale } from '../../src/cli/start.ts';
-import { tempDir } from '../peers/wait.ts';
-import { createFakeHub } from '../web/fake-hub.ts';
-import { openUi, skipWithoutChromium } from './chromium.ts';
+import { openFakeUi, skipWithoutChromium } from './chromium.ts';
 
 test('a stale door lockfile shows as an alert with its reason, and goes once it is written', { skip: skipWithoutChromium }, async (t) => {
-  assert.ok(buildIfStale('browser', process.env), 'the renderer builds');
-  const dir = await tempDir('ui-door');
-  t.after(() => dir.cleanup());
-  const hub = createFakeHub();
-  const ui = await openUi(hub, { home: join(dir.path, 'home'), version: 'test' });
-  t.after(() => ui.close());
+  const { hub, ui } = await openFakeUi(t, 'ui-door');
   const problem = 'door lockfile /home/u/.pi/ide/41234.lock cannot be written: permission denied (EACCES). Retrying';
   hub.state.door.problems = [problem];
   hub.emit({ type: 'snapshot', snapshot: structuredClone(hub.state) });

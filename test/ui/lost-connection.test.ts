@@ -3,17 +3,10 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { buildIfStale } from '../../src/cli/start.ts';
-import { tempDir } from '../peers/wait.ts';
-import { createFakeHub } from '../web/fake-hub.ts';
-import { SHOTS, openUi, skipWithoutChromium } from './chromium.ts';
+import { SHOTS, openFakeUi, skipWithoutChromium } from './chromium.ts';
 
 test('when Patchbay stops, the page says the connection is lost and that it is reconnecting', { skip: skipWithoutChromium }, async (t) => {
-  assert.ok(buildIfStale('browser', process.env), 'the renderer builds');
-  const dir = await tempDir('ui-lost');
-  t.after(() => dir.cleanup());
-  const ui = await openUi(createFakeHub(), { home: join(dir.path, 'home'), version: 'test' });
-  t.after(() => ui.close());
+  const { ui } = await openFakeUi(t, 'ui-lost');
   await ui.page.getByRole('heading', { name: /Review inbox/ }).waitFor();
   await ui.page.locator('.cm-mergeView').waitFor(); // its chunk has loaded: the next test is about a failed one
   assert.equal(await ui.page.getByRole('alert').count(), 0, 'no alarm while connected');
@@ -29,15 +22,11 @@ test('when Patchbay stops, the page says the connection is lost and that it is r
 });
 
 test('a diff editor that cannot be fetched says so in place; the rest of the page keeps working', { skip: skipWithoutChromium }, async (t) => {
-  assert.ok(buildIfStale('browser', process.env), 'the renderer builds');
-  const dir = await tempDir('ui-chunk');
-  t.after(() => dir.cleanup());
   // Refused from the start: the page shows the review view while it signs in, before '#/settings'.
   const refuseChunk = async (page: Page): Promise<void> => {
     await page.route('**/MergeEditor-*.js', (route) => route.abort());
   };
-  const ui = await openUi(createFakeHub(), { home: join(dir.path, 'home'), version: 'test' }, '#/settings', refuseChunk);
-  t.after(() => ui.close());
+  const { ui } = await openFakeUi(t, 'ui-chunk', '#/settings', refuseChunk);
   await ui.page.getByRole('heading', { name: 'Settings' }).first().waitFor();
   await ui.page.getByRole('link', { name: /Review/ }).click();
   const failed = ui.page.getByRole('alert');

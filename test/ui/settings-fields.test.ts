@@ -2,18 +2,11 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { buildIfStale } from '../../src/cli/start.ts';
-import { tempDir, waitFor } from '../peers/wait.ts';
-import { createFakeHub } from '../web/fake-hub.ts';
-import { SHOTS, openUi, skipWithoutChromium } from './chromium.ts';
+import { waitFor } from '../peers/wait.ts';
+import { SHOTS, openFakeUi, skipWithoutChromium } from './chromium.ts';
 
 test('the diagnostics deadline shows a change made elsewhere and never writes an old value back', { skip: skipWithoutChromium }, async (t) => {
-  assert.ok(buildIfStale('browser', process.env), 'the renderer builds');
-  const dir = await tempDir('ui-settings');
-  t.after(() => dir.cleanup());
-  const hub = createFakeHub();
-  const ui = await openUi(hub, { home: join(dir.path, 'home'), version: 'test' }, '#/settings');
-  t.after(() => ui.close());
+  const { hub, ui } = await openFakeUi(t, 'ui-settings', '#/settings');
   const field = ui.page.getByLabel('Diagnostics deadline (ms)');
   await field.waitFor();
   assert.equal(await field.inputValue(), String(hub.state.settings.diagnosticsDeadlineMs));
@@ -36,12 +29,7 @@ test('the diagnostics deadline shows a change made elsewhere and never writes an
 });
 
 test('a bad deadline is outlined with its reason beside it and not saved; a good one says it was saved', { skip: skipWithoutChromium }, async (t) => {
-  assert.ok(buildIfStale('browser', process.env), 'the renderer builds');
-  const dir = await tempDir('ui-settings-bad');
-  t.after(() => dir.cleanup());
-  const hub = createFakeHub();
-  const ui = await openUi(hub, { home: join(dir.path, 'home'), version: 'test' }, '#/settings');
-  t.after(() => ui.close());
+  const { hub, ui } = await openFakeUi(t, 'ui-settings-bad', '#/settings');
   const { page } = ui;
   const field = page.getByLabel('Diagnostics deadline (ms)');
   await field.fill('-5');
@@ -81,12 +69,7 @@ test('a bad deadline is outlined with its reason beside it and not saved; a good
 });
 
 test('the pi command is a setting: the hub’s reason shows under a bad one, a good one is saved', { skip: skipWithoutChromium }, async (t) => {
-  assert.ok(buildIfStale('browser', process.env), 'the renderer builds');
-  const dir = await tempDir('ui-settings-pi');
-  t.after(() => dir.cleanup());
-  const hub = createFakeHub();
-  const ui = await openUi(hub, { home: join(dir.path, 'home'), version: 'test' }, '#/settings');
-  t.after(() => ui.close());
+  const { hub, ui } = await openFakeUi(t, 'ui-settings-pi', '#/settings');
   const { page } = ui;
   const field = page.getByLabel('pi command');
   await field.waitFor();

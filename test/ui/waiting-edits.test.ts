@@ -10,7 +10,7 @@ import type { DiffSummary } from '../../src/api/types.ts';
 import { buildIfStale } from '../../src/cli/start.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
 import { createFakeHub, type FakeHub } from '../web/fake-hub.ts';
-import { openUi, skipWithoutChromium } from './chromium.ts';
+import { openFakeUi, openUi, skipWithoutChromium } from './chromium.ts';
 
 const skip = skipWithoutChromium;
 
@@ -77,12 +77,7 @@ function decideAll(hub: FakeHub): void {
 const favicon = (page: Page): Promise<string> => page.evaluate(`document.querySelector('link[rel~="icon"]').getAttribute('href')`) as Promise<string>;
 
 test('the Review tab counts the waiting edits; the title and the favicon carry the count on every view', { skip }, async (t) => {
-  assert.ok(buildIfStale('browser', process.env), 'the renderer builds');
-  const dir = await tempDir('ui-waiting');
-  t.after(() => dir.cleanup());
-  const hub = createFakeHub();
-  const ui = await openUi(hub, { home: join(dir.path, 'home'), version: 'test' }, '#/pairing');
-  t.after(() => ui.close());
+  const { hub, ui } = await openFakeUi(t, 'ui-waiting', '#/pairing');
   const { page } = ui;
 
   const review = page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^Review/ });
@@ -107,12 +102,7 @@ test('the Review tab counts the waiting edits; the title and the favicon carry t
 });
 
 test('the shortcuts list opens with "?" and names every view key; keys behind it do nothing', { skip }, async (t) => {
-  assert.ok(buildIfStale('browser', process.env), 'the renderer builds');
-  const dir = await tempDir('ui-shortcuts');
-  t.after(() => dir.cleanup());
-  const hub = createFakeHub();
-  const ui = await openUi(hub, { home: join(dir.path, 'home'), version: 'test' }, '#/review');
-  t.after(() => ui.close());
+  const { hub, ui } = await openFakeUi(t, 'ui-shortcuts', '#/review');
   const { page } = ui;
   await page.getByRole('heading', { name: /Review inbox/ }).waitFor();
   await page.getByRole('heading', { name: /Review inbox/ }).click();
