@@ -1,17 +1,22 @@
 // pi's autoconnect switch, `"pi-ide": {"autoconnect": bool}`, in pi's own settings files:
 // the global one and `<folder>/.pi/settings.json`. These files belong to the person and to
 // pi, so an edit touches that one key and nothing else, and never leaves a half-written file.
+// A project may be anyone's: its settings file is read only if it is a regular file of a sane
+// size (a FIFO there must not hang Patchbay).
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { HubError, type AutoconnectView } from '../api/types.ts';
 import { isObject, kindOf } from '../api/json.ts';
+import { readBounded } from '../fs/bounded-read.ts';
 
 const SECTION = 'pi-ide';
 const KEY = 'autoconnect';
 /** What pi gives a settings file it creates. */
 const NEW_FILE_MODE = 0o644;
 const NEW_DIR_MODE = 0o755;
+/** pi's settings are a few KiB; a bigger file is not read. */
+const MAX_SETTINGS_BYTES = 1024 * 1024;
 
 type JsonObject = Record<string, unknown>;
 
@@ -27,12 +32,16 @@ function fsError(file: string, doing: string, error: unknown): HubError {
 
 /** The file's contents, or null when it does not exist. `file` names it in errors (it may be a symlink to `path`). */
 async function readText(path: string, file: string = path): Promise<string | null> {
+  let read;
   try {
-    return await readFile(path, 'utf8');
+    read = await readBounded(path, MAX_SETTINGS_BYTES);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw fsError(file, 'read it', error);
   }
+  if (read.kind === 'missing') return null;
+  if (read.kind === 'refused') throw new HubError(`pi settings ${file} is not read: ${read.why} (Patchbay reads only regular files)`, 'invalid');
+  if (read.kind === 'too-large') throw new HubError(`pi settings ${file} is not read: it is larger than ${MAX_SETTINGS_BYTES} bytes`, 'invalid');
+  return read.bytes.toString('utf8');
 }
 
 function parseSettings(file: string, text: string): JsonObject {

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -11,6 +12,7 @@ import {
   setAutoconnect,
   writeAutoconnect,
 } from '../../src/settings/pi-settings.ts';
+import { withTimeout } from '../peers/wait.ts';
 
 async function withDir(run: (dir: string) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'patchbay-pi-settings-'));
@@ -300,4 +302,30 @@ test('autoconnect for a project is not written when the global file does not par
     await mkdir(project);
     await assert.rejects(setAutoconnect({ globalFile, project }, false), (err: Error) => err.message.includes(globalFile));
     await assert.rejects(stat(projectSettingsFile(project)), { code: 'ENOENT' });
+  }));
+
+test('a FIFO as a project’s settings file is refused at once, saying so; reading and writing other files go on', { skip: process.platform === 'win32' }, () =>
+  withDir(async (dir) => {
+    const globalFile = join(dir, 'agent', 'settings.json');
+    const project = join(dir, 'proj');
+    const fifo = projectSettingsFile(project);
+    await mkdir(dirname(fifo), { recursive: true });
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    // Many at once: each blocked read would hold one of node's four fs threads for good.
+    const reads = Array.from({ length: 8 }, () => readAutoconnect({ globalFile, project }).then(() => null, (err: Error) => err));
+    const errors = await withTimeout(Promise.all(reads), 3000, 'reads of a FIFO settings file');
+    for (const err of errors) {
+      assert.ok(err instanceof HubError);
+      assert.match(err.message, /settings\.json is not read: it is a FIFO \(Patchbay reads only regular files\)/);
+    }
+    await assert.rejects(withTimeout(writeAutoconnect(fifo, false), 3000, 'a write over a FIFO'), /it is a FIFO/);
+    await withTimeout(setAutoconnect({ globalFile }, false), 3000, 'a write to the global file');
+    assert.deepEqual(JSON.parse(await readFile(globalFile, 'utf8')), { 'pi-ide': { autoconnect: false } });
+  }));
+
+test('a settings file over 1 MiB is not read', () =>
+  withDir(async (dir) => {
+    const globalFile = join(dir, 'agent', 'settings.json');
+    await put(globalFile, `{"pad":"${'x'.repeat(1024 * 1024)}"}`);
+    await assert.rejects(readAutoconnect({ globalFile }), /is not read: it is larger than 1048576 bytes/);
   }));
