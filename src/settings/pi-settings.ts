@@ -2,13 +2,14 @@
 // the global one and `<folder>/.pi/settings.json`. These files belong to the person and to
 // pi, so an edit touches that one key and nothing else, and never leaves a half-written file.
 // A project may be anyone's: its settings file is read only if it is a regular file of a sane
-// size (a FIFO there must not hang Patchbay).
+// size (a FIFO there must not hang Patchbay), and written only through the person's own links.
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { HubError, type AutoconnectView } from '../api/types.ts';
 import { isObject, kindOf } from '../api/json.ts';
 import { readBounded } from '../fs/bounded-read.ts';
+import { followOwnedLinks, UntrustedLinkError } from '../fs/owned-links.ts';
 
 const SECTION = 'pi-ide';
 const KEY = 'autoconnect';
@@ -152,12 +153,17 @@ async function replaceFile(file: string, target: string, text: string, mode: num
   }
 }
 
-/** Where writes really go: through a symlinked settings file (dotfile managers) to its target. */
+/**
+ * Where writes really go: through a symlinked settings file (dotfile managers) to its target,
+ * but only through links the person (or root) owns.
+ */
 async function writeTarget(file: string): Promise<string> {
   try {
-    return await realpath(file);
+    return await followOwnedLinks(resolve(file));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return resolve(file);
+    if (error instanceof UntrustedLinkError) {
+      throw new HubError(`pi settings ${file}: not written: ${error.message}, and Patchbay writes only through your own links; remove it, or set autoconnect where you own the file`, 'conflict');
+    }
     throw fsError(file, 'resolve where it points', error);
   }
 }

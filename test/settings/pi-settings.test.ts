@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lchown, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { HubError } from '../../src/api/types.ts';
@@ -328,4 +328,40 @@ test('a settings file over 1 MiB is not read', () =>
     const globalFile = join(dir, 'agent', 'settings.json');
     await put(globalFile, `{"pad":"${'x'.repeat(1024 * 1024)}"}`);
     await assert.rejects(readAutoconnect({ globalFile }), /is not read: it is larger than 1048576 bytes/);
+  }));
+
+// Another user's symlink can only be made by root (lchown); as anyone else these are skipped.
+const asRoot = { skip: process.getuid?.() !== 0 ? 'needs root to give a symlink to another user' : false };
+const OTHER_UID = 65534;
+
+test('autoconnect is not written through a symlink another user owns (a project’s settings.json into your ~/.ssh)', asRoot, () =>
+  withDir(async (dir) => {
+    const secret = join(dir, 'home', '.ssh', 'settings.json');
+    await put(secret, '{"keep":"me"}\n');
+    const project = join(dir, 'shared-project');
+    const file = projectSettingsFile(project);
+    await mkdir(dirname(file), { recursive: true });
+    await symlink(secret, file);
+    await lchown(file, OTHER_UID, OTHER_UID);
+    const err = await setAutoconnect({ globalFile: join(dir, 'agent', 'settings.json'), project }, false).then(() => null, (e: Error) => e);
+    assert.ok(err instanceof HubError, 'refused');
+    assert.match(err.message, /shared-project\/\.pi\/settings\.json is a symlink owned by uid 65534, neither you nor root/);
+    assert.equal(await readFile(secret, 'utf8'), '{"keep":"me"}\n', 'the file it points to is untouched');
+    assert.ok((await lstat(file)).isSymbolicLink(), 'the link is left as it is');
+  }));
+
+test('autoconnect is not written through a folder symlink another user owns; your own and root’s links are followed', asRoot, () =>
+  withDir(async (dir) => {
+    const ssh = join(dir, 'home', '.ssh');
+    await mkdir(ssh, { recursive: true });
+    const project = join(dir, 'shared-project');
+    await mkdir(project);
+    await symlink(ssh, join(project, '.pi'));
+    await lchown(join(project, '.pi'), OTHER_UID, OTHER_UID);
+    await assert.rejects(writeAutoconnect(projectSettingsFile(project), false), /\.pi is a symlink owned by uid 65534/);
+    assert.deepEqual(await readdir(ssh), [], 'nothing created in the folder it points to');
+    // Owned by the person (here root): followed.
+    await lchown(join(project, '.pi'), process.getuid!(), process.getgid!());
+    await writeAutoconnect(projectSettingsFile(project), false);
+    assert.deepEqual(JSON.parse(await readFile(join(ssh, 'settings.json'), 'utf8')), { 'pi-ide': { autoconnect: false } });
   }));
