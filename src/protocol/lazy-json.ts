@@ -8,10 +8,11 @@ const BACKSLASH = 0x5c;
 /** Deeper than any peer's frame; deeper input goes to JSON.parse, which says what is wrong. */
 const MAX_DEPTH = 64;
 
-/** A JSON string still in its frame's bytes (quotes and escapes included). */
+/**
+ * A JSON string still in its frame's bytes (quotes and escapes included). It keeps the frame
+ * alive, and is what is held (a diff's proposal waits as its bytes): decoding is not cached.
+ */
 export class LazyText {
-  private decoded: string | undefined;
-
   constructor(
     private readonly bytes: Buffer,
     private readonly start: number,
@@ -23,11 +24,66 @@ export class LazyText {
     return this.bytes.subarray(this.start, this.end);
   }
 
-  /** Decodes once; throws a SyntaxError for a malformed string (an invalid escape, a control character). */
-  value(): string {
-    this.decoded ??= JSON.parse(this.bytes.toString('utf8', this.start, this.end)) as string;
-    return this.decoded;
+  /** Its size in the frame, in bytes. */
+  get byteLength(): number {
+    return this.end - this.start;
   }
+
+  /** Decodes it; throws a SyntaxError for a malformed string (an invalid escape, a control character). */
+  value(): string {
+    return JSON.parse(this.bytes.toString('utf8', this.start, this.end)) as string;
+  }
+
+  /** Where it must become JSON text the slow way (JSON.stringify of a message holding it): its value. */
+  toJSON(): string {
+    return this.value();
+  }
+}
+
+/**
+ * The JSON text of `value`, as JSON.stringify writes it, except that each LazyText in it is
+ * written as the bytes it arrived in, never decoded: an offer or an answer holding a whole
+ * file costs a copy of its bytes, not a decode and an encode.
+ */
+export function encodeJson(value: unknown): Buffer {
+  const parts: Buffer[] = [];
+  let text = '';
+  const write = (item: unknown): void => {
+    if (item instanceof LazyText) {
+      parts.push(Buffer.from(text, 'utf8'), item.raw);
+      text = '';
+    } else if (Array.isArray(item)) {
+      text += '[';
+      item.forEach((element: unknown, i) => {
+        if (i > 0) text += ',';
+        write(element === undefined || typeof element === 'function' || typeof element === 'symbol' ? null : element);
+      });
+      text += ']';
+    } else if (typeof item === 'object' && item !== null && typeof (item as { toJSON?: unknown }).toJSON !== 'function') {
+      text += '{';
+      let first = true;
+      for (const [key, element] of Object.entries(item)) {
+        if (element === undefined || typeof element === 'function' || typeof element === 'symbol') continue;
+        text += `${first ? '' : ','}${JSON.stringify(key)}:`;
+        first = false;
+        write(element);
+      }
+      text += '}';
+    } else {
+      text += JSON.stringify(item) ?? 'null';
+    }
+  };
+  write(value);
+  parts.push(Buffer.from(text, 'utf8'));
+  return Buffer.concat(parts);
+}
+
+/** Whether `value` holds a LazyText anywhere (then it is sent with encodeJson). */
+export function holdsLazyText(value: unknown): boolean {
+  if (value instanceof LazyText) return true;
+  if (Array.isArray(value)) return value.some(holdsLazyText);
+  if (typeof value === 'object' && value !== null) return Object.values(value).some(holdsLazyText);
+  return false;
 }
 
 class NotReadable extends Error {}

@@ -42,8 +42,10 @@ export interface RelayDeps {
   /** The agent's process from its TCP peer port. */
   lookupPeer(remotePort: number): Promise<ProcessInfo | null>;
   processInfo(pid: number): Promise<ProcessInfo | null>;
-  /** The on-disk contents a diff is reviewed against. */
-  readOriginal(path: string): Promise<Original>;
+  /** The on-disk contents a diff is reviewed against, read up to `maxBytes` (and the review's own cap). */
+  readOriginal(path: string, maxBytes: number): Promise<Original>;
+  /** What pending diffs may hold in memory, all sessions together. */
+  pendingDiffBytes: number;
   trafficEntries: number;
   /** Something shown in the snapshot changed. */
   onChange(): void;
@@ -92,6 +94,7 @@ export class Relay {
     );
     this.editors = new EditorRegistry((instance) => this.monitorFor(instance));
     this.review = new ReviewBridge(deps.inbox, {
+      pendingBytes: deps.pendingDiffBytes,
       session: (id) => this.sessions.get(id),
       upstream: (session, editorId) => {
         const editor = this.editors.get(editorId);
@@ -177,6 +180,8 @@ export class Relay {
     const traffic = new TrafficLog(this.deps.trafficEntries);
     // The handlers run only once frames arrive, after `session` is set below.
     const link = new RpcLink(ws, `agent ${id}`, {
+      // A whole file proposed goes on to the editor, and waits in the inbox, as the bytes that came.
+      takesLazily: isOpenDiffCall,
       onRequest: (msg, _link, frame) => this.onAgentRequest(session, msg, frame),
       onNotification: (msg, _link, frame) => this.onAgentNotification(session, msg, frame),
       onFrame: (dir, text, message, bytes) => traffic.record(dir, null, text, message, this.deps.now(), bytes),
@@ -562,10 +567,13 @@ export class Relay {
   }
 }
 
+function isOpenDiffCall(msg: RpcRequest): boolean {
+  return msg.method === 'tools/call' && isObject(msg.params) && msg.params.name === 'openDiff';
+}
+
 /** The tab name of an openDiff call, or null for any other request. */
 function openDiffTab(msg: RpcRequest): string | null {
-  const params = isObject(msg.params) ? msg.params : null;
-  if (msg.method !== 'tools/call' || params?.name !== 'openDiff') return null;
-  const args = isObject(params.arguments) ? params.arguments : null;
-  return typeof args?.tab_name === 'string' ? args.tab_name : '';
+  if (!isOpenDiffCall(msg)) return null;
+  const args = (msg.params as { arguments?: unknown }).arguments;
+  return isObject(args) && typeof args.tab_name === 'string' ? args.tab_name : '';
 }

@@ -3,8 +3,10 @@
 import type { DecisionRecord, DiffSummary } from '../api/types.ts';
 import { HubError } from '../api/types.ts';
 import { result, type RpcId, type RpcRequest, type RpcResponse } from '../protocol/jsonrpc.ts';
-import { LazyText } from '../protocol/lazy-json.ts';
+import { holdsLazyText, LazyText } from '../protocol/lazy-json.ts';
 import { resultTexts } from '../protocol/mcp.ts';
+import { budgetProblem } from '../review/diff-limits.ts';
+import type { ProposedText } from '../review/held-text.ts';
 import type { Decision, Inbox, InboxEffect } from '../review/inbox.ts';
 import type { Original } from '../review/read-original.ts';
 import type { Frame, Reply, RpcLink } from './rpc-link.ts';
@@ -27,6 +29,8 @@ export type RelayInbox = Inbox<AgentReply, AsSent>;
 type Effect = InboxEffect<AgentReply, AsSent>;
 
 export interface ReviewBridgeDeps {
+  /** What pending diffs may hold in memory, all sessions together (DESIGN §10). */
+  pendingBytes: number;
   session(id: string): Session | undefined;
   /** The session's link to an editor, by id (rejects when it is not live). */
   upstream(session: Session, editorId: string): Promise<RpcLink>;
@@ -44,29 +48,48 @@ export class ReviewBridge {
     private readonly deps: ReviewBridgeDeps,
   ) {}
 
-  /** A diff from an agent: it waits in the inbox; resolves once the agent has its answer. */
-  receive(session: Session, request: RpcRequest, frame: Frame, args: OpenDiffArgs, original: Original): Promise<void> {
-    return new Promise<void>((answered) => {
-      const reply: AgentReply = { id: request.id, answered };
-      const { id, effects } = this.inbox.arrive(
-        {
-          sessionId: session.id,
-          path: args.new_file_path,
-          tabName: args.tab_name,
-          newContents: args.new_file_contents,
-          oldContents: original.contents,
-          isNew: original.isNew,
-          tooLarge: original.tooLarge,
-          agent: session.clientInfo?.name ?? session.dialect,
-          reply,
-        },
-        { request, frame },
-      );
-      this.run(effects);
-      const summary = this.inbox.pending().find((d) => d.id === id);
-      if (summary) this.deps.onDiffAdded(summary);
-      this.deps.onChange();
-    });
+  /** Why a diff whose request is `bytes` long cannot wait now (pending diffs hold too much), or null. */
+  overBudget(bytes: number): string | null {
+    return budgetProblem(this.inbox.heldBytes(), bytes, this.deps.pendingBytes);
+  }
+
+  /** Bytes pending diffs may still hold (what an original may take). */
+  room(): number {
+    return Math.max(0, this.deps.pendingBytes - this.inbox.heldBytes());
+  }
+
+  /**
+   * A diff from an agent: it waits in the inbox and is offered to the editor at once, before
+   * its original is read (see originalRead). `answered` resolves once the agent has its answer.
+   */
+  receive(session: Session, request: RpcRequest, frame: Frame, args: OpenDiffArgs): { id: string; answered: Promise<void> } {
+    let answered!: () => void;
+    const done = new Promise<void>((resolve) => (answered = resolve));
+    const { id, effects } = this.inbox.arrive(
+      {
+        sessionId: session.id,
+        path: args.new_file_path,
+        tabName: args.tab_name,
+        newContents: args.new_file_contents,
+        oldContents: null,
+        isNew: false,
+        tooLarge: false,
+        bytes: frame.bytes.length,
+        agent: session.clientInfo?.name ?? session.dialect,
+        reply: { id: request.id, answered },
+      },
+      { request, frame },
+    );
+    this.run(effects);
+    return { id, answered: done };
+  }
+
+  /** The diff's on-disk original was read: the diff is shown (and announced) with it. */
+  originalRead(id: string, original: Original): void {
+    if (!this.inbox.originalRead(id, original)) return;
+    const summary = this.inbox.pending().find((d) => d.id === id);
+    if (summary) this.deps.onDiffAdded(summary);
+    this.deps.onChange();
   }
 
   /** The person decided in Patchbay. */
@@ -98,7 +121,7 @@ export class ReviewBridge {
     } else if (session && asSent && 'response' in asSent && asSent.response.id === reply.id) {
       session.link.forward(asSent.frame, { kind: 'response', msg: asSent.response });
     } else if (session) {
-      written = session.link.sendAndWait(result(reply.id, effect.result));
+      written = session.link.sendAndWait(result(reply.id, effect.result), holdsLazyText(effect.result));
     }
     reply.answered();
     this.deps.onDiffDecided(effect.record);
@@ -114,7 +137,7 @@ export class ReviewBridge {
       .then((link) =>
         asSent && 'request' in asSent
           ? link.relay(asSent.request, asSent.frame, true).response
-          : link.request('tools/call', { name: 'openDiff', arguments: effect.args }).response,
+          : link.request('tools/call', { name: 'openDiff', arguments: effect.args }, effect.args.new_file_contents instanceof LazyText).response,
       )
       .then((reply) => this.editorAnswered(diffId, editorId, reply))
       .catch((err: Error) => {
@@ -153,9 +176,10 @@ export class ReviewBridge {
     const claim = this.inbox.claimEditorAnswer(diffId, editorId);
     if (!claim) return; // decided meanwhile: a late answer, dropped as the inbox would
     const settle = (forwarded: boolean): void => {
-      let text: string;
+      // The proposal itself, byte for byte (the editor saved it unchanged): nothing to decode.
+      let text: ProposedText = contents;
       try {
-        text = contents.value();
+        if (!this.inbox.isProposal(diffId, contents)) text = contents.value();
       } catch (err) {
         // The agent may have the unreadable frame already; it does not count as an answer,
         // and the diff waits in Patchbay for a decision that will be answered properly.

@@ -2,7 +2,8 @@
 // correlates the requests Patchbay sends to their responses. Frames that pass through
 // unchanged are forwarded as the bytes that arrived, so relaying costs one parse, not a
 // parse and a re-serialization (agents send whole files). A big answer to a request that
-// asked for it is not even decoded: its big strings stay bytes (LazyText) until read.
+// asked for it, or a big request its handler takes so, is not even decoded: its big strings
+// stay bytes (LazyText) until read, and are sent on as those bytes.
 import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
 import {
@@ -18,7 +19,7 @@ import {
   type RpcRequest,
   type RpcResponse,
 } from '../protocol/jsonrpc.ts';
-import { parseLazily } from '../protocol/lazy-json.ts';
+import { encodeJson, parseLazily } from '../protocol/lazy-json.ts';
 
 /** Frames from this size on may be read lazily (a whole file in FILE_SAVED). */
 export const LAZY_FRAME_BYTES = 1024 * 1024;
@@ -27,7 +28,7 @@ const LAZY_STRING_BYTES = 64 * 1024;
 /** What the traffic log gets of a lazily read frame (it shows the start only). */
 const PREVIEW_BYTES = 4096;
 
-/** A frame as it arrived: its bytes (to forward as is) and their text (the start only, for a frame read lazily). */
+/** A frame as it arrived: its bytes (to forward as is) and their text (the start only, for a frame read lazily or sent encoded). */
 export interface Frame {
   bytes: Buffer;
   text: string;
@@ -39,6 +40,11 @@ export interface Reply {
 }
 
 export interface LinkHandlers {
+  /**
+   * Whether a big request may reach onRequest with its big strings as LazyText (the handler
+   * then never decodes what it only passes on). Default: never; the request is parsed whole.
+   */
+  takesLazily?(msg: RpcRequest): boolean;
   onRequest(msg: RpcRequest, link: RpcLink, frame: Frame): void;
   onNotification(msg: RpcNotification, link: RpcLink, frame: Frame): void;
   /** Every frame both ways, for the traffic inspector. */
@@ -115,33 +121,42 @@ export class RpcLink {
   }
 
   /**
-   * A big answer to a request that asked for one read lazily: true when it was (and is
-   * handled). Anything else (a request, a malformed frame) goes the usual way.
+   * A big answer to a request that asked for one, or a big request its handler takes, read
+   * lazily: true when it was (and is handled). Anything else (a malformed frame, a message
+   * nobody takes lazily) goes the usual way.
    */
   private receiveLazily(bytes: Buffer): boolean {
-    if (![...this.pending.values()].some((p) => p.lazy)) return false;
+    if (!this.handlers.takesLazily && ![...this.pending.values()].some((p) => p.lazy)) return false;
     const value = parseLazily(bytes, LAZY_STRING_BYTES);
     if (value === undefined) return false;
     const parsed = classifyMessage(value);
-    if (!parsed.ok || parsed.message.kind !== 'response') return false;
+    if (!parsed.ok) return false;
+    const frame = { bytes, text: bytes.toString('utf8', 0, PREVIEW_BYTES) };
+    if (parsed.message.kind === 'request') {
+      const msg = parsed.message.msg;
+      if (!this.handlers.takesLazily?.(msg)) return false;
+      this.handlers.onFrame?.('in', frame.text, parsed.message, bytes.length);
+      this.handlers.onRequest(msg, this, frame);
+      return true;
+    }
+    if (parsed.message.kind !== 'response') return false;
     const msg = parsed.message.msg;
     const waiting = msg.id === null ? undefined : this.pending.get(msg.id);
     if (!waiting?.lazy) return false;
-    const frame = { bytes, text: bytes.toString('utf8', 0, PREVIEW_BYTES) };
     this.handlers.onFrame?.('in', frame.text, parsed.message, bytes.length);
     this.pending.delete(msg.id!);
     waiting.resolve({ msg, frame });
     return true;
   }
 
-  /** Serializes and sends. */
-  send(message: RpcRequest | RpcNotification | RpcResponse): void {
-    this.write(JSON.stringify(message), classify(message));
+  /** Serializes and sends; `lazy`: the message holds LazyText strings, sent as the bytes they arrived in. */
+  send(message: RpcRequest | RpcNotification | RpcResponse, lazy = false): void {
+    this.write(message, lazy);
   }
 
   /** Like send, resolving once written: replies that must reach the agent before a close. */
-  sendAndWait(message: RpcRequest | RpcNotification | RpcResponse): Promise<void> {
-    return new Promise((resolve) => this.write(JSON.stringify(message), classify(message), resolve));
+  sendAndWait(message: RpcRequest | RpcNotification | RpcResponse, lazy = false): Promise<void> {
+    return new Promise((resolve) => this.write(message, lazy, resolve));
   }
 
   /** Sends a frame received elsewhere, byte for byte; `sent` runs once it is written (or cannot be). */
@@ -152,11 +167,19 @@ export class RpcLink {
     this.ws.send(frame.bytes, { binary: false }, sent && (() => sent()));
   }
 
-  private write(text: string, message: RpcMessage, done?: () => void): void {
+  private write(message: RpcRequest | RpcNotification | RpcResponse, lazy: boolean, done?: () => void): void {
     if (!this.isOpen) return done?.();
     // One encoding: the bytes measured for the log are the bytes ws sends.
-    const bytes = Buffer.from(text, 'utf8');
-    this.handlers.onFrame?.('out', text, message, bytes.length);
+    let text: string;
+    let bytes: Buffer;
+    if (lazy) {
+      bytes = encodeJson(message);
+      text = bytes.toString('utf8', 0, PREVIEW_BYTES);
+    } else {
+      text = JSON.stringify(message);
+      bytes = Buffer.from(text, 'utf8');
+    }
+    this.handlers.onFrame?.('out', text, classify(message), bytes.length);
     this.corkUntilNextTick();
     this.ws.send(bytes, { binary: false }, done && (() => done()));
   }
@@ -191,12 +214,12 @@ export class RpcLink {
     this.send(notification(method, params));
   }
 
-  /** Sends a request with an id of Patchbay's own. Rejects if the link closes first. */
-  request(method: string, params?: unknown): { id: RpcId; response: Promise<Reply> } {
+  /** Sends a request with an id of Patchbay's own (`lazy`: see send). Rejects if the link closes first. */
+  request(method: string, params?: unknown, lazy = false): { id: RpcId; response: Promise<Reply> } {
     while (this.pending.has(this.nextId)) this.nextId++;
     const id = this.nextId++;
     const response = this.expect(id);
-    this.send(request(id, method, params));
+    this.send(request(id, method, params), lazy);
     return { id, response };
   }
 
@@ -206,7 +229,8 @@ export class RpcLink {
    * `lazyAnswer`: a big answer may hold LazyText strings (see receiveLazily).
    */
   relay(msg: RpcRequest, frame: Frame | null, lazyAnswer = false): { id: RpcId; response: Promise<Reply> } {
-    if (this.pending.has(msg.id)) return this.request(msg.method, msg.params);
+    // Its id is taken here: sent again under one of ours (a big request may hold LazyText).
+    if (this.pending.has(msg.id)) return this.request(msg.method, msg.params, frame !== null && frame.bytes.length >= LAZY_FRAME_BYTES);
     const response = this.expect(msg.id, lazyAnswer);
     if (frame) this.forward(frame, { kind: 'request', msg });
     else this.send(msg);

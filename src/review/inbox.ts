@@ -1,19 +1,24 @@
 // The review inbox (DESIGN §7): every openDiff waits here until one decision is made.
 // A state machine: each transition returns the effects the relay must carry out, so the
 // rules are tested without sockets. The first decision wins; later answers are dropped.
-import type { DecidedBy, DecisionRecord, Dialect, DiffDetail, DiffSummary, ReviewRoute } from '../api/types.ts';
+import { HubError, type DecidedBy, type DecisionRecord, type Dialect, type DiffDetail, type DiffSummary, type ReviewRoute } from '../api/types.ts';
 import { closesDecidedDiffs, editorTabName } from '../protocol/dialect.ts';
 import { textResult, type ToolResult } from '../protocol/mcp.ts';
+import { heldSize, sameBytes, sameText, textOf, type HeldText, type ProposedText } from './held-text.ts';
+import type { Original } from './read-original.ts';
 
 export interface NewDiff<R> {
   sessionId: string;
   path: string;
   tabName: string;
-  newContents: string;
-  /** On-disk contents at arrival; null for a new file or one over the size cap. */
-  oldContents: string | null;
+  /** As it arrived: decoded only when someone reads it. */
+  newContents: ProposedText;
+  /** On-disk contents at arrival (see originalRead); null for a new file or one over the size cap. */
+  oldContents: HeldText | null;
   isNew: boolean;
   tooLarge: boolean;
+  /** The memory the agent's request holds while the diff waits (its frame's size). */
+  bytes: number;
   /** The agent as the person knows it (client name or dialect), for the history. */
   agent: string;
   /** How the relay answers the agent (its request id, and whoever waits for the answer). */
@@ -33,7 +38,14 @@ interface Diff<R> extends NewDiff<R> {
   answering: boolean;
 }
 
-export type Decision = { outcome: 'accept'; contents?: string } | { outcome: 'reject' };
+export type Decision = { outcome: 'accept'; contents?: ProposedText } | { outcome: 'reject' };
+
+/** A decided diff for the history: its texts still as they were held, decoded there if kept. */
+export type SettledDiff = Omit<DiffDetail, 'oldContents' | 'newContents' | 'finalContents'> & {
+  oldContents: HeldText | null;
+  newContents: ProposedText;
+  finalContents: ProposedText | null;
+};
 
 /**
  * What the relay must carry out. `R` is its handle for answering the agent; `F` a frame as it
@@ -44,7 +56,7 @@ export type InboxEffect<R, F = never> =
    * Answers the agent; `record` is the decision, for the faces.
    * `asSent`: the editor's own answer, when it is exactly what the agent gets.
    */
-  | { type: 'reply'; diffId: string; sessionId: string; reply: R; result: ToolResult; record: DecisionRecord; asSent?: F }
+  | { type: 'reply'; diffId: string; sessionId: string; reply: R; result: ToolResult<ProposedText>; record: DecisionRecord; asSent?: F }
   /** `asSent`: the agent's request as it arrived, when the editor can get it unchanged (first offer, same tab name). */
   | { type: 'offer'; diffId: string; sessionId: string; editorId: string; tabName: string; args: OfferArgs; asSent?: F }
   | { type: 'closeTab'; diffId: string; sessionId: string; editorId: string; tabName: string };
@@ -52,7 +64,7 @@ export type InboxEffect<R, F = never> =
 export interface OfferArgs {
   old_file_path: string;
   new_file_path: string;
-  new_file_contents: string;
+  new_file_contents: ProposedText;
   tab_name: string;
 }
 
@@ -65,7 +77,7 @@ export interface InboxContext {
   route(): ReviewRoute;
   now(): number;
   /** A diff was decided: its whole story, for the history (kept and shown after the fact). */
-  settled?(decided: DiffDetail): void;
+  settled?(decided: SettledDiff): void;
 }
 
 export function toolOf(tabName: string): DiffSummary['tool'] {
@@ -74,8 +86,8 @@ export function toolOf(tabName: string): DiffSummary['tool'] {
   return 'other';
 }
 
-export function fileSaved(contents: string): ToolResult {
-  return textResult('FILE_SAVED', contents);
+export function fileSaved(contents: ProposedText): ToolResult<ProposedText> {
+  return { content: [{ type: 'text', text: 'FILE_SAVED' }, { type: 'text', text: contents }] };
 }
 
 export function diffRejected(tabName: string): ToolResult {
@@ -98,9 +110,45 @@ export class Inbox<R, F = never> {
     return [...this.diffs.values()].map(summary);
   }
 
+  /** A pending diff with its texts decoded (a person opens it). */
   get(id: string): DiffDetail | undefined {
     const diff = this.diffs.get(id);
-    return diff && { ...summary(diff), oldContents: diff.oldContents, newContents: diff.newContents, decision: null, finalContents: null };
+    if (!diff) return undefined;
+    let newContents: string;
+    try {
+      newContents = textOf(diff.newContents);
+    } catch (err) {
+      throw new HubError(`diff ${id}: the agent's proposal is not a valid JSON string (${(err as Error).message}); reject it`, 'invalid');
+    }
+    const oldContents = diff.oldContents === null ? null : textOf(diff.oldContents);
+    return { ...summary(diff), oldContents, newContents, decision: null, finalContents: null };
+  }
+
+  /** Whether `text` is the diff's proposal byte for byte (an editor that saved it unchanged). */
+  isProposal(id: string, text: ProposedText): boolean {
+    const diff = this.diffs.get(id);
+    return diff !== undefined && sameBytes(text, diff.newContents);
+  }
+
+  /** Memory the pending diffs hold, all sessions together (their requests and originals). */
+  heldBytes(): number {
+    let n = 0;
+    for (const d of this.diffs.values()) n += d.bytes;
+    return n;
+  }
+
+  /**
+   * The diff's original was read (after the diff was offered: reading it is not on the way to
+   * the editor). Returns false when the diff was decided meanwhile.
+   */
+  originalRead(id: string, original: Original): boolean {
+    const diff = this.diffs.get(id);
+    if (!diff) return false;
+    diff.oldContents = original.contents;
+    diff.isNew = original.isNew;
+    diff.tooLarge = original.tooLarge;
+    diff.bytes += heldSize(original.contents);
+    return true;
   }
 
   countFor(sessionId: string): number {
@@ -162,7 +210,7 @@ export class Inbox<R, F = never> {
   editorAnswered(
     id: string,
     editorId: string,
-    answer: { saved: true; contents: string | null } | { saved: false },
+    answer: { saved: true; contents: ProposedText | null } | { saved: false },
     asSent?: F,
   ): InboxEffect<R, F>[] {
     const diff = this.diffs.get(id);
@@ -300,7 +348,7 @@ export class Inbox<R, F = never> {
       outcome: outcome ?? (accepted ? 'accepted' : 'rejected'),
       by,
       at: this.ctx.now(),
-      edited: accepted && contents !== diff.newContents,
+      edited: accepted && differs(contents, diff.newContents),
       tool: diff.tool,
       editorId: diff.editorId,
       agent: diff.agent,
@@ -323,6 +371,15 @@ export class Inbox<R, F = never> {
       finalContents: accepted ? contents : null,
     });
     return { record, effects };
+  }
+}
+
+/** A text that cannot be decoded (a malformed proposal) differs from any that can. */
+function differs(a: ProposedText, b: ProposedText): boolean {
+  try {
+    return !sameText(a, b);
+  } catch {
+    return true;
   }
 }
 

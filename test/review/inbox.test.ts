@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { DecisionRecord, Dialect, DiffDetail, ReviewRoute } from '../../src/api/types.ts';
-import { diffRejected, fileSaved, Inbox, toolOf, type InboxContext, type InboxEffect, type NewDiff } from '../../src/review/inbox.ts';
+import type { DecisionRecord, Dialect, ReviewRoute } from '../../src/api/types.ts';
+import { diffRejected, fileSaved, Inbox, toolOf, type InboxContext, type InboxEffect, type NewDiff, type SettledDiff } from '../../src/review/inbox.ts';
 
 /** An inbox whose decisions are kept here, newest first, as the hub's history keeps them. */
 class RecordingInbox extends Inbox<string, string> {
-  readonly decided: DiffDetail[];
+  readonly decided: SettledDiff[];
   constructor(ctx: InboxContext, lastId = 0) {
-    const decided: DiffDetail[] = [];
+    const decided: SettledDiff[] = [];
     super({ ...ctx, settled: (detail) => decided.unshift(detail) }, lastId);
     this.decided = decided;
   }
@@ -39,6 +39,7 @@ function diff(over: Partial<NewDiff<string>> = {}): NewDiff<string> {
     oldContents: 'old\n',
     isNew: false,
     tooLarge: false,
+    bytes: 0,
     agent: 'pi-ide',
     reply: `req-${++replyHandle}`,
     ...over,

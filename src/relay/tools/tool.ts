@@ -24,7 +24,8 @@ export interface ToolContext {
   forward(session: Session, msg: RpcRequest, frame: Frame | null, translate: ((r: RpcResponse) => RpcResponse) | null): Promise<void>;
   /** Upstreams the session no longer needs close once nothing waits on them. */
   settled(session: Session): void;
-  readOriginal(path: string): Promise<Original>;
+  /** The on-disk contents a diff is reviewed against, read up to `maxBytes` (and the review's own cap). */
+  readOriginal(path: string, maxBytes: number): Promise<Original>;
   settings(): PatchbaySettings;
   now(): number;
   log(message: string): void;
