@@ -7,9 +7,9 @@ import { holdsLazyText, LazyText } from '../protocol/lazy-json.ts';
 import { resultTexts } from '../protocol/mcp.ts';
 import { budgetProblem } from '../review/diff-limits.ts';
 import type { ProposedText } from '../review/held-text.ts';
-import type { Decision, Inbox, InboxEffect } from '../review/inbox.ts';
+import type { Decision, Inbox, InboxEffect, OfferArgs } from '../review/inbox.ts';
 import type { Original } from '../review/read-original.ts';
-import type { Frame, Reply, RpcLink } from './rpc-link.ts';
+import { encodedFrame, type Frame, type Reply, type RpcLink } from './rpc-link.ts';
 import type { Session } from './session.ts';
 import type { OpenDiffArgs } from './tools/open-diff.ts';
 
@@ -75,6 +75,7 @@ export class ReviewBridge {
         isNew: false,
         tooLarge: false,
         bytes: frame.bytes.length,
+        readingOriginal: true,
         agent: session.clientInfo?.name ?? session.dialect,
         reply: { id: request.id, answered },
       },
@@ -134,11 +135,7 @@ export class ReviewBridge {
     const { diffId, editorId, asSent } = effect;
     void this.deps
       .upstream(session, editorId)
-      .then((link) =>
-        asSent && 'request' in asSent
-          ? link.relay(asSent.request, asSent.frame, true).response
-          : link.request('tools/call', { name: 'openDiff', arguments: effect.args }, effect.args.new_file_contents instanceof LazyText).response,
-      )
+      .then((link) => offerOn(link, effect.args, asSent))
       .then((reply) => this.editorAnswered(diffId, editorId, reply))
       .catch((err: Error) => {
         // The diff stays pending in Patchbay; the agent is never answered with an error for it.
@@ -177,9 +174,9 @@ export class ReviewBridge {
     if (!claim) return; // decided meanwhile: a late answer, dropped as the inbox would
     const settle = (forwarded: boolean): void => {
       // The proposal itself, byte for byte (the editor saved it unchanged): nothing to decode.
-      let text: ProposedText = contents;
+      let text: ProposedText;
       try {
-        if (!this.inbox.isProposal(diffId, contents)) text = contents.value();
+        text = this.inbox.proposalMatching(diffId, contents) ?? contents.value();
       } catch (err) {
         // The agent may have the unreadable frame already; it does not count as an answer,
         // and the diff waits in Patchbay for a decision that will be answered properly.
@@ -210,6 +207,25 @@ export class ReviewBridge {
       .response.catch(() => {})
       .finally(() => this.deps.settled(session));
   }
+}
+
+/**
+ * Sends an offer: the agent's own request when there is one (as the bytes that arrived, or with
+ * only its tab renamed where the editor names it differently), under the agent's id so that
+ * the answer can go back as its bytes too; else a request of Patchbay's. The file is never
+ * decoded to be sent, and a big answer is read lazily.
+ */
+function offerOn(link: RpcLink, args: OfferArgs, asSent: AsSent | undefined): Promise<Reply> {
+  // An editor that saves the file unchanged answers with these very bytes.
+  const proposal = args.new_file_contents instanceof LazyText ? args.new_file_contents : undefined;
+  const reading = { lazyAnswer: true, expected: proposal };
+  if (asSent && 'request' in asSent) {
+    const params = asSent.request.params as { arguments: Record<string, unknown> };
+    if (params.arguments.tab_name === args.tab_name) return link.relay(asSent.request, asSent.frame, reading).response;
+    const renamed: RpcRequest = { ...asSent.request, params: { ...params, arguments: { ...params.arguments, tab_name: args.tab_name } } };
+    return link.relay(renamed, encodedFrame(renamed), reading).response;
+  }
+  return link.request('tools/call', { name: 'openDiff', arguments: args }, { lazy: proposal !== undefined, expected: proposal }).response;
 }
 
 /** The file in a FILE_SAVED result when it was left unread (LazyText); undefined otherwise. */

@@ -19,7 +19,7 @@ import {
   type RpcRequest,
   type RpcResponse,
 } from '../protocol/jsonrpc.ts';
-import { encodeJson, parseLazily } from '../protocol/lazy-json.ts';
+import { encodeJsonPieces, LazyText, parseLazily } from '../protocol/lazy-json.ts';
 
 /** Frames from this size on may be read lazily (a whole file in FILE_SAVED). */
 export const LAZY_FRAME_BYTES = 1024 * 1024;
@@ -28,10 +28,32 @@ const LAZY_STRING_BYTES = 64 * 1024;
 /** What the traffic log gets of a lazily read frame (it shows the start only). */
 const PREVIEW_BYTES = 4096;
 
-/** A frame as it arrived: its bytes (to forward as is) and their text (the start only, for a frame read lazily or sent encoded). */
+/** A frame as it arrived: its bytes (to forward as is) and their text (the start only, for a frame read lazily). */
 export interface Frame {
   bytes: Buffer;
   text: string;
+}
+
+/**
+ * A frame made here around big strings still in other frames (encodeJsonPieces): its pieces
+ * are sent as the fragments of one message, so a whole file is never copied into a new buffer.
+ */
+export interface PiecedFrame {
+  pieces: Buffer[];
+  text: string;
+}
+
+/** What forward and relay send: a frame as it arrived, or one in pieces. */
+export type OutFrame = Frame | PiecedFrame;
+
+function piecesOf(frame: OutFrame): readonly Buffer[] {
+  return 'pieces' in frame ? frame.pieces : [frame.bytes];
+}
+
+function sizeOf(pieces: readonly Buffer[]): number {
+  let n = 0;
+  for (const piece of pieces) n += piece.length;
+  return n;
 }
 
 export interface Reply {
@@ -66,6 +88,14 @@ interface Pending {
   reject(err: Error): void;
   /** A big answer may come with its big strings as LazyText (the caller passes it on unread). */
   lazy: boolean;
+  /** A big string the answer is expected to hold (the file an editor saves unchanged): see parseLazily. */
+  expected?: LazyText | undefined;
+}
+
+/** How a request's answer is read: lazily (a big one), and which big string it likely holds. */
+export interface AnswerReading {
+  lazyAnswer?: boolean;
+  expected?: LazyText | undefined;
 }
 
 export class RpcLink {
@@ -126,8 +156,10 @@ export class RpcLink {
    * nobody takes lazily) goes the usual way.
    */
   private receiveLazily(bytes: Buffer): boolean {
-    if (!this.handlers.takesLazily && ![...this.pending.values()].some((p) => p.lazy)) return false;
-    const value = parseLazily(bytes, LAZY_STRING_BYTES);
+    const waitingLazily = [...this.pending.values()].filter((p) => p.lazy);
+    if (!this.handlers.takesLazily && waitingLazily.length === 0) return false;
+    const known = waitingLazily.flatMap((p) => (p.expected ? [p.expected] : []));
+    const value = parseLazily(bytes, LAZY_STRING_BYTES, known);
     if (value === undefined) return false;
     const parsed = classifyMessage(value);
     if (!parsed.ok) return false;
@@ -136,7 +168,9 @@ export class RpcLink {
       const msg = parsed.message.msg;
       if (!this.handlers.takesLazily?.(msg)) return false;
       this.handlers.onFrame?.('in', frame.text, parsed.message, bytes.length);
-      this.handlers.onRequest(msg, this, frame);
+      // Handed on (and so forwarded) after the event loop's next turn: the small frames other
+      // sessions sent meanwhile go first, rather than wait behind reading and sending a whole file.
+      setImmediate(() => this.handlers.onRequest(msg, this, frame));
       return true;
     }
     if (parsed.message.kind !== 'response') return false;
@@ -159,29 +193,29 @@ export class RpcLink {
     return new Promise((resolve) => this.write(message, lazy, resolve));
   }
 
-  /** Sends a frame received elsewhere, byte for byte; `sent` runs once it is written (or cannot be). */
-  forward(frame: Frame, message: RpcMessage, sent?: () => void): void {
+  /** Sends a frame received elsewhere (or made of such), byte for byte; `sent` runs once it is written (or cannot be). */
+  forward(frame: OutFrame, message: RpcMessage, sent?: () => void): void {
     if (!this.isOpen) return sent?.();
-    this.handlers.onFrame?.('out', frame.text, message, frame.bytes.length);
-    this.corkUntilNextTick();
-    this.ws.send(frame.bytes, { binary: false }, sent && (() => sent()));
+    const pieces = piecesOf(frame);
+    this.handlers.onFrame?.('out', frame.text, message, sizeOf(pieces));
+    this.sendPieces(pieces, sent);
   }
 
   private write(message: RpcRequest | RpcNotification | RpcResponse, lazy: boolean, done?: () => void): void {
     if (!this.isOpen) return done?.();
+    if (lazy) return this.forward(encodedFrame(message), classify(message), done);
     // One encoding: the bytes measured for the log are the bytes ws sends.
-    let text: string;
-    let bytes: Buffer;
-    if (lazy) {
-      bytes = encodeJson(message);
-      text = bytes.toString('utf8', 0, PREVIEW_BYTES);
-    } else {
-      text = JSON.stringify(message);
-      bytes = Buffer.from(text, 'utf8');
-    }
+    const text = JSON.stringify(message);
+    const bytes = Buffer.from(text, 'utf8');
     this.handlers.onFrame?.('out', text, classify(message), bytes.length);
+    this.sendPieces([bytes], done);
+  }
+
+  /** One text message, its pieces as its fragments (sent at once, so nothing comes between them). */
+  private sendPieces(pieces: readonly Buffer[], done?: () => void): void {
     this.corkUntilNextTick();
-    this.ws.send(bytes, { binary: false }, done && (() => done()));
+    const last = pieces.length - 1;
+    pieces.forEach((piece, i) => this.ws.send(piece, { binary: false, fin: i === last }, i === last && done ? () => done() : undefined));
   }
 
   private corked = false;
@@ -214,11 +248,14 @@ export class RpcLink {
     this.send(notification(method, params));
   }
 
-  /** Sends a request with an id of Patchbay's own (`lazy`: see send). Rejects if the link closes first. */
-  request(method: string, params?: unknown, lazy = false): { id: RpcId; response: Promise<Reply> } {
+  /**
+   * Sends a request with an id of Patchbay's own. Rejects if the link closes first. `lazy`: it
+   * holds LazyText (sent as their bytes), and a big answer may come back holding LazyText too.
+   */
+  request(method: string, params?: unknown, { lazy = false, expected }: { lazy?: boolean; expected?: LazyText | undefined } = {}): { id: RpcId; response: Promise<Reply> } {
     while (this.pending.has(this.nextId)) this.nextId++;
     const id = this.nextId++;
-    const response = this.expect(id);
+    const response = this.expect(id, { lazyAnswer: lazy, expected });
     this.send(request(id, method, params), lazy);
     return { id, response };
   }
@@ -226,20 +263,23 @@ export class RpcLink {
   /**
    * Relays an agent's request. Its own id is kept when free on this link, so the answer can
    * go back byte for byte; `frame` (the request as it arrived) is sent as is when given.
-   * `lazyAnswer`: a big answer may hold LazyText strings (see receiveLazily).
+   * `reading`: a big answer may hold LazyText strings (see receiveLazily).
    */
-  relay(msg: RpcRequest, frame: Frame | null, lazyAnswer = false): { id: RpcId; response: Promise<Reply> } {
+  relay(msg: RpcRequest, frame: OutFrame | null, reading: AnswerReading = {}): { id: RpcId; response: Promise<Reply> } {
     // Its id is taken here: sent again under one of ours (a big request may hold LazyText).
-    if (this.pending.has(msg.id)) return this.request(msg.method, msg.params, frame !== null && frame.bytes.length >= LAZY_FRAME_BYTES);
-    const response = this.expect(msg.id, lazyAnswer);
+    if (this.pending.has(msg.id)) {
+      const lazy = frame !== null && sizeOf(piecesOf(frame)) >= LAZY_FRAME_BYTES && reading.lazyAnswer === true;
+      return this.request(msg.method, msg.params, { lazy, expected: reading.expected });
+    }
+    const response = this.expect(msg.id, reading);
     if (frame) this.forward(frame, { kind: 'request', msg });
     else this.send(msg);
     return { id: msg.id, response };
   }
 
-  private expect(id: RpcId, lazy = false): Promise<Reply> {
+  private expect(id: RpcId, { lazyAnswer = false, expected }: AnswerReading = {}): Promise<Reply> {
     if (!this.isOpen) return Promise.reject(new LinkClosedError(this.label));
-    return new Promise<Reply>((resolve, reject) => this.pending.set(id, { resolve, reject, lazy }));
+    return new Promise<Reply>((resolve, reject) => this.pending.set(id, { resolve, reject, lazy: lazyAnswer, expected }));
   }
 
   /** Stop waiting for a response (a deadline passed); a late answer is then reported and dropped. */
@@ -260,6 +300,13 @@ export class RpcLink {
     for (const p of waiting) p.reject(new LinkClosedError(this.label));
     this.handlers.onClose?.();
   }
+}
+
+/** A message holding LazyText as the frame it is sent as (its big strings as the bytes they came in). */
+export function encodedFrame(message: RpcRequest | RpcNotification | RpcResponse): PiecedFrame {
+  const pieces = encodeJsonPieces(message);
+  const head = pieces[0]!;
+  return { pieces, text: head.toString('utf8', 0, Math.min(head.length, PREVIEW_BYTES)) };
 }
 
 /** Answers request `id` on `to` with a reply from the other side: as bytes when nothing changes. */

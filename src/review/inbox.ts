@@ -19,6 +19,8 @@ export interface NewDiff<R> {
   tooLarge: boolean;
   /** The memory the agent's request holds while the diff waits (its frame's size). */
   bytes: number;
+  /** Its original is still being read (see originalRead): not listed until it is. */
+  readingOriginal?: boolean;
   /** The agent as the person knows it (client name or dialect), for the history. */
   agent: string;
   /** How the relay answers the agent (its request id, and whoever waits for the answer). */
@@ -57,7 +59,7 @@ export type InboxEffect<R, F = never> =
    * `asSent`: the editor's own answer, when it is exactly what the agent gets.
    */
   | { type: 'reply'; diffId: string; sessionId: string; reply: R; result: ToolResult<ProposedText>; record: DecisionRecord; asSent?: F }
-  /** `asSent`: the agent's request as it arrived, when the editor can get it unchanged (first offer, same tab name). */
+  /** `asSent`: the agent's request as it arrived, on the first offer (the bridge renames its tab where the editor's differs). */
   | { type: 'offer'; diffId: string; sessionId: string; editorId: string; tabName: string; args: OfferArgs; asSent?: F }
   | { type: 'closeTab'; diffId: string; sessionId: string; editorId: string; tabName: string };
 
@@ -106,8 +108,9 @@ export class Inbox<R, F = never> {
     this.seq = lastId;
   }
 
+  /** The diffs a person can see: pending, with their original read. */
   pending(): DiffSummary[] {
-    return [...this.diffs.values()].map(summary);
+    return [...this.diffs.values()].filter((d) => !d.readingOriginal).map(summary);
   }
 
   /** A pending diff with its texts decoded (a person opens it). */
@@ -124,10 +127,13 @@ export class Inbox<R, F = never> {
     return { ...summary(diff), oldContents, newContents, decision: null, finalContents: null };
   }
 
-  /** Whether `text` is the diff's proposal byte for byte (an editor that saved it unchanged). */
-  isProposal(id: string, text: ProposedText): boolean {
+  /**
+   * The diff's proposal when `text` is it byte for byte (an editor that saved it unchanged): then
+   * it needs no decoding to be trusted, and answering with the proposal itself compares nothing again.
+   */
+  proposalMatching(id: string, text: ProposedText): ProposedText | undefined {
     const diff = this.diffs.get(id);
-    return diff !== undefined && sameBytes(text, diff.newContents);
+    return diff !== undefined && (text === diff.newContents || sameBytes(text, diff.newContents)) ? diff.newContents : undefined;
   }
 
   /** Memory the pending diffs hold, all sessions together (their requests and originals). */
@@ -148,6 +154,7 @@ export class Inbox<R, F = never> {
     diff.isNew = original.isNew;
     diff.tooLarge = original.tooLarge;
     diff.bytes += heldSize(original.contents);
+    diff.readingOriginal = false;
     return true;
   }
 
@@ -173,7 +180,7 @@ export class Inbox<R, F = never> {
     return undefined;
   }
 
-  /** `asSent`: the agent's request as it arrived; the first offer carries it when the tab name is kept. */
+  /** `asSent`: the agent's request as it arrived; the first offer carries it. */
   arrive(input: NewDiff<R>, asSent?: F): { id: string; effects: InboxEffect<R, F>[] } {
     const effects: InboxEffect<R, F>[] = [];
     // Like an editor: a second diff with the same tab name replaces the first.
@@ -192,7 +199,7 @@ export class Inbox<R, F = never> {
     };
     this.diffs.set(id, diff);
     for (const offer of this.offer(diff)) {
-      effects.push(offer.type === 'offer' && asSent !== undefined && offer.tabName === input.tabName ? { ...offer, asSent } : offer);
+      effects.push(offer.type === 'offer' && asSent !== undefined ? { ...offer, asSent } : offer);
     }
     return { id, effects };
   }

@@ -1,7 +1,7 @@
 // The lazy reader must agree with JSON.parse on everything it reads, and leave only big strings as bytes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodeJson, holdsLazyText, LazyText, parseLazily } from '../../src/protocol/lazy-json.ts';
+import { encodeJson, encodeJsonPieces, holdsLazyText, LazyText, parseLazily } from '../../src/protocol/lazy-json.ts';
 
 /** The value with every LazyText decoded, to compare with JSON.parse. */
 function decoded(value: unknown): unknown {
@@ -87,4 +87,25 @@ test('encodeJson writes each LazyText as the bytes it arrived in, never decoding
     LazyText.prototype.value = original;
   }
   assert.equal(JSON.stringify(lazy), '{"t":"é stays escaped, / too"}', 'JSON.stringify still gets its value');
+});
+
+test('a known big string standing byte for byte in a frame is found by comparing, and is that very LazyText', () => {
+  const big = 'const s = "a \\"b\\" \\\\ é";\n'.repeat(200);
+  const proposed = parseLazily(Buffer.from(JSON.stringify({ text: big })), 1024) as { text: LazyText };
+  const saved = Buffer.from(JSON.stringify({ id: 1, result: { content: [{ type: 'text', text: 'FILE_SAVED' }, { type: 'text', text: big }] } }));
+  const same = parseLazily(saved, 1024, [proposed.text]) as { result: { content: { text: unknown }[] } };
+  assert.equal(same.result.content[1]!.text, proposed.text, 'the known LazyText itself');
+  const edited = Buffer.from(JSON.stringify({ id: 1, result: { content: [{ type: 'text', text: 'FILE_SAVED' }, { type: 'text', text: `${big}x` }] } }));
+  const other = parseLazily(edited, 1024, [proposed.text]) as { result: { content: { text: LazyText }[] } };
+  assert.notEqual(other.result.content[1]!.text, proposed.text);
+  assert.equal(other.result.content[1]!.text.value(), `${big}x`, 'a string that only starts the same is scanned to its real end');
+});
+
+test('encodeJsonPieces leaves each LazyText’s bytes where they are, between the pieces around them', () => {
+  const frame = Buffer.from(JSON.stringify({ text: 'x'.repeat(2000) }));
+  const lazy = (parseLazily(frame, 1024) as { text: LazyText }).text;
+  const pieces = encodeJsonPieces({ a: 1, text: lazy, b: [2] });
+  assert.equal(pieces.length, 3);
+  assert.equal(pieces[1]!.buffer, frame.buffer, 'not copied');
+  assert.equal(Buffer.concat(pieces).toString(), `{"a":1,"text":${JSON.stringify('x'.repeat(2000))},"b":[2]}`);
 });
