@@ -46,10 +46,6 @@ export interface PiecedFrame {
 /** What forward and relay send: a frame as it arrived, or one in pieces. */
 export type OutFrame = Frame | PiecedFrame;
 
-function piecesOf(frame: OutFrame): readonly Buffer[] {
-  return 'pieces' in frame ? frame.pieces : [frame.bytes];
-}
-
 function sizeOf(pieces: readonly Buffer[]): number {
   let n = 0;
   for (const piece of pieces) n += piece.length;
@@ -90,12 +86,20 @@ interface Pending {
   lazy: boolean;
   /** A big string the answer is expected to hold (the file an editor saves unchanged): see parseLazily. */
   expected?: LazyText | undefined;
+  /** When waiting stops (Date.now()), and what the request was, for the error then. */
+  deadline?: { at: number; ms: number; what: string };
 }
 
 /** How a request's answer is read: lazily (a big one), and which big string it likely holds. */
 export interface AnswerReading {
   lazyAnswer?: boolean;
   expected?: LazyText | undefined;
+  /**
+   * Stop waiting after this long (the request is forgotten and the response rejects with
+   * "<what>: no answer within <ms> ms"). One timer per link serves every deadline: a call
+   * costs no timer of its own (getDiagnostics has one before every model call).
+   */
+  deadline?: { ms: number; what: string };
 }
 
 export class RpcLink {
@@ -196,9 +200,12 @@ export class RpcLink {
   /** Sends a frame received elsewhere (or made of such), byte for byte; `sent` runs once it is written (or cannot be). */
   forward(frame: OutFrame, message: RpcMessage, sent?: () => void): void {
     if (!this.isOpen) return sent?.();
-    const pieces = piecesOf(frame);
-    this.handlers.onFrame?.('out', frame.text, message, sizeOf(pieces));
-    this.sendPieces(pieces, sent);
+    if ('pieces' in frame) {
+      this.handlers.onFrame?.('out', frame.text, message, sizeOf(frame.pieces));
+      return this.sendPieces(frame.pieces, sent);
+    }
+    this.handlers.onFrame?.('out', frame.text, message, frame.bytes.length);
+    this.sendBytes(frame.bytes, sent);
   }
 
   private write(message: RpcRequest | RpcNotification | RpcResponse, lazy: boolean, done?: () => void): void {
@@ -208,7 +215,12 @@ export class RpcLink {
     const text = JSON.stringify(message);
     const bytes = Buffer.from(text, 'utf8');
     this.handlers.onFrame?.('out', text, classify(message), bytes.length);
-    this.sendPieces([bytes], done);
+    this.sendBytes(bytes, done);
+  }
+
+  private sendBytes(bytes: Buffer, done?: () => void): void {
+    this.corkUntilNextTick();
+    this.ws.send(bytes, { binary: false }, done && (() => done()));
   }
 
   /** One text message, its pieces as its fragments (sent at once, so nothing comes between them). */
@@ -252,10 +264,10 @@ export class RpcLink {
    * Sends a request with an id of Patchbay's own. Rejects if the link closes first. `lazy`: it
    * holds LazyText (sent as their bytes), and a big answer may come back holding LazyText too.
    */
-  request(method: string, params?: unknown, { lazy = false, expected }: { lazy?: boolean; expected?: LazyText | undefined } = {}): { id: RpcId; response: Promise<Reply> } {
+  request(method: string, params?: unknown, { lazy = false, ...reading }: { lazy?: boolean } & Omit<AnswerReading, 'lazyAnswer'> = {}): { id: RpcId; response: Promise<Reply> } {
     while (this.pending.has(this.nextId)) this.nextId++;
     const id = this.nextId++;
-    const response = this.expect(id, { lazyAnswer: lazy, expected });
+    const response = this.expect(id, { ...reading, lazyAnswer: lazy });
     this.send(request(id, method, params), lazy);
     return { id, response };
   }
@@ -265,11 +277,12 @@ export class RpcLink {
    * go back byte for byte; `frame` (the request as it arrived) is sent as is when given.
    * `reading`: a big answer may hold LazyText strings (see receiveLazily).
    */
-  relay(msg: RpcRequest, frame: OutFrame | null, reading: AnswerReading = {}): { id: RpcId; response: Promise<Reply> } {
+  relay(msg: RpcRequest, frame: OutFrame | null, reading?: AnswerReading): { id: RpcId; response: Promise<Reply> } {
     // Its id is taken here: sent again under one of ours (a big request may hold LazyText).
     if (this.pending.has(msg.id)) {
-      const lazy = frame !== null && sizeOf(piecesOf(frame)) >= LAZY_FRAME_BYTES && reading.lazyAnswer === true;
-      return this.request(msg.method, msg.params, { lazy, expected: reading.expected });
+      const size = frame === null ? 0 : 'pieces' in frame ? sizeOf(frame.pieces) : frame.bytes.length;
+      const lazy = size >= LAZY_FRAME_BYTES && reading?.lazyAnswer === true;
+      return this.request(msg.method, msg.params, { lazy, expected: reading?.expected, deadline: reading?.deadline });
     }
     const response = this.expect(msg.id, reading);
     if (frame) this.forward(frame, { kind: 'request', msg });
@@ -277,9 +290,43 @@ export class RpcLink {
     return { id: msg.id, response };
   }
 
-  private expect(id: RpcId, { lazyAnswer = false, expected }: AnswerReading = {}): Promise<Reply> {
+  private expect(id: RpcId, reading?: AnswerReading): Promise<Reply> {
     if (!this.isOpen) return Promise.reject(new LinkClosedError(this.label));
-    return new Promise<Reply>((resolve, reject) => this.pending.set(id, { resolve, reject, lazy: lazyAnswer, expected }));
+    // Built field by field, always the same shape: this runs for every request relayed.
+    const limit = reading?.deadline;
+    const deadline = limit ? { at: Date.now() + limit.ms, ms: limit.ms, what: limit.what } : undefined;
+    if (deadline) this.wakeBy(deadline.at);
+    return new Promise<Reply>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, lazy: reading?.lazyAnswer === true, expected: reading?.expected, deadline });
+    });
+  }
+
+  private deadlineTimer: NodeJS.Timeout | null = null;
+  private deadlineAt = Infinity;
+
+  /** The one deadline timer fires by `at` (an earlier one already set is kept). */
+  private wakeBy(at: number): void {
+    if (this.deadlineTimer && this.deadlineAt <= at) return;
+    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    this.deadlineAt = at;
+    this.deadlineTimer = setTimeout(() => this.expire(), Math.max(0, at - Date.now()));
+  }
+
+  /** Rejects the requests whose deadline has passed; sets the timer for the next one. */
+  private expire(): void {
+    this.deadlineTimer = null;
+    this.deadlineAt = Infinity;
+    const now = Date.now();
+    let next = Infinity;
+    for (const [id, p] of this.pending) {
+      if (!p.deadline) continue;
+      if (p.deadline.at > now) next = Math.min(next, p.deadline.at);
+      else {
+        this.pending.delete(id);
+        p.reject(new Error(`${p.deadline.what}: no answer within ${p.deadline.ms} ms`));
+      }
+    }
+    if (next < Infinity) this.wakeBy(next);
   }
 
   /** Stop waiting for a response (a deadline passed); a late answer is then reported and dropped. */
@@ -295,6 +342,8 @@ export class RpcLink {
   private shutdown(): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = null;
     const waiting = [...this.pending.values()];
     this.pending.clear();
     for (const p of waiting) p.reject(new LinkClosedError(this.label));

@@ -35,8 +35,8 @@ const MiB = 1024 * 1024;
 
 /** Sized so the whole run stays well under two minutes on 2 cores. */
 const PLAN = {
-  latencyWarmup: 500,
-  latencyCalls: 3000,
+  latencyWarmup: 1000,
+  latencyCalls: 10_000,
   burstWarmup: 2000,
   burstCount: 20_000,
   burstRounds: 5,

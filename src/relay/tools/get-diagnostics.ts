@@ -26,12 +26,12 @@ export const getDiagnostics = defineTool({
       // The usual case, an open upstream, needs no connect deadline of its own.
       link = session.upstreams.openLink(editor.instance) ?? (await withTimeout(ctx.upstream(session, editor), deadline, 'getDiagnostics'));
       const sameDialect = editor.instance.dialect === session.dialect;
+      const reading = { deadline: { ms: Math.max(1, deadline - (ctx.now() - started)), what: 'getDiagnostics' } };
       const call = sameDialect
-        ? link.relay(msg, frame)
-        : link.request('tools/call', { ...(msg.params as object), name: 'getDiagnostics', arguments: args });
+        ? link.relay(msg, frame, reading)
+        : link.request('tools/call', { ...(msg.params as object), name: 'getDiagnostics', arguments: args }, reading);
       callId = call.id;
-      const remaining = Math.max(1, deadline - (ctx.now() - started));
-      const reply = await withTimeout(call.response, remaining, 'getDiagnostics');
+      const reply = await call.response;
       if (reply.msg.error) throw new Error(reply.msg.error.message);
       answer(session.link, msg.id, reply, sameDialect ? null : (r) => ({ ...r, result: translateDiagnostics(r.result, session.dialect) }));
     } catch (err) {
