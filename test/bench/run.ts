@@ -13,6 +13,9 @@
  * Options:
  *   --json                 results as JSON on stdout (progress stays on stderr)
  *   --only a,b             a subset of: latency, throughput, diff, stall, burst, lockfile, memory
+ *   --runs N               N runs (default 1), each with its relays started afresh: the table then
+ *                          shows each side's median, the median of the runs' ratios, their spread,
+ *                          and how many runs met the target (each run's own table goes to stderr)
  *   --profile DIR          CPU-profile each relay phase in both relays; Patchbay then runs as the
  *                          hub alone (hub-child.ts) rather than the daemon. Summarize a profile
  *                          with test/bench/profile-summary.ts.
@@ -29,7 +32,7 @@ import { Child, cpuMillis, residentBytes } from './child.ts';
 import { HubChild, PatchbayDaemon, type PatchbayProcess } from './daemon.ts';
 import type { HostedEditor } from './editor-host.ts';
 import { sourceText } from './source-text.ts';
-import { formatTable, judge, median, percentile, type Measurement, type Row } from './report.ts';
+import { formatSummary, formatTable, judge, median, percentile, spreadOf, summarize, type Measurement, type Row } from './report.ts';
 
 const MiB = 1024 * 1024;
 
@@ -42,7 +45,7 @@ const PLAN = {
   burstRounds: 5,
   diffBytes: 10 * MiB,
   diffRounds: 7,
-  stallRounds: 2,
+  stallRounds: 3,
   stallDiffs: 5,
   stallIntervalMs: 5,
   burstDiffs: 30,
@@ -588,11 +591,8 @@ async function relayMeasurements(out: Measurement[], wants: (m: Metric) => boole
     pid: bare.child.pid,
   };
   const session = await waitFor(async () => (await patchbay.snapshot()).sessions[0], { timeoutMs: 5000, message: 'the session in Patchbay' });
-  const bound = await waitFor(async () => (await patchbay.snapshot()).sessions[0]?.editorId === listed.id, { timeoutMs: 4000, message: 'binding' }).catch(() => false);
-  if (!bound) {
-    progress('the session was not bound by its folder (is /proc readable?); binding it by hand');
-    await patchbay.bind(session.id, listed.id);
-  }
+  // By hand: the Claude-dialect editor added below shares the folder, and focus would then decide.
+  await patchbay.bind(session.id, listed.id);
   // One connection each: the session's upstream (Patchbay retires its own monitor link once a
   // session has one) and the bare relay's. A diagnostics call proves the upstream is there.
   const clients = async (key: number): Promise<number> => ((await host.command({ cmd: 'clients', key })) as { clients: number }).clients;
@@ -600,6 +600,21 @@ async function relayMeasurements(out: Measurement[], wants: (m: Metric) => boole
   await waitFor(async () => (await clients(pbEditor.key)) === 1, { timeoutMs: 5000, message: "Patchbay's one connection to its editor" });
   await waitFor(async () => (await clients(bareEditor.key)) === 1, { timeoutMs: 5000, message: "the bare relay's connection to its editor" });
 
+  // Measured headless: no UI or CLI attached while traffic flows.
+  patchbay.detach();
+  const pairs = [bareAgent, pb];
+  const profiled = profiler(profileDir, { patchbay: patchbay.child, bare: bare.child });
+
+  if (wants('latency')) {
+    progress('round-trip latency');
+    out.push(...(await profiled('latency', () => measureLatency(pairs))));
+  }
+  if (wants('throughput')) {
+    progress('selection_changed throughput');
+    out.push(await profiled('throughput', () => measureThroughput(pairs, host, { bare: bareEditor.key, patchbay: pbEditor.key })));
+  }
+  // The big diffs' sessions (a second agent to a Claude-dialect editor, the pollers) join only
+  // now: the small-frame rows above are measured with one session each, as before.
   const bigDiffs = wants('diff') || wants('stall') || wants('burst');
   const rig: Rig = { pi: [bareAgent, pb], claude: [], pollers: {} as Rig['pollers'], folder: join(root, 'diff-project'), existing: join(root, 'diff-project', 'big.ts') };
   const proposal: Proposal = { text: sourceText(PLAN.diffBytes, 'proposed'), json: Buffer.alloc(0) };
@@ -627,19 +642,7 @@ async function relayMeasurements(out: Measurement[], wants: (m: Metric) => boole
       };
     }
   }
-  // Measured headless: no UI or CLI attached while traffic flows.
   patchbay.detach();
-  const pairs = [bareAgent, pb];
-  const profiled = profiler(profileDir, { patchbay: patchbay.child, bare: bare.child });
-
-  if (wants('latency')) {
-    progress('round-trip latency');
-    out.push(...(await profiled('latency', () => measureLatency(pairs))));
-  }
-  if (wants('throughput')) {
-    progress('selection_changed throughput');
-    out.push(await profiled('throughput', () => measureThroughput(pairs, host, { bare: bareEditor.key, patchbay: pbEditor.key })));
-  }
   if (wants('diff')) out.push(...(await profiled('diff', () => measureDiffs(rig, proposal))));
   if (wants('stall')) {
     progress("a second session's calls while 10 MiB diffs pass");
@@ -655,16 +658,8 @@ async function relayMeasurements(out: Measurement[], wants: (m: Metric) => boole
   }
 }
 
-async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { json: { type: 'boolean' }, only: { type: 'string' }, profile: { type: 'string' } } });
-  const only = values.only?.split(',').map((m) => m.trim());
-  const unknown = only?.filter((m) => !(METRICS as readonly string[]).includes(m)) ?? [];
-  if (unknown.length > 0) throw new Error(`--only: unknown metric(s) ${unknown.join(', ')}; known: ${METRICS.join(', ')}`);
-  const wants = (m: Metric): boolean => only === undefined || only.includes(m);
-  const profileDir = values.profile === undefined ? undefined : resolve(values.profile);
-  if (profileDir) await mkdir(profileDir, { recursive: true });
-
-  const load = loadavg()[0]!;
+/** One run of every wanted measurement, each relay and editor started afresh. */
+async function runOnce(wants: (m: Metric) => boolean, profileDir: string | undefined): Promise<{ rows: Row[]; errors: string[] }> {
   const owned = new Owned();
   const root = await tempDir('bench');
   const measurements: Measurement[] = [];
@@ -696,19 +691,44 @@ async function main(): Promise<number> {
     errors.push(...(await owned.closeAll()));
     await root.cleanup();
   }
+  return { rows: measurements.map(judge), errors };
+}
 
-  const rows: Row[] = measurements.map(judge);
-  const failed = rows.filter((r) => r.pass === false).map((r) => r.metric);
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { json: { type: 'boolean' }, only: { type: 'string' }, profile: { type: 'string' }, runs: { type: 'string' } } });
+  const only = values.only?.split(',').map((m) => m.trim());
+  const unknown = only?.filter((m) => !(METRICS as readonly string[]).includes(m)) ?? [];
+  if (unknown.length > 0) throw new Error(`--only: unknown metric(s) ${unknown.join(', ')}; known: ${METRICS.join(', ')}`);
+  const wants = (m: Metric): boolean => only === undefined || only.includes(m);
+  const runCount = values.runs === undefined ? 1 : Number(values.runs);
+  if (!Number.isInteger(runCount) || runCount < 1) throw new Error(`--runs: expected a whole number of runs, got ${JSON.stringify(values.runs)}`);
+  const profileDir = values.profile === undefined ? undefined : resolve(values.profile);
+  if (profileDir) await mkdir(profileDir, { recursive: true });
+
+  const load = loadavg()[0]!;
+  const runs: Row[][] = [];
+  const errors: string[] = [];
+  for (let run = 1; run <= runCount; run++) {
+    if (runCount > 1) progress(`run ${run} of ${runCount}`);
+    const once = await runOnce(wants, profileDir);
+    runs.push(once.rows);
+    errors.push(...once.errors);
+    if (runCount > 1 && !values.json) process.stderr.write(`\nrun ${run}:\n${formatTable(once.rows)}\n\n`);
+  }
+
+  const summaries = summarize(runs);
+  const failed = summaries.filter((r) => r.pass === false).map((r) => r.metric);
   const seconds = (performance.now() - started) / 1000;
-  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version, platform: process.platform, loadAverageAtStart: load };
+  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version, platform: process.platform, loadAverageAtStart: load, loadAverageAtEnd: loadavg()[0]! };
   const patchbayAs = profileDir ? 'the hub alone, profiled (hub-child.ts)' : 'patchbay daemon';
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ machine, plan: PLAN, patchbay: patchbayAs, seconds, rows, failed, errors }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ machine, plan: PLAN, patchbay: patchbayAs, seconds, runs, summary: summaries.map(({ runs: _, ...s }) => ({ ...s, spread: spreadOf({ ...s, runs: _ }) })), failed, errors }, null, 2)}\n`);
   } else {
     const busy = load > machine.cpus * 0.5 ? ` — the machine was busy (load ${load.toFixed(1)}), expect noise` : '';
-    process.stdout.write(`\nPatchbay (${patchbayAs}) vs a bare relay: ${machine.cpus} cores, node ${process.version}, ${seconds.toFixed(0)} s${busy}\n\n`);
-    process.stdout.write(`${formatTable(rows)}\n\n`);
-    for (const row of rows) if (row.note) process.stdout.write(`  ${row.metric}: ${row.note}\n`);
+    const over = runCount > 1 ? `, ${runCount} runs: medians, and the spread over the runs` : '';
+    process.stdout.write(`\nPatchbay (${patchbayAs}) vs a bare relay: ${machine.cpus} cores, node ${process.version}, ${seconds.toFixed(0)} s${over}${busy}\n\n`);
+    process.stdout.write(`${runCount > 1 ? formatSummary(summaries) : formatTable(summaries)}\n\n`);
+    for (const row of runs.at(-1) ?? []) if (row.note) process.stdout.write(`  ${row.metric}: ${row.note}\n`);
     process.stdout.write(failed.length === 0 ? '\nAll targets met.\n' : `\nFAIL: ${failed.length} target(s) missed: ${failed.join('; ')}\n`);
   }
   for (const error of errors) process.stderr.write(`bench error: ${error}\n`);

@@ -614,3 +614,27 @@ describe('bookkeeping', () => {
     assert.notEqual(first, second);
   });
 });
+
+describe('what a diff holds', () => {
+  test('a diff whose original is still being read is offered but not listed; once read it is, and its bytes count', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const { id, effects } = inbox.arrive(diff({ oldContents: null, bytes: 1000, readingOriginal: true }));
+    assert.equal(ofType(effects, 'offer').length, 1, 'offered at once');
+    assert.deepEqual(inbox.pending(), []);
+    assert.equal(inbox.heldBytes(), 1000);
+    assert.equal(inbox.originalRead(id, { contents: Buffer.from('old text\n'), isNew: false, tooLarge: false }), true);
+    assert.equal(inbox.pending()[0]?.id, id);
+    assert.equal(inbox.heldBytes(), 1009);
+    assert.equal(inbox.get(id)?.oldContents, 'old text\n');
+    inbox.decide(id, { outcome: 'reject' });
+    assert.equal(inbox.heldBytes(), 0, 'a decided diff holds nothing');
+    assert.equal(inbox.originalRead(id, { contents: null, isNew: true, tooLarge: false }), false, 'a late read changes nothing');
+  });
+
+  test('an editor saving the proposal byte for byte is matched to it without decoding', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const { id } = inbox.arrive(diff({ newContents: 'same\n' }));
+    assert.equal(inbox.proposalMatching(id, 'same\n'), 'same\n');
+    assert.equal(inbox.proposalMatching(id, 'other\n'), undefined, 'a different text is not the proposal');
+  });
+});
