@@ -308,13 +308,17 @@ link is printed.`,
         import('../web/control-client.ts'),
         import('../web/browser-state.ts'),
       ]);
-      const closed = await revokeBrowserSessions(ctx.options.home).catch(async (err: unknown) => {
+      const report = await revokeBrowserSessions(ctx.options.home).catch(async (err: unknown) => {
         if (!(err instanceof NotRunningError)) throw err;
         // Nothing serves a browser now: a new key in browser.json voids every sign-in for the next start.
-        await rotateSigningKey(ctx.options.home, (line) => ctx.io.stderr.write(`patchbay: ${line}\n`));
-        return null;
+        return { closed: null, unsaved: await rotateSigningKey(ctx.options.home, (line) => ctx.io.stderr.write(`patchbay: ${line}\n`)) };
       });
-      const pages = closed === null ? '' : ` (${closed} open ${closed === 1 ? 'page' : 'pages'} closed)`;
+      if (report.unsaved !== null) {
+        const now = report.closed === null ? 'No Patchbay is running' : 'Every browser is signed out of the running Patchbay';
+        ctx.io.stderr.write(`patchbay: ${now}, but ${report.unsaved}\n`);
+        return 1;
+      }
+      const pages = report.closed === null ? '' : ` (${report.closed} open ${report.closed === 1 ? 'page' : 'pages'} closed)`;
       ctx.io.stdout.write(`Every browser is signed out${pages}; \`patchbay open\` signs one in again.\n`);
       return 0;
     }

@@ -131,9 +131,9 @@ export async function requestOpenUrl(home: string): Promise<string> {
   return url;
 }
 
-/** Ends every browser sign-in of the running daemon; resolves with how many open pages it closed. */
-export async function revokeBrowserSessions(home: string): Promise<number> {
-  const { closed } = await postToDaemon(home, REVOKE_PATH);
+/** Ends every browser sign-in of the running daemon: how many open pages it closed, and why the new key is not saved, if it is not. */
+export async function revokeBrowserSessions(home: string): Promise<{ closed: number; unsaved: string | null }> {
+  const { closed, unsaved } = await postToDaemon(home, REVOKE_PATH);
   if (typeof closed !== 'number') throw new HubError(`bad answer to ${REVOKE_PATH}: no "closed" count in it`, 'unavailable');
-  return closed;
+  return { closed, unsaved: typeof unsaved === 'string' ? unsaved : null };
 }

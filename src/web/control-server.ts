@@ -22,7 +22,7 @@ import {
   credentialFromProtocols,
   type SessionAnswer,
 } from './browser-protocol.ts';
-import { loadBrowserState, rotateSigningKey, saveBrowserState } from './browser-state.ts';
+import { loadBrowserState, persistNewKey, saveBrowserState } from './browser-state.ts';
 import { removeControlFile, writeControlFile } from './control-file.ts';
 import { OPEN_TOKEN_PATH, REVOKE_PATH } from './control-paths.ts';
 import { notBuiltPage } from './pages.ts';
@@ -54,14 +54,21 @@ export interface ControlServerOptions {
   now?: () => number;
 }
 
+export interface RevokeReport {
+  /** Open pages closed. */
+  closed: number;
+  /** Why the new key is not on disk (it is in force anyway), or null when it is. */
+  unsaved: string | null;
+}
+
 export interface ControlServer {
   readonly port: number;
   /** `http://<host>:<port>`, without a trailing slash. */
   readonly url: string;
   /** A sign-in link `<url>/#signin=<secret>`: works once, within the TTL. */
   mintSignInUrl(): string;
-  /** Ends every browser sign-in (a new signing key) and closes their sockets; resolves with how many were open. */
-  revokeSessions(): Promise<number>;
+  /** Ends every browser sign-in (a new signing key) and closes their sockets. */
+  revokeSessions(): Promise<RevokeReport>;
   /** Closes every client and removes control.json; safe to call twice. */
   close(): Promise<void>;
 }
@@ -252,7 +259,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
         if (cliAllowed(req, res)) sendJson(res, 200, { url: mintSignInUrl() });
         return;
       case REVOKE_PATH:
-        if (cliAllowed(req, res)) sendJson(res, 200, { closed: await revokeSessions() });
+        if (cliAllowed(req, res)) sendJson(res, 200, await revokeSessions());
         return;
       case SESSION_PATH:
         if (req.method !== 'POST') return sendText(res, 405, 'Method not allowed', { allow: 'POST' });
@@ -351,17 +358,19 @@ export async function startControlServer(options: ControlServerOptions): Promise
     return `${origin}/#${SIGNIN_PARAM}=${openTokens.mint()}`;
   }
 
-  async function revokeSessions(): Promise<number> {
-    const next = await rotateSigningKey(home, log);
-    sessions.rekey(next.signingKey);
+  /** Memory first, then disk: a key that cannot be saved must not leave the old sign-ins working. */
+  async function revokeSessions(): Promise<RevokeReport> {
+    const signingKey = newToken();
+    sessions.rekey(signingKey);
     let closed = 0;
     for (const [ws, client] of clients) {
       if (client.kind !== 'browser') continue;
       signOut(ws, 'signed out');
       closed += 1;
     }
-    log(`every browser sign-in revoked (${closed} open ${closed === 1 ? 'page' : 'pages'} closed)`);
-    return closed;
+    const unsaved = await persistNewKey(home, { signingKey, controlPort: port });
+    log(`every browser sign-in revoked (${closed} open ${closed === 1 ? 'page' : 'pages'} closed)${unsaved === null ? '' : `, but ${unsaved}`}`);
+    return { closed, unsaved };
   }
 
   const server = createServer((req, res) => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -9,6 +9,7 @@ import { writeControlFile } from '../../src/web/control-file.ts';
 import { startControlServer } from '../../src/web/control-server.ts';
 import { createFakeHub } from '../web/fake-hub.ts';
 import { signInSecretFrom } from '../../src/web/browser-protocol.ts';
+import { browserStatePath } from '../../src/web/browser-state.ts';
 import { httpRequest, sessionRequest } from '../web/helpers.ts';
 import { tempDir } from '../peers/wait.ts';
 
@@ -450,6 +451,21 @@ test('open --revoke-all signs every browser out, with the daemon running or not'
   t.after(() => next.close());
   assert.equal((await sessionRequest(next.port, next.url, { renew: second.credential })).status, 401, 'the next start uses the new key');
   assert.equal((await run('open', '--revoke-all', '--print')).code, 2);
+});
+
+test('open --revoke-all that cannot save the new key still signs every browser out of the running daemon, and fails saying so', async (t) => {
+  const { run, server, home } = await withDaemon(t);
+  const link = new URL((await run('open', '--print')).stdout.trim());
+  const signedIn = await sessionRequest(server.port, link.origin, { signin: signInSecretFrom(link.hash)! });
+  const { credential } = JSON.parse(signedIn.body) as { credential: string };
+  // A folder in browser.json's place: no new key can be written there, not even by root.
+  await rm(browserStatePath(home), { force: true });
+  await mkdir(join(browserStatePath(home), 'in-the-way'), { recursive: true });
+
+  const revoked = await run('open', '--revoke-all');
+  assert.equal(revoked.code, 1);
+  assert.match(revoked.stderr, /signed out of the running Patchbay, but .*browser\.json/);
+  assert.equal((await sessionRequest(server.port, link.origin, { renew: credential })).status, 401, 'the old sign-in is refused');
 });
 
 test('restore goes through the daemon when it runs', async (t) => {

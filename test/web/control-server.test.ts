@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmod, mkdir, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -246,7 +246,7 @@ test('revoking every sign-in closes open pages with 4401 and voids their credent
   assert.equal((await httpRequest(server.port, '/revoke-sessions', { method: 'POST', headers: { ...auth, origin } })).status, 403);
   const revoked = await httpRequest(server.port, '/revoke-sessions', { method: 'POST', headers: auth });
   assert.equal(revoked.status, 200);
-  assert.deepEqual(JSON.parse(revoked.body), { closed: 1 });
+  assert.deepEqual(JSON.parse(revoked.body), { closed: 1, unsaved: null });
   assert.equal(await pageClosed, SIGNED_OUT_CLOSE_CODE);
   assert.equal((await sessionRequest(server.port, origin, { renew: credential })).status, 401);
   assert.deepEqual(await pageSocket(credential), { ok: false, status: 401 });
@@ -448,4 +448,27 @@ test('a tab that vanishes without closing (connection reset) costs no log line',
   }
   await server.close();
   assert.deepEqual(logs, []);
+});
+
+/** Makes browser.json impossible to replace, even for root: a folder with something in it. */
+async function blockBrowserState(home: string): Promise<void> {
+  await rm(browserStatePath(home), { force: true });
+  await mkdir(browserStatePath(home));
+  await writeFile(join(browserStatePath(home), 'in-the-way'), '');
+}
+
+test('revoking signs every browser out even when the new key cannot be saved, and says that it was not saved', async (t) => {
+  const { server, home, origin, signIn, pageSocket } = await setup(t);
+  const credential = await signIn();
+  const page = await pageSocket(credential);
+  assert.ok(page.ok);
+  const pageClosed = new Promise<number>((r) => page.ws.once('close', (code) => r(code)));
+  await blockBrowserState(home);
+
+  const report = await server.revokeSessions();
+  assert.equal(report.closed, 1);
+  assert.match(report.unsaved ?? '', /browser\.json/, 'the failure to persist is reported');
+  assert.equal(await pageClosed, SIGNED_OUT_CLOSE_CODE);
+  assert.equal((await sessionRequest(server.port, origin, { renew: credential })).status, 401, 'the old sign-in no longer works');
+  assert.deepEqual(await pageSocket(credential), { ok: false, status: 401 });
 });
