@@ -1,7 +1,7 @@
 // The headless face: a loopback HTTP server that carries HubApi over a WebSocket (`/api`) and
 // serves the built renderer (static files carry no secrets: anyone may load them). The CLI
-// proves itself with the bearer token from control.json; a browser page with a session
-// credential it got for a one-time link (see browser-protocol.ts), from our own origin exactly.
+// proves itself with the bearer token from control.json; a browser page with a one-time ticket
+// it got with its sign-in or renewal (see browser-protocol.ts), from our own origin exactly.
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -19,7 +19,9 @@ import {
   SESSION_PATH,
   SIGNED_OUT_CLOSE_CODE,
   SIGNIN_PARAM,
-  credentialFromProtocols,
+  STALE_CHALLENGE_STATUS,
+  ticketFromProtocols,
+  type ChallengeAnswer,
   type SessionAnswer,
 } from './browser-protocol.ts';
 import { loadBrowserState, persistNewKey, saveBrowserState } from './browser-state.ts';
@@ -34,7 +36,10 @@ export interface ControlServerOptions {
   hub: HubApi;
   /** Loopback only. */
   host: string;
-  /** 0 = the port remembered from the last run when it is free (open tabs keep their origin), else any. */
+  /**
+   * 0 = the port remembered from the last run when it is free (open tabs keep their origin);
+   * when another program holds it, any port, and every browser is signed out (saying why).
+   */
   port: number;
   /** Where control.json and browser.json go. */
   home: string;
@@ -76,6 +81,8 @@ export interface ControlServer {
 const DEFAULT_STATIC_DIR = fileURLToPath(new URL('../../out/renderer', import.meta.url));
 const DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024;
 const DEFAULT_OPEN_TOKEN_TTL_MS = 2 * 60 * 1000;
+/** A renewal challenge or a socket ticket is used within moments of being issued. */
+const SHORT_TTL_MS = 30 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
 export const DEFAULT_SESSION_POLICY: SessionPolicy = { idleMs: 8 * HOUR_MS, maxMs: 7 * 24 * HOUR_MS };
 const DEFAULT_MAX_PENDING = 64;
@@ -130,8 +137,11 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
   });
 }
 
-/** Listens on `port`, or on any port when `port` (a remembered one) is taken and `fallBack` allows. */
-async function listen(server: Server, host: string, port: number, fallBack: boolean): Promise<void> {
+/**
+ * Listens on `port`, or on any port when `port` (a remembered one) is taken and `fallBack`
+ * allows; resolves with whether it fell back.
+ */
+async function listen(server: Server, host: string, port: number, fallBack: boolean): Promise<boolean> {
   const attempt = (p: number) =>
     new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -142,9 +152,14 @@ async function listen(server: Server, host: string, port: number, fallBack: bool
     });
   try {
     await attempt(port);
+    return false;
   } catch (err) {
-    if (!fallBack) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (!fallBack || code !== 'EADDRINUSE') {
+      throw new Error(`control server: cannot listen on ${host}:${port}: ${code === 'EADDRINUSE' ? 'another program holds that port' : (err as Error).message}`);
+    }
     await attempt(0);
+    return true;
   }
 }
 
@@ -155,9 +170,13 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const now = options.now ?? Date.now;
   const policy = options.sessionPolicy ?? DEFAULT_SESSION_POLICY;
   const token = newToken();
-  const openTokens = new OneTimeTokens(options.openTokenTtlMs ?? DEFAULT_OPEN_TOKEN_TTL_MS, now);
+  const openTokens = new OneTimeTokens(options.openTokenTtlMs ?? DEFAULT_OPEN_TOKEN_TTL_MS, now, 64);
+  const challenges = new OneTimeTokens(SHORT_TTL_MS, now);
+  /** Socket tickets, each with the end of the sign-in it came from. */
+  const tickets = new OneTimeTokens<number>(SHORT_TTL_MS, now);
   const browserState = await loadBrowserState(home, log);
-  const sessions = new BrowserSessions(browserState.signingKey, policy, now);
+  // Made once the port (and so our origin) is known; nothing asks before that.
+  let sessions!: BrowserSessions;
   const clients = new Map<WebSocket, Client>();
   const refusals = new RefusalLog({ log, source: 'control server' });
   const upgradeDeadlineMs = options.upgradeDeadlineMs ?? DEFAULT_UPGRADE_DEADLINE_MS;
@@ -198,7 +217,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     send(res, 200, contentTypeFor(found.path), await readFile(found.path));
   }
 
-  /** POST SESSION_PATH: a one-time secret or a credential in, a (renewed) credential out. */
+  /** POST SESSION_PATH: a one-time secret, or a proof of a credential, in; a (renewed) credential and a socket ticket out. */
   async function serveSession(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // Browsers send Origin with every POST; only our own page may sign in or renew.
     if (req.headers.origin !== origin) {
@@ -213,7 +232,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
       if (err instanceof HttpError) throw err;
       return sendText(res, 400, 'The body is not JSON');
     }
-    const request = body as { signin?: unknown; renew?: unknown } | null;
+    const request = body as { signin?: unknown; challenge?: unknown; renew?: unknown; nonce?: unknown; proof?: unknown } | null;
     let issued;
     if (typeof request?.signin === 'string') {
       issued = openTokens.consume(request.signin) ? sessions.open() : null;
@@ -221,13 +240,21 @@ export async function startControlServer(options: ControlServerOptions): Promise
         refusals.refused('a used or expired sign-in link');
         return sendJson(res, 401, { error: 'This sign-in link has expired or was used already.' });
       }
-    } else if (typeof request?.renew === 'string') {
-      issued = sessions.renew(request.renew);
+      log('a browser signed in with a sign-in link');
+    } else if (request?.challenge === true) {
+      const answer: ChallengeAnswer = { nonce: challenges.mint(true) };
+      return sendJson(res, 200, answer);
+    } else if (typeof request?.renew === 'string' && typeof request.nonce === 'string' && typeof request.proof === 'string') {
+      if (challenges.consume(request.nonce) === undefined) {
+        return sendJson(res, STALE_CHALLENGE_STATUS, { error: 'This challenge has expired or was used; ask for another.' });
+      }
+      issued = sessions.renew(request.renew, request.nonce, request.proof);
       if (issued === null) return sendJson(res, 401, { error: 'This sign-in has ended.' });
     } else {
-      return sendText(res, 400, 'Expected {"signin": …} or {"renew": …}');
+      return sendText(res, 400, 'Expected {"signin": …}, {"challenge": true} or {"renew": …, "nonce": …, "proof": …}');
     }
-    const answer: SessionAnswer = { ...issued, renewInMs };
+    const { credential, expiresAt, endsAt } = issued;
+    const answer: SessionAnswer = { credential, expiresAt, renewInMs, ticket: tickets.mint(endsAt) };
     sendJson(res, 200, answer);
   }
 
@@ -285,10 +312,10 @@ export async function startControlServer(options: ControlServerOptions): Promise
     const requestOrigin = req.headers.origin;
     if (requestOrigin === undefined) return bearerValid(req) ? { kind: 'cli' } : { status: 401, reason: 'missing or wrong token' };
     if (requestOrigin !== origin) return { status: 403, reason: `a page from ${requestOrigin}` };
-    const credential = credentialFromProtocols(req.headers['sec-websocket-protocol']);
-    const session = credential === null ? null : sessions.verify(credential);
-    if (session === null) return { status: 401, reason: credential === null ? 'a page without a sign-in' : 'an expired or revoked sign-in' };
-    return { kind: 'browser', endsAt: session.endsAt };
+    const ticket = ticketFromProtocols(req.headers['sec-websocket-protocol']);
+    const endsAt = ticket === null ? undefined : tickets.consume(ticket);
+    if (endsAt === undefined) return { status: 401, reason: ticket === null ? 'a page without a sign-in' : 'a used or expired ticket' };
+    return { kind: 'browser', endsAt };
   }
 
   function onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
@@ -355,13 +382,15 @@ export async function startControlServer(options: ControlServerOptions): Promise
   sweep.unref();
 
   function mintSignInUrl(): string {
-    return `${origin}/#${SIGNIN_PARAM}=${openTokens.mint()}`;
+    return `${origin}/#${SIGNIN_PARAM}=${openTokens.mint(true)}`;
   }
 
   /** Memory first, then disk: a key that cannot be saved must not leave the old sign-ins working. */
   async function revokeSessions(): Promise<RevokeReport> {
     const signingKey = newToken();
     sessions.rekey(signingKey);
+    // Tickets already handed out would open sockets under the old key.
+    tickets.clear();
     let closed = 0;
     for (const [ws, client] of clients) {
       if (client.kind !== 'browser') continue;
@@ -386,8 +415,9 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   const remembered = browserState.controlPort;
   const wanted = options.port !== 0 ? options.port : (remembered ?? 0);
+  let fellBack: boolean;
   try {
-    await listen(server, options.host, wanted, options.port === 0 && wanted !== 0);
+    fellBack = await listen(server, options.host, wanted, options.port === 0 && wanted !== 0);
   } catch (err) {
     clearInterval(sweep);
     throw err;
@@ -397,6 +427,10 @@ export async function startControlServer(options: ControlServerOptions): Promise
   port = (server.address() as AddressInfo).port;
   hostHeader = `${options.host}:${port}`;
   origin = `http://${hostHeader}`;
+  // Tabs signed in at the old address would keep talking to whoever holds it now: whatever
+  // they could hand over must be void, here and should Patchbay ever get that port back.
+  if (fellBack) browserState.signingKey = newToken();
+  sessions = new BrowserSessions(browserState.signingKey, origin, policy, now);
   securityHeaders = {
     'content-security-policy': contentSecurityPolicy(`ws://${hostHeader}`),
     'x-content-type-options': 'nosniff',
@@ -426,6 +460,12 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   try {
     if (port !== remembered) await saveBrowserState(home, { ...browserState, controlPort: port });
+    if (fellBack) {
+      log(
+        `port ${remembered}, where browsers signed in last time, is taken by another program; serving on ${port} instead. ` +
+          'Every browser sign-in was ended, since that address is no longer Patchbay: run `patchbay open` to sign in again',
+      );
+    }
     await writeControlFile(home, { host: options.host, port, pid: process.pid, token, version });
   } catch (err) {
     clearInterval(sweep);

@@ -10,7 +10,7 @@ import { startControlServer } from '../../src/web/control-server.ts';
 import { createFakeHub } from '../web/fake-hub.ts';
 import { signInSecretFrom } from '../../src/web/browser-protocol.ts';
 import { browserStatePath } from '../../src/web/browser-state.ts';
-import { httpRequest, sessionRequest } from '../web/helpers.ts';
+import { httpRequest, renewRequest, sessionRequest } from '../web/helpers.ts';
 import { tempDir } from '../peers/wait.ts';
 
 /** A pid no process has (above Linux's pid_max). */
@@ -439,7 +439,7 @@ test('open --revoke-all signs every browser out, with the daemon running or not'
   const revoked = await run('open', '--revoke-all');
   assert.equal(revoked.code, 0, revoked.stderr);
   assert.equal(revoked.stdout, 'Every browser is signed out (0 open pages closed); `patchbay open` signs one in again.\n');
-  assert.equal((await sessionRequest(server.port, link.origin, { renew: credential })).status, 401);
+  assert.equal((await renewRequest(server.port, link.origin, credential)).status, 401);
 
   const again = new URL((await run('open', '--print')).stdout.trim());
   const second = JSON.parse((await sessionRequest(server.port, again.origin, { signin: signInSecretFrom(again.hash)! })).body) as { credential: string };
@@ -449,7 +449,7 @@ test('open --revoke-all signs every browser out, with the daemon running or not'
   assert.equal(offline.stdout, 'Every browser is signed out; `patchbay open` signs one in again.\n');
   const next = await startControlServer({ hub: createFakeHub(), host: '127.0.0.1', port: 0, home, version: 'test' });
   t.after(() => next.close());
-  assert.equal((await sessionRequest(next.port, next.url, { renew: second.credential })).status, 401, 'the next start uses the new key');
+  assert.equal((await renewRequest(next.port, next.url, second.credential)).status, 401, 'the next start uses the new key');
   assert.equal((await run('open', '--revoke-all', '--print')).code, 2);
 });
 
@@ -465,7 +465,7 @@ test('open --revoke-all that cannot save the new key still signs every browser o
   const revoked = await run('open', '--revoke-all');
   assert.equal(revoked.code, 1);
   assert.match(revoked.stderr, /signed out of the running Patchbay, but .*browser\.json/);
-  assert.equal((await sessionRequest(server.port, link.origin, { renew: credential })).status, 401, 'the old sign-in is refused');
+  assert.equal((await renewRequest(server.port, link.origin, credential)).status, 401, 'the old sign-in is refused');
 });
 
 test('restore goes through the daemon when it runs', async (t) => {

@@ -39,7 +39,9 @@ export function connectHub(win: Window = window): HubConnection {
     origin: win.location.origin,
     hash: win.location.hash,
     clearHash: () => win.history.replaceState(null, '', `${win.location.pathname}${win.location.search}`),
-    storage: win.sessionStorage,
+    // One sign-in per browser profile: every tab of this address shares it (other ports cannot read it).
+    storage: win.localStorage,
+    onStorageChange: (cb) => win.addEventListener('storage', (event) => cb(event.key)),
     post: (url, body) =>
       win.fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, credentials: 'omit', cache: 'no-store' }),
     openSocket: (url, protocols) => new WebSocket(url, protocols),
