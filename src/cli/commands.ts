@@ -1,7 +1,8 @@
 // The commands that are one or two HubApi calls through the running daemon.
 // Every `patchbay` call loads this module: what only one command needs is imported in it.
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { DIRECTIONS, filterTraffic } from '../api/traffic.ts';
 import type { DiffDetail, HubApi, PatchbaySettings } from '../api/types.ts';
 import { colorDiff, colorWanted } from './color.ts';
@@ -23,7 +24,7 @@ import {
 } from './format.ts';
 
 // For `open` alone: the HTTP client and child_process load when it runs.
-const requestOpenUrl = async (home: string): Promise<string> => (await import('../web/control-client.ts')).requestOpenUrl(home);
+const controlClient = () => import('../web/control-client.ts');
 const openInBrowser = async (url: string, env: NodeJS.ProcessEnv): Promise<string | null> => (await import('./open-browser.ts')).openInBrowser(url, env);
 
 export const status: Command = {
@@ -295,10 +296,13 @@ export const resume = pauseCommand(false);
 export const open: Command = {
   summary: 'Open Patchbay’s UI in the browser, or sign every browser out',
   usage: `Usage: patchbay open [--print | --revoke-all]
-  --print       print the sign-in link instead of opening it (it works once, within 2 minutes)
+  --print       print a sign-in link to paste into a browser's address bar instead (it works
+                once, within 2 minutes; never pass it to a command: others can read commands)
   --revoke-all  sign every browser out (open pages close; each needs a new link)
-The browser is $BROWSER when set, else the system's opener; when it cannot be opened, the
-link is printed.`,
+The browser ($BROWSER when set, else the system's opener) is given a page in Patchbay's home
+that only you can read, so no secret is on its command line; the page signs it in once and is
+deleted. One sign-in serves every tab of that browser. When no browser can be opened, a link
+is printed.`,
   async run(args, ctx) {
     const { values, positionals: given } = parse(args, { print: { type: 'boolean' }, 'revoke-all': { type: 'boolean' } });
     positionals(given, []);
@@ -322,15 +326,17 @@ link is printed.`,
       ctx.io.stdout.write(`Every browser is signed out${pages}; \`patchbay open\` signs one in again.\n`);
       return 0;
     }
-    const url = await requestOpenUrl(ctx.options.home);
+    const client = await controlClient();
     if (values.print) {
-      ctx.io.stdout.write(`${url}\n`);
+      ctx.io.stdout.write(`${await client.requestOpenUrl(ctx.options.home)}\n`);
       return 0;
     }
-    const failed = await openInBrowser(url, ctx.io.env);
+    const page = await client.requestOpenPage(ctx.options.home);
+    const failed = await openInBrowser(pathToFileURL(page).href, ctx.io.env);
     if (failed !== null) {
-      ctx.io.stderr.write(`patchbay: could not open a browser: ${failed}. Open this link yourself (it works once, within 2 minutes):\n`);
-      ctx.io.stdout.write(`${url}\n`);
+      await rm(page, { force: true });
+      ctx.io.stderr.write(`patchbay: could not open a browser: ${failed}. Paste this link into your browser's address bar (it works once, within 2 minutes):\n`);
+      ctx.io.stdout.write(`${await client.requestOpenUrl(ctx.options.home)}\n`);
     }
     return 0;
   },

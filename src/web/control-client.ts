@@ -5,7 +5,7 @@ import { createRemoteHub, type RemoteHub } from '../api/remote.ts';
 import { HubError } from '../api/types.ts';
 import { pidAlive, portAccepting } from '../discovery/liveness.ts';
 import { controlFilePath, readControlFile, type ControlFile } from './control-file.ts';
-import { API_PATH, OPEN_TOKEN_PATH, REVOKE_PATH } from './control-paths.ts';
+import { API_PATH, OPEN_PAGE_PATH, OPEN_TOKEN_PATH, REVOKE_PATH } from './control-paths.ts';
 import { wsMessageSocket } from './ws-socket.ts';
 
 /** No daemon: its control file is missing or names a process that has exited. */
@@ -129,6 +129,13 @@ export async function requestOpenUrl(home: string): Promise<string> {
   const { url } = await postToDaemon(home, OPEN_TOKEN_PATH);
   if (typeof url !== 'string') throw new HubError(`bad answer to ${OPEN_TOKEN_PATH}: no "url" in it`, 'unavailable');
   return url;
+}
+
+/** Asks the daemon for a page that signs a browser in once: a file only the user can read, so its path may go on a command line. */
+export async function requestOpenPage(home: string): Promise<string> {
+  const { file } = await postToDaemon(home, OPEN_PAGE_PATH);
+  if (typeof file !== 'string') throw new HubError(`bad answer to ${OPEN_PAGE_PATH}: no "file" in it`, 'unavailable');
+  return file;
 }
 
 /** Ends every browser sign-in of the running daemon: how many open pages it closed, and why the new key is not saved, if it is not. */

@@ -26,11 +26,12 @@ import {
 } from './browser-protocol.ts';
 import { loadBrowserState, persistNewKey, saveBrowserState } from './browser-state.ts';
 import { removeControlFile, writeControlFile } from './control-file.ts';
-import { OPEN_TOKEN_PATH, REVOKE_PATH } from './control-paths.ts';
+import { OPEN_PAGE_PATH, OPEN_TOKEN_PATH, REVOKE_PATH } from './control-paths.ts';
 import { notBuiltPage } from './pages.ts';
+import { SignInPages } from './sign-in-pages.ts';
 import { contentTypeFor, lookupStatic } from './static-files.ts';
 
-export { API_PATH, OPEN_TOKEN_PATH, REVOKE_PATH } from './control-paths.ts';
+export { API_PATH, OPEN_PAGE_PATH, OPEN_TOKEN_PATH, REVOKE_PATH } from './control-paths.ts';
 
 export interface ControlServerOptions {
   hub: HubApi;
@@ -72,6 +73,8 @@ export interface ControlServer {
   readonly url: string;
   /** A sign-in link `<url>/#signin=<secret>`: works once, within the TTL. */
   mintSignInUrl(): string;
+  /** A page only the user can read that forwards to a fresh sign-in link (see sign-in-pages.ts); resolves with its path. */
+  writeSignInPage(): Promise<string>;
   /** Ends every browser sign-in (a new signing key) and closes their sockets. */
   revokeSessions(): Promise<RevokeReport>;
   /** Closes every client and removes control.json; safe to call twice. */
@@ -170,7 +173,9 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const now = options.now ?? Date.now;
   const policy = options.sessionPolicy ?? DEFAULT_SESSION_POLICY;
   const token = newToken();
-  const openTokens = new OneTimeTokens(options.openTokenTtlMs ?? DEFAULT_OPEN_TOKEN_TTL_MS, now, 64);
+  const openTokenTtlMs = options.openTokenTtlMs ?? DEFAULT_OPEN_TOKEN_TTL_MS;
+  const openTokens = new OneTimeTokens(openTokenTtlMs, now, 64);
+  const signInPages = new SignInPages(home, openTokenTtlMs);
   const challenges = new OneTimeTokens(SHORT_TTL_MS, now);
   /** Socket tickets, each with the end of the sign-in it came from. */
   const tickets = new OneTimeTokens<number>(SHORT_TTL_MS, now);
@@ -240,6 +245,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
         refusals.refused('a used or expired sign-in link');
         return sendJson(res, 401, { error: 'This sign-in link has expired or was used already.' });
       }
+      void signInPages.used(request.signin).catch((err: Error) => log(`could not remove a used sign-in page: ${err.message}`));
       log('a browser signed in with a sign-in link');
     } else if (request?.challenge === true) {
       const answer: ChallengeAnswer = { nonce: challenges.mint(true) };
@@ -284,6 +290,9 @@ export async function startControlServer(options: ControlServerOptions): Promise
     switch (url.pathname) {
       case OPEN_TOKEN_PATH:
         if (cliAllowed(req, res)) sendJson(res, 200, { url: mintSignInUrl() });
+        return;
+      case OPEN_PAGE_PATH:
+        if (cliAllowed(req, res)) sendJson(res, 200, { file: await writeSignInPage() });
         return;
       case REVOKE_PATH:
         if (cliAllowed(req, res)) sendJson(res, 200, await revokeSessions());
@@ -381,8 +390,17 @@ export async function startControlServer(options: ControlServerOptions): Promise
   }, SWEEP_MS);
   sweep.unref();
 
+  function signInLink(secret: string): string {
+    return `${origin}/#${SIGNIN_PARAM}=${secret}`;
+  }
+
   function mintSignInUrl(): string {
-    return `${origin}/#${SIGNIN_PARAM}=${openTokens.mint(true)}`;
+    return signInLink(openTokens.mint(true));
+  }
+
+  function writeSignInPage(): Promise<string> {
+    const secret = openTokens.mint(true);
+    return signInPages.write(signInLink(secret), secret);
   }
 
   /** Memory first, then disk: a key that cannot be saved must not leave the old sign-ins working. */
@@ -445,6 +463,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   async function shutdown(): Promise<void> {
     clearInterval(sweep);
     await removeControlFile(home, token);
+    await signInPages.close().catch((err: Error) => log(`could not remove sign-in pages: ${err.message}`));
     server.close();
     server.closeAllConnections();
     gate.close();
@@ -460,6 +479,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   try {
     if (port !== remembered) await saveBrowserState(home, { ...browserState, controlPort: port });
+    await signInPages.clearLeftovers();
     if (fellBack) {
       log(
         `port ${remembered}, where browsers signed in last time, is taken by another program; serving on ${port} instead. ` +
@@ -477,6 +497,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     port,
     url: origin,
     mintSignInUrl,
+    writeSignInPage,
     revokeSessions,
     close: () => (closing ??= shutdown()),
   };

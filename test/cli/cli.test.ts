@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
-import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test, type TestContext } from 'node:test';
 import type { TrafficEntry } from '../../src/api/types.ts';
 import { main } from '../../src/cli/main.ts';
@@ -11,7 +13,7 @@ import { createFakeHub } from '../web/fake-hub.ts';
 import { signInSecretFrom } from '../../src/web/browser-protocol.ts';
 import { browserStatePath } from '../../src/web/browser-state.ts';
 import { httpRequest, renewRequest, sessionRequest } from '../web/helpers.ts';
-import { tempDir } from '../peers/wait.ts';
+import { tempDir, waitFor } from '../peers/wait.ts';
 
 /** A pid no process has (above Linux's pid_max). */
 const DEAD_PID = 2_147_483_646;
@@ -400,34 +402,52 @@ test('open --print prints a one-time link, its secret in the fragment, that sign
   assert.equal((await sessionRequest(server.port, url.origin, { signin: secret })).status, 401);
 });
 
-/** A $BROWSER that records the link it was given and exits with `code`. */
+/** A $BROWSER that records its whole command line (what every user can read in /proc) and exits with `code`. */
 async function fakeBrowser(dir: string, code: number) {
   const opened = join(dir, 'opened.txt');
   const browser = join(dir, 'browser.sh');
-  await writeFile(browser, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\nexit ${code}\n`);
+  await writeFile(browser, `#!/bin/sh\nprintf '%s' "$*" > '${opened}'\nexit ${code}\n`);
   await chmod(browser, 0o755);
-  return { browser, link: () => readFile(opened, 'utf8') };
+  return { browser, commandLine: () => readFile(opened, 'utf8') };
 }
 
-test('open hands the link to $BROWSER and prints nothing', async (t) => {
+test('open gives the browser a page only you can read, so no secret is in any command line; the page signs in once and is then deleted', async (t) => {
   const { env, home, dir, server } = await withDaemon(t);
-  const { browser, link } = await fakeBrowser(dir.path, 0);
+  const { browser, commandLine } = await fakeBrowser(dir.path, 0);
   const io = captureIo({ ...env, BROWSER: browser, PATCHBAY_HOME: home }, dir.path);
   assert.equal(await main(['open'], io.io), 0);
   assert.equal(io.stdout(), '');
   assert.equal(io.stderr(), '');
-  assert.match(await link(), new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/#signin=[0-9a-f]{64}$`));
+
+  const argv = await commandLine();
+  assert.doesNotMatch(argv, /[0-9a-f]{64}|signin/, 'no secret where other users can read it');
+  assert.match(argv, /^file:\/\/\//);
+  const page = fileURLToPath(argv);
+  assert.ok(page.startsWith(`${home}/`), `${page} is in Patchbay's home`);
+  const info = await stat(page);
+  assert.equal(info.mode & 0o777, 0o600);
+  assert.equal(info.uid, process.getuid!());
+  assert.equal((await stat(dirname(page))).mode & 0o077, 0, 'in a folder only you can enter');
+
+  const link = /url=(http:[^"]+)"/.exec(await readFile(page, 'utf8'))?.[1];
+  assert.ok(link, 'the page forwards the browser to a sign-in link');
+  const url = new URL(link);
+  assert.equal(url.origin, server.url);
+  assert.equal((await sessionRequest(server.port, url.origin, { signin: signInSecretFrom(url.hash)! })).status, 200);
+  await waitFor(() => !existsSync(page), { message: 'the used page deleted' });
+  assert.equal((await sessionRequest(server.port, url.origin, { signin: signInSecretFrom(url.hash)! })).status, 401);
 });
 
-test('open prints the link, and why, when no browser can be opened', async (t) => {
+test('open prints a link to paste, and why, when no browser can be opened', async (t) => {
   const { env, home, dir, server } = await withDaemon(t);
   const { browser } = await fakeBrowser(dir.path, 3);
   for (const BROWSER of [browser, join(dir.path, 'no-such-browser')]) {
     const io = captureIo({ ...env, BROWSER, PATCHBAY_HOME: home }, dir.path);
     assert.equal(await main(['open'], io.io), 0);
     assert.match(io.stdout(), new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/#signin=[0-9a-f]{64}\n$`));
-    assert.match(io.stderr(), /^patchbay: could not open a browser: .*(exited with code 3|could not start).*Open this link yourself/);
+    assert.match(io.stderr(), /^patchbay: could not open a browser: .*(exited with code 3|could not start).*Paste this link into your browser's address bar/);
   }
+  assert.deepEqual(await readdir(join(home, 'sign-in')), [], 'the pages no browser opened are gone');
 });
 
 test('open --revoke-all signs every browser out, with the daemon running or not', async (t) => {

@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { chromium, type Page } from 'playwright-core';
 import { buildIfStale } from '../../src/cli/start.ts';
@@ -87,14 +89,34 @@ test('after signing in, a page on another loopback port receives no credential, 
   assert.deepEqual(ui.consoleErrors.filter((e) => !e.includes('WebSocket')), []);
 });
 
+test('the page `patchbay open` hands the browser signs it in, leaves no secret in the address bar, and is deleted once used', { skip }, async (t) => {
+  assert.ok(buildIfStale('browser', process.env), 'the renderer builds');
+  const dir = await tempDir('ui-sign-in-page');
+  t.after(() => dir.cleanup());
+  const server = await startControlServer({
+    hub: createFakeHub(), host: '127.0.0.1', port: 0, home: join(dir.path, 'home'), version: 'test', staticDir: join(ROOT, 'out', 'renderer'), log: () => {},
+  });
+  t.after(() => server.close());
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  t.after(() => browser.close());
+  const page = await browser.newPage({ viewport: { width: 1100, height: 720 } });
+  const file = await server.writeSignInPage();
+  await page.goto(pathToFileURL(file).href);
+  await page.getByRole('heading', { name: /Review inbox/ }).waitFor();
+  assert.doesNotMatch(page.url(), /signin/, 'the secret is gone from the address bar');
+  await waitFor(() => !existsSync(file), { message: 'the used page deleted' });
+});
+
 test('one sign-in per browser: a second tab, a middle-click on “Review this edit” and a reopened tab are signed in; revoking signs them all out and one new link brings them back', { skip }, async (t) => {
   const { ui, page, hub } = await openFakeUi(t, 'ui-tabs');
-  hostedWriteWaiting(hub);
-  await page.reload();
-  await page.evaluate(`window.location.hash = '#/sessions/h1'`);
   const context = page.context();
   const inbox = (tab: Page) => tab.getByRole('heading', { name: /Review inbox/ });
   const signInNotice = (tab: Page) => tab.getByRole('heading', { name: 'Sign in to Patchbay' });
+  await inbox(page).waitFor(); // signed in: a reload before the link's secret is traded would lose it
+  hostedWriteWaiting(hub);
+  await page.reload();
+  await inbox(page).waitFor();
+  await page.evaluate(`window.location.hash = '#/sessions/h1'`);
 
   const review = page.getByRole('link', { name: 'Review this edit' });
   const [reviewTab] = await Promise.all([context.waitForEvent('page'), review.click({ button: 'middle' })]);
