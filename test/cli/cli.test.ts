@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -509,6 +509,70 @@ test('restore without a daemon puts live editors’ lockfiles back and deletes d
   assert.equal(stdout, `restored ${join(env.PI_IDE_LOCK_DIR, '41000.lock')}\nremoved ${join(adopted, '41001.lock')}\n`);
   assert.deepEqual((await readdir(env.PI_IDE_LOCK_DIR)).sort(), ['.patchbay', '41000.lock']);
   assert.deepEqual(await readdir(adopted), []);
+});
+
+/** Another user (nobody); we run as root here, so files can be given to them. */
+const OTHER_UID = 65534;
+const asRoot = process.getuid?.() === 0 ? false : 'needs root to make files another user owns';
+
+test('daemon refuses a home another user owns, and reads nothing in it', { skip: asRoot }, async (t) => {
+  const { env, dir, home } = await emptyHome(t);
+  await mkdir(home, { mode: 0o700 });
+  await writeFile(join(home, 'config.json'), '{"settings":{"piCommand":"/tmp/their-program"}}', { mode: 0o600 });
+  await chown(home, OTHER_UID, OTHER_UID);
+  let created = false;
+  const io = captureIo(env, dir.path);
+  const code = await main(['daemon'], io.io, {
+    createHub: async () => {
+      created = true;
+      return { ...createFakeHub(), close: async () => {} };
+    },
+    stopRequested: async () => 'SIGTERM',
+  });
+  assert.equal(code, 1);
+  assert.equal(created, false, 'no hub was made from their files');
+  assert.match(io.stderr(), new RegExp(`^patchbay: Patchbay's home ${home} belongs to uid ${OTHER_UID}, not to you`));
+});
+
+test('daemon refuses to start when another user’s patchbay.sock claims Patchbay is running, naming the socket’s owner', { skip: asRoot }, async (t) => {
+  const { env, dir, home } = await emptyHome(t);
+  await mkdir(home, { mode: 0o700 });
+  const socket = join(home, 'patchbay.sock');
+  const liar = createServer((s) => s.end('{"pid":1,"kind":"daemon"}\n')).listen(socket);
+  await new Promise((r) => liar.once('listening', r));
+  t.after(() => new Promise((r) => liar.close(r)));
+  await chown(socket, OTHER_UID, OTHER_UID);
+  const io = captureIo(env, dir.path);
+  const code = await main(['daemon'], io.io, { createHub: async () => ({ ...createFakeHub(), close: async () => {} }), stopRequested: async () => 'SIGTERM' });
+  assert.equal(code, 1);
+  assert.doesNotMatch(io.stderr(), /already running/, 'not the lie it was told');
+  assert.match(io.stderr(), new RegExp(`${socket} belongs to uid ${OTHER_UID}`));
+});
+
+test('commands refuse a control.json another user put in the home, and send its server nothing', { skip: asRoot }, async (t) => {
+  const { run, home } = await emptyHome(t);
+  const requests: string[] = [];
+  const theirs = createServer((s) => {
+    requests.push('connection');
+    s.destroy();
+  }).listen(0, '127.0.0.1');
+  await new Promise((r) => theirs.once('listening', r));
+  t.after(() => new Promise((r) => theirs.close(r)));
+  const port = (theirs.address() as { port: number }).port;
+  await writeControlFile(home, { host: '127.0.0.1', port, pid: process.pid, token: 'a'.repeat(64), version: 'x' });
+  await chown(join(home, 'control.json'), OTHER_UID, OTHER_UID);
+  const status = await run('status');
+  assert.equal(status.code, 1);
+  assert.match(status.stderr, new RegExp(`control\\.json.*belongs to uid ${OTHER_UID}`));
+  assert.deepEqual(requests, []);
+});
+
+test('commands refuse a control.json whose host is not loopback', async (t) => {
+  const { run, home } = await emptyHome(t);
+  await writeControlFile(home, { host: '192.0.2.1', port: 4000, pid: process.pid, token: 'a'.repeat(64), version: 'x' });
+  const status = await run('status');
+  assert.equal(status.code, 1);
+  assert.match(status.stderr, /control\.json: "host" must be a loopback address \(127\.x\.x\.x or ::1\), not "192\.0\.2\.1"/);
 });
 
 test('daemon serves the hub until asked to stop, then closes it and removes control.json', async (t) => {
