@@ -217,11 +217,43 @@ Without a value, prints the global and project values and the effective one.`,
   },
 };
 
+/**
+ * piCommand or allowPiExtensions: what makes Patchbay run a program is written by the person
+ * (this process, as them) to config.json, never sent over the API. A running Patchbay reads it
+ * again when asked for its settings (at once, below) and before it starts pi.
+ */
+async function setLocalSetting(ctx: CommandContext, key: string, value: unknown): Promise<number> {
+  const [{ checkHome }, { PatchbayStore }, { NotRunningError }] = await Promise.all([
+    import('../fs/home-check.ts'),
+    import('../settings/store.ts'),
+    import('../web/control-client.ts'),
+  ]);
+  await checkHome(ctx.options.home);
+  const store = PatchbayStore.open(ctx.options.home);
+  const updated = store.updateSettings({ [key]: value }, { local: true });
+  // Saved whatever happens next: a daemon that cannot be told now reads it before it starts pi.
+  const running = await ctx.connect().then(
+    (hub) => hub.call('settings.get', undefined).then(() => true),
+    (err: unknown) => {
+      if (err instanceof NotRunningError) return false;
+      ctx.io.stderr.write(`patchbay: warning: could not tell the running Patchbay (${(err as Error).message})\n`);
+      return true;
+    },
+  );
+  const when = running ? 'the running Patchbay uses it from the next pi start' : 'Patchbay uses it when it starts pi';
+  ctx.io.stdout.write(`${key} ${JSON.stringify(updated[key as keyof PatchbaySettings])} (in ${store.path}; ${when})\n`);
+  return 0;
+}
+
 export const settings: Command = {
   summary: 'Show or change Patchbay’s own settings',
   usage: `Usage:
   patchbay settings [--json]
-  patchbay settings set <key> <json-value>   e.g. settings set diagnosticsDeadlineMs 2000`,
+  patchbay settings set <key> <json-value>   e.g. settings set diagnosticsDeadlineMs 2000
+piCommand and allowPiExtensions decide what Patchbay runs: only this command (run as you) or an
+edit of config.json changes them, never the UI or the API; the daemon need not be running.
+  patchbay settings set piCommand '"/opt/pi/bin/pi"'   ('""': $PATCHBAY_PI_COMMAND, else pi on PATH)
+  patchbay settings set allowPiExtensions true`,
   async run(args, ctx) {
     const [sub, ...rest] = args;
     if (sub === 'set') {
@@ -232,6 +264,7 @@ export const settings: Command = {
       } catch {
         throw new UsageError(`the value of ${key} must be JSON (quote strings: '"${text}"')`);
       }
+      if (key === 'piCommand' || key === 'allowPiExtensions') return setLocalSetting(ctx, key, value);
       const hub = await ctx.connect();
       const current = await hub.call('settings.get', undefined);
       if (!Object.hasOwn(current, key)) {
@@ -244,9 +277,10 @@ export const settings: Command = {
     if (sub !== undefined && !sub.startsWith('-')) throw new UsageError(`unknown settings command "${sub}"`);
     const { values, positionals: given } = parse(args, { json: { type: 'boolean' } });
     positionals(given, []);
-    const current = await (await ctx.connect()).call('settings.get', undefined);
+    const hub = await ctx.connect();
+    const current = await hub.call('settings.get', undefined);
     if (values.json) printJson(ctx.io, current);
-    else ctx.io.stdout.write(formatSettings(current));
+    else ctx.io.stdout.write(formatSettings(current, (await hub.call('snapshot', undefined)).hostedPi));
     return 0;
   },
 };
