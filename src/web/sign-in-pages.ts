@@ -6,6 +6,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { writePrivateFile } from '../fs/private-file.ts';
+import { page } from './pages.ts';
 
 export function signInPagesDir(home: string): string {
   return join(home, 'sign-in');
@@ -20,21 +21,12 @@ function escapeHtml(text: string): string {
 /** The page: a refresh to `link` at once (no script needed), and the link to click if that is blocked. */
 export function signInPage(link: string): string {
   const href = escapeHtml(link);
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="referrer" content="no-referrer">
-<meta name="color-scheme" content="light dark">
-<meta http-equiv="refresh" content="0;url=${href}">
-<title>Opening Patchbay…</title>
-</head>
-<body style="font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem">
-<p>Opening Patchbay… If nothing happens, <a href="${href}">continue to Patchbay</a>.</p>
-<p>This page signs your browser in once, within two minutes; Patchbay deletes it then.</p>
-</body>
-</html>
-`;
+  return page(
+    'Opening Patchbay…',
+    `<p>If nothing happens, <a href="${href}">continue to Patchbay</a>.</p>
+<p>This page signs your browser in once, within two minutes; Patchbay deletes it then.</p>`,
+    `\n<meta name="referrer" content="no-referrer">\n<meta http-equiv="refresh" content="0;url=${href}">`,
+  );
 }
 
 export class SignInPages {
