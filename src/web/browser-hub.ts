@@ -1,8 +1,8 @@
-// The page's HubApi in a browser: signs in with the link's one-time secret, keeps the session
-// credential in localStorage (one per browser profile and origin, shared by its tabs; no other
-// port sees it), renews it while the page is open by proving it rather than sending it, and
-// reconnects by itself with backoff when the daemon goes away, as long as the sign-in lasts.
-// No node imports, no DOM types: the environment comes in as BrowserEnv.
+// The page's HubApi in a browser: signs in with the link's one-time secret, keeps the sign-in
+// for every tab of this origin in the browser profile (its secret as a key no script can read
+// back; no other port sees any of it), renews it while the page is open by proving it rather
+// than sending it, and reconnects by itself with backoff when the daemon goes away, as long as
+// the sign-in lasts. No node imports, no DOM types: the environment comes in as BrowserEnv.
 import { createRemoteHub, type RemoteHub } from '../api/remote.ts';
 import { HubError, type HubApi, type HubEvent, type HubMethod, type ParamsOf, type ResultOf } from '../api/types.ts';
 import {
@@ -19,7 +19,7 @@ import {
   type SessionRequest,
 } from './browser-protocol.ts';
 import { browserMessageSocket, type BrowserWebSocket } from './browser-socket.ts';
-import { proveSecret, splitCredential } from './session-proof.ts';
+import { keepCredential, prove, type KeptSignIn } from './session-proof.ts';
 
 export type ConnectionState =
   | { kind: 'connecting' }
@@ -46,12 +46,19 @@ export interface BrowserEnv {
   hash: string;
   /** Takes the sign-in secret out of the address bar (and so out of history). */
   clearHash(): void;
-  /** localStorage: shared by every tab of this origin in the browser profile. */
-  storage: { getItem(key: string): string | null; setItem(key: string, value: string): void; removeItem(key: string): void };
-  /** Calls `cb` when another tab changed the stored credential (signed in, say). */
-  onStorageChange?(cb: (key: string | null) => void): void;
+  signIns: SignInStore;
   post(url: string, body: string): Promise<HttpAnswer>;
   openSocket(url: string, protocols: string[]): BrowserWebSocket;
+}
+
+/** Where the sign-in is kept for every tab of this origin in the browser profile (IndexedDB in a browser). */
+export interface SignInStore {
+  load(): Promise<KeptSignIn | null>;
+  save(signIn: KeptSignIn): Promise<void>;
+  /** Forgets the sign-in with this claim; one another tab stored since stays. */
+  forget(claim: string): Promise<void>;
+  /** Calls `cb` when another tab stored or forgot one. */
+  onChange(cb: () => void): void;
 }
 
 export interface BrowserHub extends HubApi {
@@ -63,7 +70,6 @@ export interface BrowserHub extends HubApi {
   close(): void;
 }
 
-export const CREDENTIAL_KEY = 'patchbay.credential';
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 5000;
 const RENEW_RETRY_MS = 30_000;
@@ -85,8 +91,8 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
   let retryWaitMs = FIRST_RETRY_MS;
   let attempt = 0;
   let closed = false;
-  /** The credential this tab last used or stored. */
-  let current: string | null = null;
+  /** The sign-in this tab last used or stored (also what it falls back on if the store fails). */
+  let mine: KeptSignIn | null = null;
   /** A secret from the link not yet traded (kept until the daemon answers). */
   let secret = signInSecretFrom(env.hash);
   if (secret !== null) env.clearHash();
@@ -96,9 +102,12 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
     for (const cb of [...stateListeners]) cb(next);
   };
 
-  /** `voided`: the credential found to be over, dropped unless another tab has stored a newer one meanwhile. */
-  const signedOut = (why: string, voided?: string | null): void => {
-    if (voided != null && env.storage.getItem(CREDENTIAL_KEY) === voided) env.storage.removeItem(CREDENTIAL_KEY);
+  /** `voided`: the sign-in found to be over, forgotten unless another tab has stored a newer one meanwhile. */
+  const signedOut = (why: string, voided?: KeptSignIn | null): void => {
+    if (voided != null) {
+      if (mine?.claim === voided.claim) mine = null;
+      env.signIns.forget(voided.claim).catch(() => {});
+    }
     stopTimers();
     const current = socket;
     remote = null;
@@ -124,13 +133,18 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
     return { status: answer.status, body: await answer.json().catch(() => null) };
   };
 
+  /** The sign-in every tab shares, or this tab's own when the store fails. */
+  const load = async (): Promise<KeptSignIn | null> => (await env.signIns.load().catch(() => null)) ?? mine;
+
   /** Keeps a new credential (for every tab) and schedules its renewal; its ticket opens the socket. */
-  const accept = (status: number, body: unknown): SessionAnswer | null => {
+  const accept = async (status: number, body: unknown): Promise<SessionAnswer | null> => {
     if (status === 401) return null;
     if (status !== 200) throw new Unreachable(`Patchbay answered ${status}`);
     if (!isSessionAnswer(body)) throw new Unreachable('Patchbay answered without a credential');
-    current = body.credential;
-    env.storage.setItem(CREDENTIAL_KEY, body.credential);
+    const kept = await keepCredential(body.credential);
+    if (kept === null) throw new Unreachable('Patchbay answered with a malformed credential');
+    mine = kept;
+    await env.signIns.save(kept).catch(() => {});
     if (renewTimer !== null) clearTimeout(renewTimer);
     renewTimer = setTimeout(() => void renew(), body.renewInMs);
     return body;
@@ -140,13 +154,11 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
    * Renews a credential without sending it: whoever answers at this address gets only a proof
    * for its own challenge, which is worth nothing anywhere else. Null: the sign-in has ended.
    */
-  const renewCredential = async (credential: string): Promise<SessionAnswer | null> => {
-    const parts = splitCredential(credential);
-    if (parts === null) return null;
+  const renewCredential = async (signIn: KeptSignIn): Promise<SessionAnswer | null> => {
     const challenge = await post({ challenge: true });
     if (challenge.status !== 200 || !isChallengeAnswer(challenge.body)) throw new Unreachable(`Patchbay answered ${challenge.status} to a challenge`);
     const { nonce } = challenge.body;
-    const answer = await post({ renew: parts.claim, nonce, proof: await proveSecret(parts.secret, nonce) });
+    const answer = await post({ renew: signIn.claim, nonce, proof: await prove(signIn.key, nonce) });
     if (answer.status === STALE_CHALLENGE_STATUS) throw new Unreachable('the renewal took too long');
     return accept(answer.status, answer.body);
   };
@@ -154,11 +166,11 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
   /** While connected: keeps the sign-in from going idle. A daemon away is the socket's business. */
   const renew = async (): Promise<void> => {
     renewTimer = null;
-    // The freshest credential of any tab: each one's renewals serve them all.
-    const credential = env.storage.getItem(CREDENTIAL_KEY);
-    if (closed || credential === null) return;
+    // The freshest sign-in of any tab: each one's renewals serve them all.
+    const signIn = await load();
+    if (closed || signIn === null) return;
     try {
-      if ((await renewCredential(credential)) === null) signedOut(SIGN_IN_ENDED, credential);
+      if ((await renewCredential(signIn)) === null) signedOut(SIGN_IN_ENDED, signIn);
     } catch {
       // Unreachable: if the daemon is gone the socket notices and reconnects, renewing first;
       // if it only stumbled, try again soon, well within the idle time.
@@ -174,7 +186,7 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
       if (traded === null) signedOut(LINK_USED);
       return traded?.ticket ?? null;
     }
-    const stored = env.storage.getItem(CREDENTIAL_KEY);
+    const stored = await load();
     if (stored === null) {
       signedOut(NO_SIGN_IN);
       return null;
@@ -206,7 +218,7 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
     if (renewTimer !== null) clearTimeout(renewTimer);
     renewTimer = null;
     if (closed) return;
-    if (code === SIGNED_OUT_CLOSE_CODE) return signedOut(reason === 'signed out' ? 'every browser was signed out' : SIGN_IN_ENDED, current);
+    if (code === SIGNED_OUT_CLOSE_CODE) return signedOut(reason === 'signed out' ? 'every browser was signed out' : SIGN_IN_ENDED, mine);
     const why = reason || (code === 1006 ? 'the connection dropped' : `closed with code ${code}`);
     retryWaitMs = FIRST_RETRY_MS;
     scheduleRetry(why);
@@ -245,11 +257,13 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
   };
 
   // Another tab signed in (a new link) while this one was signed out: take its sign-in.
-  env.onStorageChange?.((key) => {
-    if (closed || state.kind !== 'signed-out' || (key !== null && key !== CREDENTIAL_KEY)) return;
-    if (env.storage.getItem(CREDENTIAL_KEY) === null) return;
-    setState({ kind: 'connecting' });
-    void connect();
+  env.signIns.onChange(() => {
+    if (closed || state.kind !== 'signed-out') return;
+    void env.signIns.load().then((signIn) => {
+      if (signIn === null || closed || state.kind !== 'signed-out') return;
+      setState({ kind: 'connecting' });
+      void connect();
+    }, () => {});
   });
 
   void connect();

@@ -5,9 +5,9 @@
 // and opens that file, so no secret is in any command line; the page forwards the browser to
 // `http://127.0.0.1:<port>/#signin=<one-time secret>`. The fragment never reaches a server
 // (requests, logs, Referer). The page strips it from the address bar and trades it (POST
-// SESSION_PATH, from its own Origin) for a session credential that it keeps in localStorage:
-// one sign-in per browser profile and address, shared by its tabs; no cookie, so no other port
-// on 127.0.0.1 ever receives it.
+// SESSION_PATH, from its own Origin) for a session credential that it keeps in IndexedDB, its
+// secret as a key no script can read back: one sign-in per browser profile and address, shared
+// by its tabs; no cookie, so no other port on 127.0.0.1 ever receives it.
 //
 // The credential is bound to the origin it was made for and is never sent whole again: to
 // renew it, the page asks for a one-time challenge and answers with an HMAC of it under the

@@ -32,10 +32,34 @@ export function toBase64url(bytes: Uint8Array): string {
     .replace(/=+$/, '');
 }
 
+/** A key that signs but cannot be read back (a browser's CryptoKey). */
+export type SigningKey = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>;
+
+/**
+ * A sign-in as the page keeps it: the public claim, and the secret as a key no script can
+ * export, so a page that reads the browser's storage at this address (another program on the
+ * port while Patchbay is away) gets no secret it could use elsewhere or later.
+ */
+export interface KeptSignIn {
+  claim: string;
+  key: SigningKey;
+}
+
+export async function keepCredential(credential: string): Promise<KeptSignIn | null> {
+  const parts = splitCredential(credential);
+  if (parts === null) return null;
+  const key = await globalThis.crypto.subtle.importKey('raw', fromBase64url(parts.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return { claim: parts.claim, key };
+}
+
 /** The page's answer to `nonce`: HMAC-SHA256 under the credential's secret, base64url. */
-export async function proveSecret(secret: string, nonce: string): Promise<string> {
-  const { subtle } = globalThis.crypto;
-  const key = await subtle.importKey('raw', fromBase64url(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const signature = await subtle.sign('HMAC', key, new TextEncoder().encode(proofMessage(nonce)));
+export async function prove(key: SigningKey, nonce: string): Promise<string> {
+  const signature = await globalThis.crypto.subtle.sign('HMAC', key, new TextEncoder().encode(proofMessage(nonce)));
   return toBase64url(new Uint8Array(signature));
+}
+
+/** `prove` from the secret's text (for tests and tools that hold a whole credential). */
+export async function proveSecret(secret: string, nonce: string): Promise<string> {
+  const key = await globalThis.crypto.subtle.importKey('raw', fromBase64url(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return prove(key, nonce);
 }

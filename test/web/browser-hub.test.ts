@@ -1,16 +1,16 @@
 // The page's hub (src/web/browser-hub.ts) outside a browser: a real control server, node's
-// ws as the page's WebSocket, a Map as its profile's localStorage.
+// ws as the page's WebSocket, an object as its browser profile's kept sign-in.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { CREDENTIAL_KEY, type ConnectionState } from '../../src/web/browser-hub.ts';
+import type { ConnectionState } from '../../src/web/browser-hub.ts';
 import { startControlServer, type ControlServer, type ControlServerOptions } from '../../src/web/control-server.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
 import { createFakeHub, sampleSnapshot } from './fake-hub.ts';
-import { ProfileStorage, nodePage } from './helpers.ts';
+import { ProfileSignIns, nodePage } from './helpers.ts';
 
-function page(t: TestContext, server: { url: string }, link?: string, storage?: ProfileStorage) {
-  const tab = nodePage(server.url, { ...(link === undefined ? {} : { link }), ...(storage === undefined ? {} : { storage }) });
+function page(t: TestContext, server: { url: string }, link?: string, profile?: ProfileSignIns) {
+  const tab = nodePage(server.url, { ...(link === undefined ? {} : { link }), ...(profile === undefined ? {} : { profile }) });
   t.after(() => tab.close());
   return tab;
 }
@@ -44,7 +44,7 @@ test('one sign-in serves every tab of the browser: a second tab connects without
   const dir = await tempDir('browser-hub-tabs');
   t.after(() => dir.cleanup());
   const control = await server(t, join(dir.path, 'home'));
-  const profile = new ProfileStorage();
+  const profile = new ProfileSignIns();
   const first = page(t, control, control.mintSignInUrl(), profile);
   await waitFor(() => first.hub.state.kind === 'connected', { message: 'the first tab connected' });
   const second = page(t, control, undefined, profile);
@@ -55,7 +55,7 @@ test('one sign-in serves every tab of the browser: a second tab connects without
 
   await control.revokeSessions();
   await waitFor(() => first.hub.state.kind === 'signed-out' && second.hub.state.kind === 'signed-out', { message: 'both signed out' });
-  assert.equal(profile.items.has(CREDENTIAL_KEY), false, 'the void credential is dropped');
+  assert.equal(profile.current, null, 'the void sign-in is forgotten');
 
   const third = page(t, control, control.mintSignInUrl(), profile);
   await waitFor(() => third.hub.state.kind === 'connected', { message: 'the new link’s tab connected' });
@@ -72,8 +72,8 @@ test('while the server is away the page keeps trying, saying why it lost it; bac
   const first = await server(t, home);
   const tab = page(t, first, first.mintSignInUrl());
   await waitFor(() => tab.hub.state.kind === 'connected', { message: 'connected' });
-  const credential = tab.storage.items.get(CREDENTIAL_KEY);
-  assert.ok(credential);
+  const claim = tab.profile.current?.claim;
+  assert.ok(claim);
 
   await first.close();
   await waitFor(() => tab.states.filter((s) => s.kind === 'reconnecting').length >= 3, { timeoutMs: 5000, message: 'three attempts' });
@@ -88,7 +88,7 @@ test('while the server is away the page keeps trying, saying why it lost it; bac
   await waitFor(() => tab.hub.state.kind === 'connected', { timeoutMs: 7000, message: 'reconnected' });
   assert.equal(second.port, first.port);
   assert.deepEqual(await tab.hub.call('snapshot', undefined), sampleSnapshot());
-  assert.notEqual(tab.storage.items.get(CREDENTIAL_KEY), credential, 'renewed on the way in');
+  assert.notEqual(tab.profile.current?.claim, claim, 'renewed on the way in');
 });
 
 test('an open page renews its sign-in, so it outlives the idle time; revoked, it is signed out', async (t) => {
@@ -99,10 +99,10 @@ test('an open page renews its sign-in, so it outlives the idle time; revoked, it
   const tab = page(t, control, control.mintSignInUrl());
   await waitFor(() => tab.hub.state.kind === 'connected', { message: 'connected' });
   const seen = new Set<string>();
-  await waitFor(() => seen.add(tab.storage.items.get(CREDENTIAL_KEY)!).size >= 3, { timeoutMs: 5000, message: 'two renewals' });
+  await waitFor(() => seen.add(tab.profile.current!.claim).size >= 3, { timeoutMs: 5000, message: 'two renewals' });
 
   await control.revokeSessions();
   await waitFor(() => tab.hub.state.kind === 'signed-out', { message: 'signed out' });
   assert.deepEqual(tab.hub.state, { kind: 'signed-out', why: 'every browser was signed out' });
-  assert.equal(tab.storage.items.has(CREDENTIAL_KEY), false, 'the void credential is dropped');
+  assert.equal(tab.profile.current, null, 'the void sign-in is forgotten');
 });

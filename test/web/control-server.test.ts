@@ -15,8 +15,7 @@ import { readControlFile } from '../../src/web/control-file.ts';
 import { startControlServer, type ControlServerOptions } from '../../src/web/control-server.ts';
 import { wsMessageSocket } from '../../src/web/ws-socket.ts';
 import { createFakeHub, sampleSnapshot } from './fake-hub.ts';
-import { CREDENTIAL_KEY } from '../../src/web/browser-hub.ts';
-import { ProfileStorage, browserProtocols, httpRequest, nodePage, openSocket, renewRequest, sessionRequest } from './helpers.ts';
+import { ProfileSignIns, browserProtocols, httpRequest, nodePage, openSocket, renewRequest, sessionRequest } from './helpers.ts';
 import { tempDir, waitFor, withTimeout } from '../peers/wait.ts';
 
 const SECRET = 'top secret outside the renderer';
@@ -31,10 +30,10 @@ async function freePort(): Promise<number> {
 }
 
 /** A tab at `origin` whose profile holds `credential` (signed in before). */
-function browserPage(origin: string, credential: string) {
-  const storage = new ProfileStorage();
-  storage.items.set(CREDENTIAL_KEY, credential);
-  return nodePage(origin, { storage });
+async function browserPage(origin: string, credential: string) {
+  const profile = new ProfileSignIns();
+  await profile.keep(credential);
+  return nodePage(origin, { profile });
 }
 
 /** A sign-in's (or renewal's) answer, checked. */

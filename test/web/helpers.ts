@@ -2,8 +2,8 @@
 import { request } from 'node:http';
 import { WebSocket } from 'ws';
 import { BROWSER_PROTOCOL, TICKET_PROTOCOL_PREFIX } from '../../src/web/browser-protocol.ts';
-import { proveSecret, splitCredential } from '../../src/web/session-proof.ts';
-import { connectBrowserHub, type BrowserEnv, type BrowserHub, type ConnectionState } from '../../src/web/browser-hub.ts';
+import { keepCredential, proveSecret, splitCredential, type KeptSignIn } from '../../src/web/session-proof.ts';
+import { connectBrowserHub, type BrowserHub, type ConnectionState, type SignInStore } from '../../src/web/browser-hub.ts';
 import type { BrowserWebSocket } from '../../src/web/browser-socket.ts';
 
 export interface HttpAnswer {
@@ -75,32 +75,36 @@ export function openSocket(
 }
 
 /**
- * A browser profile's localStorage for one origin, shared by its tabs: a change made by one
- * tab is announced to the others (the `storage` event), as browsers do.
+ * A browser profile's kept sign-in for one origin, shared by its tabs: a change made by one tab
+ * is announced to the others, as the browser's `storage` event does.
  */
-export class ProfileStorage {
-  readonly items = new Map<string, string>();
-  private readonly tabs = new Set<(key: string | null) => void>();
+export class ProfileSignIns {
+  current: KeptSignIn | null = null;
+  private readonly tabs = new Set<() => void>();
 
-  /** The storage as one tab sees it. */
-  tab(): Pick<BrowserEnv, 'storage' | 'onStorageChange'> {
-    let own: ((key: string | null) => void) | null = null;
-    const announce = (key: string) => {
-      for (const listener of this.tabs) if (listener !== own) listener(key);
+  /** Keeps a whole credential, as a sign-in in another tab would have. */
+  async keep(credential: string): Promise<void> {
+    this.current = await keepCredential(credential);
+  }
+
+  /** The store as one tab sees it. */
+  tab(): SignInStore {
+    let own: (() => void) | null = null;
+    const announce = () => {
+      for (const listener of this.tabs) if (listener !== own) listener();
     };
     return {
-      storage: {
-        getItem: (key) => this.items.get(key) ?? null,
-        setItem: (key, value) => {
-          this.items.set(key, value);
-          announce(key);
-        },
-        removeItem: (key) => {
-          this.items.delete(key);
-          announce(key);
-        },
+      load: async () => this.current,
+      save: async (signIn) => {
+        this.current = signIn;
+        announce();
       },
-      onStorageChange: (cb) => {
+      forget: async (claim) => {
+        if (this.current?.claim !== claim) return;
+        this.current = null;
+        announce();
+      },
+      onChange: (cb) => {
         own = cb;
         this.tabs.add(cb);
       },
@@ -109,15 +113,15 @@ export class ProfileStorage {
 }
 
 /** The page's hub (src/web/browser-hub.ts) outside a browser: node's ws as its WebSocket, our Origin on every request. */
-export function nodePage(origin: string, options: { link?: string; storage?: ProfileStorage } = {}) {
+export function nodePage(origin: string, options: { link?: string; profile?: ProfileSignIns } = {}) {
   const states: ConnectionState[] = [];
   let cleared = 0;
-  const storage = options.storage ?? new ProfileStorage();
+  const profile = options.profile ?? new ProfileSignIns();
   const hub: BrowserHub = connectBrowserHub({
     origin,
     hash: options.link === undefined ? '' : new URL(options.link).hash,
     clearHash: () => void (cleared += 1),
-    ...storage.tab(),
+    signIns: profile.tab(),
     // The page's fetch, with the Origin a browser adds by itself.
     post: async (url, body) => {
       const answer = await httpRequest(Number(new URL(url).port), new URL(url).pathname, {
@@ -130,5 +134,5 @@ export function nodePage(origin: string, options: { link?: string; storage?: Pro
     openSocket: (url, protocols) => new WebSocket(url, protocols, { origin }) as unknown as BrowserWebSocket,
   });
   hub.onState((s) => states.push(s));
-  return { hub, states, storage, cleared: () => cleared, close: () => hub.close() };
+  return { hub, states, profile, cleared: () => cleared, close: () => hub.close() };
 }
