@@ -486,6 +486,11 @@ test('open --revoke-all that cannot save the new key still signs every browser o
   assert.equal(revoked.code, 1);
   assert.match(revoked.stderr, /signed out of the running Patchbay, but .*browser\.json/);
   assert.equal((await renewRequest(server.port, link.origin, credential)).status, 401, 'the old sign-in is refused');
+
+  await server.close();
+  const offline = await run('open', '--revoke-all');
+  assert.equal(offline.code, 1);
+  assert.match(offline.stderr, /No Patchbay is running, but the new key could not be saved .*remove .*browser\.json before Patchbay starts again/);
 });
 
 test('restore goes through the daemon when it runs', async (t) => {
