@@ -15,6 +15,7 @@ import {
   type Snapshot,
 } from '../../src/api/types.ts';
 import { validateSettingsPatch } from '../../src/settings/defaults.ts';
+import { localOnlyRefusal } from '../../src/settings/store.ts';
 
 export type Handlers = { [M in HubMethod]: (params: ParamsOf<M>) => ResultOf<M> | Promise<ResultOf<M>> };
 
@@ -107,6 +108,7 @@ export function sampleSnapshot(): Snapshot {
     ],
     history: [],
     settings: sampleSettings(),
+    hostedPi: { command: ['pi'], commandSource: 'default', allowExtensions: false, settingsFile: '/home/u/.config/Patchbay/config.json' },
     hosted: [],
     warnings: ['the store was unreadable and moved aside'],
   };
@@ -257,7 +259,10 @@ export function createFakeHub(): FakeHub {
         throw new HubError('diagnosticsDeadlineMs must be a number', 'invalid');
       }
       // Otherwise the hub's own rules, so a face shows the reasons a person would see.
-      Object.assign(state.settings, validateSettingsPatch(patch));
+      const valid = validateSettingsPatch(patch);
+      const refusal = localOnlyRefusal(valid, state.hostedPi.settingsFile);
+      if (refusal !== null) throw refusal;
+      Object.assign(state.settings, valid);
       // As the hub does: every face hears of the change.
       queueMicrotask(() => emit({ type: 'snapshot', snapshot: structuredClone(state) }));
       return structuredClone(state.settings);
