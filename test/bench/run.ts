@@ -372,27 +372,32 @@ async function measureStall(rig: Rig, proposal: Proposal): Promise<Measurement[]
 async function measureBurst(rig: Rig, proposal: Proposal): Promise<Measurement> {
   const pair = rig.pi.find((p) => p.name === 'patchbay')!;
   const bare = rig.pi.find((p) => p.name === 'bare')!;
-  await sleep(1000);
-  const before = await Promise.all([residentBytes(pair.pid), residentBytes(bare.pid)]);
+  // Where it started: settled the same way, after the phases before this one.
+  const before = await settledRss([pair.pid, bare.pid]);
   for (let i = 0; i < PLAN.burstDiffs; i++) for (const p of inRound(rig.pi, i)) await diffRoundTrip(p, rig.existing, proposal);
-  const after: number[][] = [[], []];
-  for (let waited = 0; waited < SETTLE_MS; waited += SAMPLE_MS) {
-    const [pb, b] = await Promise.all([residentBytes(pair.pid), residentBytes(bare.pid)]);
-    after[0]!.push(pb);
-    after[1]!.push(b);
-    await sleep(SAMPLE_MS);
-  }
+  const after = await settledRss([pair.pid, bare.pid]);
   const mib = (n: number): string => (n / MiB).toFixed(0);
-  const growth = (i: number): number => (Math.min(...after[i]!) - before[i]!) / MiB;
-  const story = (i: number): string => `${mib(before[i]!)} → ${mib(after[i]![0]!)} → lowest ${mib(Math.min(...after[i]!))}, last ${mib(after[i]!.at(-1)!)} MiB`;
+  const growth = (i: number): number => (Math.min(...after[i]!) - Math.min(...before[i]!)) / MiB;
+  const story = (i: number): string => `${mib(Math.min(...before[i]!))} → ${mib(after[i]![0]!)} (just after) → lowest ${mib(Math.min(...after[i]!))}, last ${mib(after[i]!.at(-1)!)} MiB`;
   return {
     metric: `RSS growth after ${PLAN.burstDiffs} 10 MiB diffs`,
     unit: 'MiB',
     bare: growth(1),
     patchbay: growth(0),
     target: { kind: 'value-max', max: 20 },
-    note: `the lowest VmRSS within ${SETTLE_MS / 1000} s after the last of ${PLAN.burstDiffs} diffs (existing file) was decided, minus VmRSS before them: Patchbay ${story(0)}; bare ${story(1)}`,
+    note: `the lowest VmRSS within ${SETTLE_MS / 1000} s after the last of ${PLAN.burstDiffs} diffs (existing file) was decided, minus the lowest within ${SETTLE_MS / 1000} s before them: Patchbay ${story(0)}; bare ${story(1)}`,
   };
+}
+
+/** VmRSS of each process every SAMPLE_MS for SETTLE_MS, from now. */
+async function settledRss(pids: number[]): Promise<number[][]> {
+  const samples: number[][] = pids.map(() => []);
+  for (let waited = 0; waited < SETTLE_MS; waited += SAMPLE_MS) {
+    const now = await Promise.all(pids.map((pid) => residentBytes(pid)));
+    now.forEach((rss, i) => samples[i]!.push(rss));
+    await sleep(SAMPLE_MS);
+  }
+  return samples;
 }
 
 /** How long the daemon is watched after a burst, and how often. */
