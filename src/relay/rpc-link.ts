@@ -13,6 +13,7 @@ import {
   parseFrame,
   request,
   result,
+  routedOnly,
   type RpcId,
   type RpcMessage,
   type RpcNotification,
@@ -131,6 +132,11 @@ export class RpcLink {
   private receive(bytes: Buffer): void {
     if (bytes.length >= LAZY_FRAME_BYTES && this.receiveLazily(bytes)) return;
     const text = bytes.toString('utf8');
+    const routed = routedOnly(text);
+    if (routed) {
+      this.handlers.onFrame?.('in', text, { kind: 'notification', msg: routed }, bytes.length);
+      return this.handlers.onNotification(routed, this, { bytes, text });
+    }
     const parsed = parseFrame(text);
     this.handlers.onFrame?.('in', text, parsed.ok ? parsed.message : null, bytes.length);
     if (!parsed.ok) {
