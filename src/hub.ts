@@ -132,7 +132,10 @@ class PatchbayHub implements Hub {
       processInfo: deps.processInfo,
       readOriginal: (path) => readOriginal(path, options.maxReviewFileBytes),
       trafficEntries: options.trafficEntries,
-      onChange: () => this.changed(),
+      onChange: () => {
+        this.pi.doorSessionsChanged();
+        this.changed();
+      },
       onDiffAdded: (diff) => this.emit({ type: 'diffAdded', diff }),
       onDiffDecided: (record) => this.emit({ type: 'diffDecided', record }),
       editorSuspect: (editor) => void this.discovery.markSuspect(editor.port),
@@ -161,6 +164,7 @@ class PatchbayHub implements Hub {
       commandTimeoutMs: options.piCommandTimeoutMs,
       stopGraceMs: options.piStopGraceMs,
       ideConnectMs: options.piIdeConnectMs,
+      reviewWaitMs: options.piReviewWaitMs,
       onEvent: (id, event) => this.emit({ type: 'pi', id, event }),
       onChange: () => this.changed(),
       onFoldersChanged: () => this.publishDoor(),

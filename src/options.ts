@@ -59,6 +59,8 @@ export interface HubOptions {
   piStopGraceMs: number;
   /** A hosted pi not at the door this long after starting gets its pi-ide's `/ide` run (null: never). */
   piIdeConnectMs: number | null;
+  /** A prompt to a hosted pi whose pi-ide has not reached the door waits this long, then is refused. */
+  piReviewWaitMs: number;
   version: string;
 }
 
@@ -124,6 +126,7 @@ export function resolveOptions(env: NodeJS.ProcessEnv, overrides: Partial<HubOpt
     piCommandTimeoutMs: 30_000,
     piStopGraceMs: 3000,
     piIdeConnectMs: 1500,
+    piReviewWaitMs: 20_000,
     version: '0.1.0',
     ...overrides,
   };

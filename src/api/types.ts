@@ -178,6 +178,13 @@ export interface AutoconnectView {
 
 export type HostedStatus = 'starting' | 'idle' | 'streaming' | 'exited';
 
+/**
+ * Whether a hosted pi's edits reach Patchbay's review: `reviewed` once its pi-ide is at the
+ * door; `connecting` while a pi with pi-ide is not yet (prompts wait for it, else its first
+ * edits would be written unreviewed); `unreviewed` for a pi without pi-ide.
+ */
+export type HostedReview = 'connecting' | 'reviewed' | 'unreviewed';
+
 export interface HostedView {
   id: string;
   cwd: string;
@@ -191,6 +198,7 @@ export interface HostedView {
   exit: string | null;
   /** The door session this pi opened through pi-ide, when it did. */
   sessionId: string | null;
+  review: HostedReview;
   /** Extension dialogs waiting for the person. */
   pendingDialogs: number;
 }

@@ -1,6 +1,6 @@
 // `patchbay pi …`: hosted pi sessions (pi --mode rpc run by the daemon) from the terminal.
 import { resolve } from 'node:path';
-import type { DiffSummary, HostedView, HubApi, HubEvent } from '../api/types.ts';
+import type { DiffSummary, HostedReview, HostedView, HubApi, HubEvent } from '../api/types.ts';
 import { UsageError, parse, positionals, printJson, type CliIo, type Command, type CommandContext } from './command.ts';
 import { editorLabel } from './format.ts';
 import { table } from './table.ts';
@@ -18,6 +18,13 @@ const USAGE = `Usage:
   patchbay pi stop <id>                stop pi and forget the session
 The daemon runs pi as the "pi command" setting (Settings → Hosted pi sessions), else
 $PATCHBAY_PI_COMMAND, else pi on PATH.`;
+
+/** What a person at the terminal should know before a prompt goes: its edits may not be reviewed (yet). */
+const REVIEW_NOTE: Record<HostedReview, string | null> = {
+  connecting: 'connecting to review…',
+  reviewed: null,
+  unreviewed: 'this pi has no pi-ide: its edits are written without review',
+};
 
 /** How often a streaming `prompt` checks that the daemon still answers (events alone cannot tell). */
 const ALIVE_CHECK_MS = 2000;
@@ -148,6 +155,10 @@ export async function streamPrompt(
     hub.call('settings.get', undefined).catch((err: unknown) => fail((err as Error).message));
   }, ALIVE_CHECK_MS);
   try {
+    const view = (await hub.call('snapshot', undefined)).hosted.find((h) => h.id === id);
+    doorSession = view?.sessionId ?? null;
+    const review = view === undefined ? null : REVIEW_NOTE[view.review];
+    if (review) io.stderr.write(`[${review}]\n`);
     await hub.call('pi.prompt', request);
     if (!started) {
       // An extension command (`/name`) may run no agent at all: then pi is idle once it answered.

@@ -19,6 +19,7 @@ import {
   reduceGetState,
   reduceUiRequest,
   removeDialog,
+  reviewState,
   type HostedState,
 } from './hosted.ts';
 import { doorChoice, type DoorAddress } from './ide-dialog.ts';
@@ -34,6 +35,8 @@ export interface PiHostOptions {
   stopGraceMs: number;
   /** How long a new pi gets to reach the door by itself before its `/ide` is run (null: never). */
   ideConnectMs: number | null;
+  /** How long a prompt to a pi whose pi-ide is not at the door yet waits for it before it is refused. */
+  reviewWaitMs: number;
   /** Every record pi sends, raw, plus `{type:"hosted_exit", message}` when it exits. */
   onEvent(id: string, event: Record<string, unknown>): void;
   /** Something in `views()` changed (status, model, dialogs, the list). */
@@ -68,6 +71,12 @@ class HostedSession {
   state: HostedState = initialHostedState();
   client: PiRpcClient | null = null;
   stopping = false;
+  /** Whether pi lists pi-ide's `/ide` command (null until asked, as it starts). */
+  hasPiIde: boolean | null = null;
+  /** The door session its pi-ide opened, while it is connected. */
+  doorSession: string | null = null;
+  /** Prompts held until its pi-ide reaches the door (or pi exits). */
+  readonly reviewWaiters = new Set<{ ready(): void; failed(err: Error): void }>();
   /** Its timers (dialog expiry, the pi-ide connection wait), released when it ends. */
   readonly timers = new DisposableStore();
   private expiry: Disposable | null = null;
@@ -92,6 +101,17 @@ class HostedSession {
     this.timers.dispose();
     this.expiry = null;
     this.ideTimer = null;
+  }
+
+  get review() {
+    return reviewState(this.hasPiIde, this.doorSession);
+  }
+
+  /** Wakes the prompts held for review: all go once it is no longer connecting; all fail with `err`. */
+  settleWaiters(err?: Error): void {
+    if (!err && this.review === 'connecting') return;
+    for (const waiter of [...this.reviewWaiters]) (err ? waiter.failed(err) : waiter.ready());
+    this.reviewWaiters.clear();
   }
 
   live(): PiRpcClient {
@@ -145,17 +165,57 @@ export class PiHost {
       if (!this.sessions.has(session.id)) throw new HubError(`pi session ${session.id} was stopped while starting`, 'conflict');
       session.client = this.spawn(session, [...(model !== undefined ? ['--model', model] : []), ...args]);
       const state = await session.client.request({ type: 'get_state' }, { timeoutMs: this.options.startTimeoutMs });
+      // Whether its edits can be reviewed at all: pi-ide brings the `/ide` command.
+      session.hasPiIde = hasExtensionCommand(await session.client.request({ type: 'get_commands' }), 'ide');
+      session.doorSession = session.client.pid === null ? null : this.options.sessionIdForPid(session.client.pid);
       this.update(session, reduceGetState(session.state, state));
     } catch (err) {
       await this.discard(session);
       throw hubError(err);
     }
-    this.options.log(`pi ${session.id}: started in ${cwd} (pid ${session.client.pid})`);
-    const { ideConnectMs } = this.options;
-    if (ideConnectMs !== null) {
-      session.ideTimer = session.timers.timeout(ideConnectMs, () => void this.connectIde(session));
-    }
+    this.options.log(`pi ${session.id}: started in ${cwd} (pid ${session.client.pid}, ${session.review})`);
+    this.scheduleIde(session);
     return this.view(session);
+  }
+
+  /**
+   * Holds a prompt while the pi's pi-ide is not at the door: sent now, its edits would be
+   * written unreviewed. Refused if pi-ide does not arrive in time.
+   */
+  private async untilReviewed(session: HostedSession, command: string): Promise<void> {
+    if (session.review !== 'connecting' || session.state.status === 'exited' || session.client === null) return;
+    const waitMs = this.options.reviewWaitMs;
+    await new Promise<void>((resolve, reject) => {
+      const timer = session.timers.timeout(waitMs, () => {
+        session.reviewWaiters.delete(waiter);
+        reject(
+          new HubError(
+            `${command}: pi session ${session.id}: its pi-ide has not reached Patchbay's door within ${Math.round(waitMs / 1000)} s, ` +
+              'so its edits would be written without review; the prompt was not sent. ' +
+              "Check that pi can see Patchbay's lockfile (patchbay status lists the door), or run /ide in that pi",
+            'unavailable',
+          ),
+        );
+      });
+      const waiter = {
+        ready: () => {
+          session.timers.release(timer);
+          resolve();
+        },
+        failed: (err: Error) => {
+          session.timers.release(timer);
+          reject(hubError(err));
+        },
+      };
+      session.reviewWaiters.add(waiter);
+    });
+  }
+
+  /** After `ideConnectMs` without pi-ide at the door, its `/ide` is run (once per wait). */
+  private scheduleIde(session: HostedSession): void {
+    const { ideConnectMs } = this.options;
+    if (ideConnectMs === null || session.ideTimer !== null || session.review !== 'connecting') return;
+    session.ideTimer = session.timers.timeout(ideConnectMs, () => void this.connectIde(session));
   }
 
   detail(id: string): HostedDetail {
@@ -169,8 +229,29 @@ export class PiHost {
     if (streamingBehavior !== undefined && streamingBehavior !== 'steer' && streamingBehavior !== 'followUp') {
       throw new HubError(`pi.prompt: "streamingBehavior" must be "steer" or "followUp", got ${JSON.stringify(streamingBehavior)}`);
     }
+    // `/ide` is how pi-ide reaches the door: it must not wait for itself.
+    if (!/^\/ide(\s|$)/.test(text.trim())) await this.untilReviewed(this.get(id), 'pi.prompt');
     const command: RpcCommand = { type: 'prompt', message: text, ...(streamingBehavior ? { streamingBehavior } : {}) };
     await this.command(id, command, NO_DEADLINE);
+  }
+
+  /**
+   * The door's sessions changed: a hosted pi's pi-ide may have arrived (its held prompts go)
+   * or left (it never reconnects by itself, so its `/ide` is run again).
+   */
+  doorSessionsChanged(): void {
+    for (const session of this.sessions.values()) {
+      const pid = session.client?.pid ?? null;
+      if (pid === null || session.state.status === 'exited') continue;
+      const linked = this.options.sessionIdForPid(pid);
+      if (linked === session.doorSession) continue;
+      const lost = session.doorSession !== null && linked === null;
+      session.doorSession = linked;
+      this.options.log(`pi ${session.id}: pi-ide ${linked === null ? 'left the door' : `reached the door (${linked})`}`);
+      if (lost) this.scheduleIde(session);
+      session.settleWaiters();
+      this.options.onChange();
+    }
   }
 
   async abort(id: string): Promise<void> {
@@ -298,6 +379,7 @@ export class PiHost {
       startedAt: s.startedAt,
       exit: s.state.exit,
       sessionId: pid === null || s.state.status === 'exited' ? null : this.options.sessionIdForPid(pid),
+      review: s.review,
       pendingDialogs: s.state.dialogs.length,
     };
   }
@@ -381,10 +463,8 @@ export class PiHost {
     session.ideTimer = null;
     const ready = (): boolean => !session.stopping && session.state.status === 'idle';
     const client = session.client;
-    if (!client || !ready() || (client.pid !== null && this.options.sessionIdForPid(client.pid) !== null)) return;
+    if (!client || !ready() || session.hasPiIde !== true || (client.pid !== null && this.options.sessionIdForPid(client.pid) !== null)) return;
     try {
-      const commands = await client.request({ type: 'get_commands' });
-      if (!hasExtensionCommand(commands, 'ide') || !ready()) return;
       this.options.log(`pi ${session.id}: running /ide so its pi-ide reaches the door`);
       await client.request({ type: 'prompt', message: '/ide' }, NO_DEADLINE);
     } catch (err) {
@@ -394,6 +474,7 @@ export class PiHost {
 
   private onExit(session: HostedSession, exit: PiExit): void {
     this.update(session, reduceExit(session.state, exit.message, this.now(), session.stopping));
+    session.settleWaiters(new PiExitedError('prompt', exit));
     session.clearTimers();
     this.options.onEvent(session.id, { type: 'hosted_exit', code: exit.code, signal: exit.signal, message: exit.message });
     if (!session.stopping) {

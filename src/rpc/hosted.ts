@@ -2,7 +2,7 @@
 // each takes the state and one record and returns the next state (nothing is mutated).
 // No node imports: the renderer runs reduceEvent over the streamed events between its reads
 // of the hub's copy, so a record may reach it twice (once in a read, once as an event).
-import type { HostedDialog, HostedStatus, TranscriptItem } from '../api/types.ts';
+import type { HostedDialog, HostedReview, HostedStatus, TranscriptItem } from '../api/types.ts';
 import { isDialog, type RpcEvent, type UiRequest } from './protocol.ts';
 import { isObject } from '../api/json.ts';
 
@@ -16,6 +16,15 @@ export interface HostedState {
   /** setStatus lines by key; `notify` = the latest notification, `widget:<key>`, `title`. */
   statusLines: Record<string, string>;
   stats: unknown | null;
+}
+
+/**
+ * Where a hosted pi's edits go: through its pi-ide to Patchbay once that is at the door; a pi
+ * with pi-ide (or not yet known to have none) that is not there yet is still connecting.
+ */
+export function reviewState(hasPiIde: boolean | null, doorSession: string | null): HostedReview {
+  if (doorSession !== null) return 'reviewed';
+  return hasPiIde === false ? 'unreviewed' : 'connecting';
 }
 
 /** Older items fall off so a long session keeps a bounded transcript. */

@@ -419,6 +419,38 @@ describe('the hosted pi session panel in a browser', { skip }, () => {
     await page.setViewportSize({ width: 1100, height: 720 });
   });
 
+  test('a pi whose pi-ide is not at the door says “connecting to review…”; a prompt waits for it; one without pi-ide says its edits are not reviewed', async () => {
+    const p = running();
+    p.detail.review = 'connecting';
+    p.pushSnapshot();
+    await page.getByRole('status').getByText(/^Connecting to review… Prompts wait until pi-ide/).waitFor();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const plain = hub.handlers['pi.prompt'];
+    hub.handlers['pi.prompt'] = async (params) => {
+      await held; // as the hub holds it until pi-ide arrives
+      return plain(params);
+    };
+    const prompt = page.getByLabel('Prompt', { exact: true });
+    await prompt.fill('Edit notes.txt');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.locator('.prompt-box').getByRole('status').getByText('connecting to review…').waitFor();
+    await shot('connecting-to-review');
+    assert.equal(await prompt.inputValue(), 'Edit notes.txt', 'kept until pi took it');
+    p.detail.review = 'reviewed';
+    p.pushSnapshot();
+    release();
+    await waitFor(async () => (await prompt.inputValue()) === '', { message: 'the prompt sent once pi-ide arrived' });
+    await page.getByText('Edits wait for your review (pi-ide is connected to Patchbay).').waitFor();
+    hub.handlers['pi.prompt'] = plain;
+
+    p.detail.review = 'unreviewed';
+    p.pushSnapshot();
+    await page.getByText('This pi has no pi-ide: its edits are written without review.').waitFor();
+    p.detail.review = 'reviewed';
+    p.pushSnapshot();
+  });
+
   test('when pi exits by itself, the reason shows and only the transcript stays', async () => {
     running().exit('pi exited with code 1: fatal: something broke');
     await page.locator('.warning-text', { hasText: 'pi exited with code 1: fatal: something broke' }).waitFor();

@@ -120,6 +120,7 @@ export function idleHostedDetail(init: { id: string; cwd: string; pid: number; m
     thinkingLevel: 'off',
     exit: null,
     sessionId: null,
+    review: 'reviewed',
     pendingDialogs: 0,
     transcript: [],
     dialogs: [],

@@ -2,14 +2,14 @@
 // has exited, pickers, stats and status lines, the transcript, the prompt box, and whatever
 // extension dialog pi is waiting on.
 import { useEffect, useState } from 'react';
-import type { DialogAnswer, HostedView } from '../../../src/api/types.ts';
+import type { DialogAnswer, HostedReview, HostedView } from '../../../src/api/types.ts';
 import { useHub } from '../hub/HubProvider.tsx';
 import { useCommand } from '../hub/useCommand.ts';
 import { ConfirmDialog } from '../ui/ConfirmDialog.tsx';
 import { ErrorText } from '../ui/ErrorText.tsx';
 import { useNow } from '../ui/useNow.ts';
 import { ExtensionDialog } from './ExtensionDialog.tsx';
-import { STATUS_TEXT, controlsFor, currentDialog, exitText, stoppedOnPurpose } from './hosted-model.ts';
+import { REVIEW_TEXT, STATUS_TEXT, controlsFor, currentDialog, exitText, stoppedOnPurpose } from './hosted-model.ts';
 import { PromptBox } from './PromptBox.tsx';
 import { SessionFacts } from './SessionFacts.tsx';
 import { SessionPickers } from './SessionPickers.tsx';
@@ -67,7 +67,6 @@ export function HostedPanel({ view }: { view: HostedView }) {
           <p className="meta">
             <span className={`status-dot ${status}`}>{STATUS_TEXT[status]}</span>
             {view.pid !== null && status !== 'exited' && ` · pid ${view.pid}`}
-            {view.sessionId !== null && ' · reaches editors through pi-ide'}
           </p>
         </div>
         {controls.stop ? (
@@ -93,6 +92,7 @@ export function HostedPanel({ view }: { view: HostedView }) {
         />
       )}
       {view.exit !== null && <p className={stoppedOnPurpose(view.exit) ? 'meta' : 'warning-text'}>{exitText(view.exit)}</p>}
+      {status !== 'exited' && <ReviewNotice review={view.review} />}
       {stop.error !== null && <ErrorText>{`Could not ${controls.stop ? 'stop pi' : 'remove the session'}: ${stop.error}`}</ErrorText>}
       {session.error !== null && <ErrorText>{session.error}</ErrorText>}
       {status !== 'exited' && <SessionPickers view={{ ...view, ...(detail ?? {}) }} enabled={controls.configure} merge={session.merge} />}
@@ -103,12 +103,22 @@ export function HostedPanel({ view }: { view: HostedView }) {
         <Transcript items={detail.transcript} streaming={status === 'streaming'} reviewOf={reviewOf} />
       )}
       {controls.prompt ? (
-        <PromptBox id={view.id} status={status} />
+        <PromptBox id={view.id} status={status} review={view.review} />
       ) : (
         status === 'starting' && <p className="empty">pi is starting…</p>
       )}
       {answer.error !== null && <ErrorText>{`Could not answer pi: ${answer.error}`}</ErrorText>}
       {dialog !== null && <ExtensionDialog key={dialog.requestId} dialog={dialog} now={now} answer={(a) => sendAnswer(dialog.requestId, a)} />}
     </section>
+  );
+}
+
+/** Whether this pi's edits reach review: said plainly when they do not (yet). */
+function ReviewNotice({ review }: { review: HostedReview }) {
+  const text = REVIEW_TEXT[review];
+  return (
+    <p className={`review-notice ${review}`} role="status">
+      {text}
+    </p>
   );
 }

@@ -1,14 +1,14 @@
 // The prompt box: Send while pi is idle; Steer, Follow up and Abort while it works.
 import { useId, useState } from 'react';
 import type { KeyboardEvent } from 'react';
-import type { HostedStatus } from '../../../src/api/types.ts';
+import type { HostedReview, HostedStatus } from '../../../src/api/types.ts';
 import { useHub } from '../hub/HubProvider.tsx';
 import { useCommand } from '../hub/useCommand.ts';
 import { ErrorText } from '../ui/ErrorText.tsx';
 import { PROMPT_SHORTCUTS, controlsFor, promptKeyAction, promptParams } from './hosted-model.ts';
 import type { PromptAction } from './hosted-model.ts';
 
-export function PromptBox({ id, status }: { id: string; status: HostedStatus }) {
+export function PromptBox({ id, status, review }: { id: string; status: HostedStatus; review: HostedReview }) {
   const { api } = useHub();
   const inputId = useId();
   const hintId = useId();
@@ -59,6 +59,11 @@ export function PromptBox({ id, status }: { id: string; status: HostedStatus }) 
           <button type="button" disabled={empty || send.busy} onClick={() => run('followUp')} aria-keyshortcuts="Alt+Enter">
             Follow up
           </button>
+        )}
+        {send.busy && review === 'connecting' && (
+          <span className="meta" role="status">
+            connecting to review…
+          </span>
         )}
         <span className="spacer" />
         {controls.abort && (

@@ -1,7 +1,7 @@
 // The hosted-session panel's rules, apart from any component: which controls a status
 // allows, what a dialog answer sends, how pi's loosely shaped data (models, stats, raw
 // events) becomes something to show.
-import type { DialogAnswer, HostedDialog, HostedStatus, HostedView, Snapshot } from '../../../src/api/types.ts';
+import type { DialogAnswer, HostedDialog, HostedReview, HostedStatus, HostedView, Snapshot } from '../../../src/api/types.ts';
 import { baseName } from '../../../electron/shared/labels.ts';
 import { isObject } from '../../../src/api/json.ts';
 
@@ -12,6 +12,13 @@ export const STATUS_TEXT: Record<HostedStatus, string> = {
   idle: 'idle',
   streaming: 'working',
   exited: 'exited',
+};
+
+/** Where this pi's edits go, in a sentence for its panel. */
+export const REVIEW_TEXT: Record<HostedReview, string> = {
+  connecting: 'Connecting to review… Prompts wait until pi-ide in this pi reaches Patchbay, so no edit is written unreviewed.',
+  reviewed: 'Edits wait for your review (pi-ide is connected to Patchbay).',
+  unreviewed: 'This pi has no pi-ide: its edits are written without review.',
 };
 
 export function hostedTitle(view: Pick<HostedView, 'cwd'>): string {
