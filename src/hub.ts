@@ -24,6 +24,8 @@ import { DiffHistory } from './review/history.ts';
 import { Inbox } from './review/inbox.ts';
 import { readOriginal } from './review/read-original.ts';
 import { PiHost } from './rpc/host.ts';
+import { HostedStore } from './rpc/hosted-store.ts';
+import { piSessionDir } from './rpc/session-list.ts';
 import { refuseExtensions } from './rpc/start-args.ts';
 import { readAutoconnect, setAutoconnect } from './settings/pi-settings.ts';
 import { PatchbayStore, type StoreBackend } from './settings/store.ts';
@@ -62,7 +64,8 @@ async function lookupPeerProcess(remotePort: number, doorPort: number): Promise<
 export async function createHub(options: HubOptions, deps: HubDeps = {}): Promise<Hub> {
   const log = deps.log ?? (() => {});
   const history = await DiffHistory.open(options.home, { entries: options.historyEntries, bytes: options.historyBytes, diffChars: options.historyDiffChars }, log);
-  const hub = new PatchbayHub(options, history, {
+  const hosted = await HostedStore.open(options.home, log);
+  const hub = new PatchbayHub(options, history, hosted, {
     log,
     lookupPeer: deps.lookupPeer ?? lookupPeerProcess,
     processInfo: deps.processInfo ?? processInfo,
@@ -100,12 +103,13 @@ class PatchbayHub implements Hub {
   constructor(
     readonly options: HubOptions,
     private readonly history: DiffHistory,
+    private readonly hostedStore: HostedStore,
     deps: Required<Omit<HubDeps, 'storeBackend'>> & Pick<HubDeps, 'storeBackend'>,
   ) {
     const { log, lookupPeer } = deps;
     this.log = log;
     this.store = PatchbayStore.open(options.home, deps.storeBackend);
-    this.warnings.push(...this.store.warnings);
+    this.warnings.push(...this.store.warnings, ...hostedStore.warnings);
     const settings = this.store.settings();
     const now = (): number => Date.now();
     this.inbox = new Inbox(
@@ -136,7 +140,10 @@ class PatchbayHub implements Hub {
         this.pi.doorSessionsChanged();
         this.changed();
       },
-      onDiffAdded: (diff) => this.emit({ type: 'diffAdded', diff }),
+      onDiffAdded: (diff) => {
+        this.pi.noteDiff(diff);
+        this.emit({ type: 'diffAdded', diff });
+      },
       onDiffDecided: (record) => this.emit({ type: 'diffDecided', record }),
       editorSuspect: (editor) => void this.discovery.markSuspect(editor.port),
       log,
@@ -165,6 +172,10 @@ class PatchbayHub implements Hub {
       stopGraceMs: options.piStopGraceMs,
       ideConnectMs: options.piIdeConnectMs,
       reviewWaitMs: options.piReviewWaitMs,
+      // Started or resumed, pi loads extensions only with the person's leave.
+      checkArgs: (args, command) => refuseExtensions(args, this.store.settings().allowPiExtensions, command),
+      memory: hostedStore,
+      sessionDir: () => piSessionDir({ agentDir: options.piAgentDir, envSessionDir: options.piSessionDir }, log),
       onEvent: (id, event) => this.emit({ type: 'pi', id, event }),
       onChange: () => this.changed(),
       onFoldersChanged: () => this.publishDoor(),
@@ -306,12 +317,12 @@ class PatchbayHub implements Hub {
     'models.refresh': ({ sessionId }) => this.relay.refreshModels(sessionId),
     'suggestionModel.set': ({ choice, editorId }) =>
       this.updateSettings(suggestionModelPatch(this.store.settings(), choice, editorId)),
-    'pi.start': ({ cwd, model, args }) => {
-      refuseExtensions(args ?? [], this.store.settings().allowPiExtensions);
-      return this.pi.start({ cwd, ...(model !== undefined ? { model } : {}), ...(args !== undefined ? { args } : {}) });
-    },
+    'pi.start': ({ cwd, model, args }) =>
+      this.pi.start({ cwd, ...(model !== undefined ? { model } : {}), ...(args !== undefined ? { args } : {}) }),
+    'pi.resume': (request) => this.pi.resume(request),
+    'pi.sessions': ({ sessionDir }) => this.pi.savedSessions(sessionDir),
     'pi.get': ({ id }) => this.pi.detail(id),
-    'pi.prompt': ({ id, text, streamingBehavior }) => this.pi.prompt(id, text, streamingBehavior),
+    'pi.prompt': ({ id, text, streamingBehavior, images }) => this.pi.prompt(id, text, streamingBehavior, images),
     'pi.abort': ({ id }) => this.pi.abort(id),
     'pi.state': ({ id }) => this.pi.getState(id),
     'pi.models': ({ id }) => this.pi.models(id),
@@ -320,6 +331,25 @@ class PatchbayHub implements Hub {
     'pi.stats': ({ id }) => this.pi.stats(id),
     'pi.answer': ({ id, requestId, answer }) => this.pi.answer(id, requestId, answer),
     'pi.stop': ({ id, keep }) => this.pi.stop(id, keep === true),
+    'pi.commands': ({ id }) => this.pi.commands(id),
+    'pi.thinkingLevels': ({ id }) => this.pi.thinkingLevels(id),
+    'pi.forkPoints': ({ id }) => this.pi.forkPoints(id),
+    'pi.fork': ({ id, entryId }) => this.pi.fork(id, entryId),
+    'pi.clone': ({ id }) => this.pi.clone(id),
+    'pi.newSession': ({ id }) => this.pi.newSession(id),
+    'pi.switchSession': ({ id, sessionFile }) => this.pi.switchSession(id, sessionFile),
+    'pi.tree': ({ id }) => this.pi.tree(id),
+    'pi.compact': ({ id, instructions }) => this.pi.compact(id, instructions),
+    'pi.setName': ({ id, name }) => this.pi.setName(id, name),
+    'pi.exportHtml': ({ id, outputPath }) => this.pi.exportHtml(id, outputPath),
+    'pi.bash': ({ id, command, excludeFromContext }) => this.pi.bash(id, command, excludeFromContext === true),
+    'pi.abortBash': ({ id }) => this.pi.abortBash(id),
+    'pi.clearQueue': ({ id }) => this.pi.clearQueue(id),
+    'pi.setQueueModes': ({ id, steering, followUp }) =>
+      this.pi.setQueueModes(id, { ...(steering !== undefined ? { steering } : {}), ...(followUp !== undefined ? { followUp } : {}) }),
+    'pi.setAutoCompaction': ({ id, enabled }) => this.pi.setAutoCompaction(id, enabled),
+    'pi.setAutoRetry': ({ id, enabled }) => this.pi.setAutoRetry(id, enabled),
+    'pi.abortRetry': ({ id }) => this.pi.abortRetry(id),
   };
 
   private updateSettings(patch: Partial<PatchbaySettings>): PatchbaySettings {
@@ -391,6 +421,7 @@ class PatchbayHub implements Hub {
       // After the rejections (a pi blocked in openDiff can then abort at once), and before the
       // door closes: pi-ide writes an edit unreviewed when its connection drops.
       await this.pi.close();
+      await this.hostedStore.close();
       this.relay.close();
       await this.door?.close();
       await this.discovery.close();

@@ -169,12 +169,17 @@ function branch(session: Session, leafId = session.leafId): Entry[] {
   return path;
 }
 
+/** The model's context: a compaction's summary stands for what came before the entry it kept from. */
 function messages(session: Session): Obj[] {
-  const list: Obj[] = [];
-  for (const entry of branch(session)) {
+  const path = branch(session);
+  let list: Obj[] = [];
+  path.forEach((entry, at) => {
     if (entry.type === 'message') list.push(entry.message as Obj);
-    if (entry.type === 'compaction') list.splice(0, list.length, { role: 'compactionSummary', summary: entry.summary, tokensBefore: entry.tokensBefore, timestamp: Date.parse(entry.timestamp) });
-  }
+    if (entry.type !== 'compaction') return;
+    const from = path.findIndex((e) => e.id === entry.firstKeptEntryId);
+    const kept = path.slice(from === -1 ? at : from, at).filter((e) => e.type === 'message' && (e.message as Obj).role !== 'system');
+    list = [{ role: 'compactionSummary', summary: entry.summary, tokensBefore: entry.tokensBefore, timestamp: Date.parse(entry.timestamp) }, ...kept.map((e) => e.message as Obj)];
+  });
   return list;
 }
 

@@ -11,6 +11,8 @@ export function isolatedOptions(root: string, overrides: Partial<HubOptions> = {
       piLockDir: join(root, 'pi-ide'),
       claudeLockDir: join(root, 'claude-ide'),
       piSettingsFile: join(root, 'agent', 'settings.json'),
+      piAgentDir: join(root, 'agent'),
+      piSessionDir: null,
       scanProcesses: false,
       ...overrides,
     },

@@ -47,7 +47,7 @@ test('pi prompt joins its words, streams the text and ends when pi settles', asy
 test('pi prompt of an extension command that runs no agent returns once pi answered', async (t) => {
   const { hub, run } = await withDaemon(t);
   await run('pi', 'start', '/p');
-  hub.handlers['pi.prompt'] = () => {};
+  hub.handlers['pi.prompt'] = () => ({ ran: 'prompt' });
   const { code, stdout } = await run('pi', 'prompt', 'h1', '/ask');
   assert.equal(code, 0);
   assert.equal(stdout, '');
@@ -62,6 +62,7 @@ test('pi prompt fails with exit 1 when the turn fails or pi exits mid-turn', asy
       queueMicrotask(() => {
         for (const event of events) hub.emit({ type: 'pi', id, event });
       });
+      return { ran: 'prompt' };
     };
   };
   script([
@@ -92,6 +93,7 @@ test('pi prompt says which dialogs wait for the person and which Patchbay answer
       hub.emit({ type: 'pi', id, event: { type: 'extension_ui_request', id: 'u3', method: 'notify', message: 'hi' } });
       hub.emit({ type: 'pi', id, event: { type: 'agent_settled' } });
     });
+    return { ran: 'prompt' };
   };
   const { code, stderr } = await run('pi', 'prompt', 'h1', '/ide');
   assert.equal(code, 0);
@@ -119,6 +121,7 @@ test('pi prompt names the diff pi waits for and the commands that decide it', as
       hub.emit({ type: 'diffAdded', diff: { ...proposal, id: 'd10', tabName: 'review' } });
       pi({ type: 'agent_settled' });
     });
+    return { ran: 'prompt' };
   };
   const { code, stderr } = await run('pi', 'prompt', 'h1', 'write hello');
   assert.equal(code, 0);

@@ -192,6 +192,7 @@ describe('the hosted pi session panel in a browser', { skip }, () => {
       }
       p.detail.transcript.push({ kind: 'user', text, at: Date.now() });
       p.stats.userMessages = (p.stats.userMessages as number) + 1;
+      return { ran: 'prompt' };
     };
     hub.handlers['pi.abort'] = () => {};
     hub.handlers['pi.state'] = () => ({ isStreaming: running().detail.status === 'streaming' });
