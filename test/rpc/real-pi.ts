@@ -1,6 +1,7 @@
 // The real pi for tests: @earendil-works/pi-coding-agent on Node 22, installed outside
 // package.json (see .ci/run) so a plain `npm install` stays light. Configured in a temp agent
 // dir against the fake OpenAI-compatible server, offline, with a small test extension.
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -141,7 +142,7 @@ export interface PiWorld {
   env: NodeJS.ProcessEnv;
 }
 
-/** Writes models.json (provider `fake`: fake-1, and fake-2 which can think), settings and the extension. */
+/** Writes models.json (provider `fake`: fake-1, and fake-2 which can think and see images), settings and the extension. */
 export async function piWorld(root: string, baseUrl: string): Promise<PiWorld> {
   const agentDir = join(root, 'pi-agent');
   const home = join(root, 'user-home');
@@ -157,7 +158,7 @@ export async function piWorld(root: string, baseUrl: string): Promise<PiWorld> {
           apiKey: 'test-key',
           models: [
             { id: 'fake-1', name: 'Fake One' },
-            { id: 'fake-2', name: 'Fake Two', reasoning: true },
+            { id: 'fake-2', name: 'Fake Two', reasoning: true, input: ['text', 'image'] },
           ],
         },
       },
@@ -178,4 +179,20 @@ export async function piWorld(root: string, baseUrl: string): Promise<PiWorld> {
       PI_TELEMETRY: '0',
     },
   };
+}
+
+/**
+ * pi run the way a person runs it in a terminal, one prompt in print mode (`pi -p`): it saves
+ * its session where the TUI does, so it stands for a session started outside Patchbay.
+ */
+export async function runPiInTerminal(world: PiWorld, cwd: string, prompt: string): Promise<string> {
+  const [node, cli] = piCommand()!;
+  const child = spawn(node!, [cli!, '-p', prompt], { cwd, env: world.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== 0) throw new Error(`pi -p exited with ${code}: ${err}`);
+  return out;
 }
