@@ -428,7 +428,9 @@ export function reduceGetState(state: HostedState, data: unknown): HostedState {
     ...state,
     model: modelName(data.model) ?? state.model,
     thinkingLevel: str(data.thinkingLevel) ?? state.thinkingLevel,
-    status: data.isStreaming === true ? 'streaming' : state.status === 'starting' || data.isStreaming === false ? 'idle' : state.status,
+    // Only a starting pi takes its status from here: pi may answer get_state from before a run it
+    // has already reported starting (commands run concurrently), so later the events decide.
+    status: state.status === 'starting' ? (data.isStreaming === true ? 'streaming' : 'idle') : state.status,
     sessionFile: 'sessionId' in data ? (str(data.sessionFile) ?? null) : state.sessionFile,
     sessionName: 'sessionId' in data ? str(data.sessionName)?.trim() || null : state.sessionName,
     settings: {

@@ -286,17 +286,27 @@ describe('hosted pi sessions against the real pi', { skip }, () => {
     assert.deepEqual((await hub.call('snapshot', undefined)).hosted.map((h) => h.id), [id]);
   });
 
-  test('patchbay pi list and stop: the process ends and the session is gone', async () => {
+  test('patchbay pi list, sessions, stop and resume: the process ends, the session file stays and opens again', async () => {
     const listed = await cli('pi', 'list');
-    assert.match(listed.stdout, new RegExp(`^ID +STATUS +MODEL +PID +FOLDER +DOOR SESSION\n${id} +idle +fake/fake-2 +\\d+ +${work} +s\\d+\n$`));
-    const pid = (await hub.call('snapshot', undefined)).hosted[0]!.pid!;
+    assert.match(listed.stdout, new RegExp(`^ID +STATUS +REVIEW +MODEL +PID +FOLDER +NAME\n${id} +idle +reviewed \\(s\\d+\\) +fake/fake-2 +\\d+ +${work} +-\n$`));
+    const { pid, sessionFile } = (await hub.call('snapshot', undefined)).hosted[0]!;
+    const sessions = await cli('pi', 'sessions');
+    assert.equal(sessions.code, 0);
+    assert.match(sessions.stdout, new RegExp(`“write notes.txt” +${id} +${sessionFile}\n`), sessions.stdout);
     const stopped = await cli('pi', 'stop', id);
     assert.equal(stopped.code, 0);
     assert.equal(stopped.stdout, `Stopped pi session ${id}.\n`);
-    assert.equal(pidAlive(pid), false);
+    assert.equal(pidAlive(pid!), false);
     assert.deepEqual((await hub.call('snapshot', undefined)).hosted, []);
     const gone = await cli('pi', 'state', id);
     assert.equal(gone.code, 1);
     assert.match(gone.stderr, /no hosted pi session/);
+
+    const resumed = await cli('pi', 'resume', sessionFile!);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const again = resumed.stdout.trim();
+    const prompts = (await detail(again)).transcript.flatMap((i) => (i.kind === 'user' ? [i.text] : []));
+    assert.deepEqual(prompts.slice(0, 3), ['write notes.txt', 'say hello', 'talk forever'], 'its conversation is back');
+    assert.equal((await cli('pi', 'stop', again)).code, 0);
   });
 });

@@ -221,7 +221,11 @@ test('get_state gives the model and thinking level and ends "starting"', () => {
   assert.equal(state.status, 'idle');
   assert.equal(state.model, 'fake/fake-1');
   assert.equal(state.thinkingLevel, 'off');
-  assert.equal(reduceGetState(state, { isStreaming: true }).status, 'streaming');
+  assert.equal(reduceGetState(initialHostedState(), { isStreaming: true }).status, 'streaming', 'a pi resumed mid-run');
+  // Later, pi's events say whether it works: a get_state answered just before a run began (or
+  // just after it ended) must not undo what agent_start or agent_settled said.
+  assert.equal(reduceGetState(state, { isStreaming: true }).status, 'idle');
+  assert.equal(reduceGetState({ ...state, status: 'streaming' }, { isStreaming: false }).status, 'streaming');
 });
 
 test('exit ends open items, drops dialogs and says why', () => {
