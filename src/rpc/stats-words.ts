@@ -44,7 +44,8 @@ export function statsSummary(stats: unknown): string | null {
   const window = context ? num(context.contextWindow) : null;
   if (context && window !== null) {
     const percent = num(context.percent);
-    parts.push(percent === null ? `context of ${compactNumber(window)} (unknown until the next reply)` : `context ${percent < 1 ? percent.toFixed(1) : Math.round(percent)}% of ${compactNumber(window)}`);
+    const share = percent === null ? null : percent < 0.1 ? '<0.1' : percent < 1 ? percent.toFixed(1) : String(Math.round(percent));
+    parts.push(share === null ? `context of ${compactNumber(window)} (unknown until the next reply)` : `context ${share}% of ${compactNumber(window)}`);
   }
   return parts.length > 0 ? parts.join(' · ') : null;
 }

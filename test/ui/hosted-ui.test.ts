@@ -16,7 +16,7 @@ import type { Hub } from '../../src/hub.ts';
 import { TSX_LOADER } from '../peers/spawn.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
 import type { TempDir } from '../peers/wait.ts';
-import { createFakeHub, idleHostedDetail } from '../web/fake-hub.ts';
+import { createFakeHub, hostedView, idleHostedDetail } from '../web/fake-hub.ts';
 import type { FakeHub } from '../web/fake-hub.ts';
 import { openUi, SHOTS, skipWithoutChromium, type UiSession } from './chromium.ts';
 import { isolatedOptions } from '../peers/hub-options.ts';
@@ -60,8 +60,7 @@ class ScriptedPi {
   }
 
   view(): HostedView {
-    const { transcript: _t, dialogs: _d, statusLines: _s, stats: _st, ...view } = this.detail;
-    return { ...view, pendingDialogs: this.detail.dialogs.length };
+    return hostedView(this.detail);
   }
 
   /** The hub's state changed in a way the snapshot shows. */
@@ -331,9 +330,8 @@ describe('the hosted pi session panel in a browser', { skip }, () => {
     p.emit({ type: 'agent_settled' });
     await page.getByRole('button', { name: 'Send' }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Abort' }).count(), 0);
-    const stats = page.getByRole('region', { name: 'Stats' });
-    await stats.getByText('$0.42').waitFor();
-    await stats.getByText('1,200').waitFor();
+    // The counters in words, not a wall of raw numbers.
+    await page.getByRole('region', { name: 'Stats' }).getByText('3 prompts · 1 tool call · 1.5k tokens ($0.42)').waitFor();
   });
 
   test('the thinking-level and model pickers change pi’s settings', async () => {
@@ -442,7 +440,7 @@ describe('the hosted pi session panel in a browser', { skip }, () => {
     p.pushSnapshot();
     release();
     await waitFor(async () => (await prompt.inputValue()) === '', { message: 'the prompt sent once pi-ide arrived' });
-    await page.getByText('Edits wait for your review (pi-ide is connected to Patchbay).').waitFor();
+    await page.locator('.hosted-heading').getByText('edits reviewed').waitFor();
     hub.handlers['pi.prompt'] = plain;
 
     p.detail.review = 'unreviewed';
@@ -457,8 +455,8 @@ describe('the hosted pi session panel in a browser', { skip }, () => {
     await page.locator('.warning-text', { hasText: 'pi exited with code 1: fatal: something broke' }).waitFor();
     // The exit event and the snapshot that says "exited" arrive separately.
     await page.getByRole('heading', { name: 'pi sessions (0 running)' }).waitFor();
-    await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached' });
-    for (const name of ['Stop', 'Send', 'Abort']) assert.equal(await page.getByRole('button', { name }).count(), 0, `no ${name}`);
+    await page.getByRole('button', { name: 'Stop', exact: true }).waitFor({ state: 'detached' });
+    for (const name of ['Stop', 'Send', 'Abort']) assert.equal(await page.getByRole('button', { name, exact: true }).count(), 0, `no ${name}`);
     assert.equal(await page.getByLabel('Prompt', { exact: true }).count(), 0);
     assert.equal(await page.getByLabel('Thinking level').count(), 0, 'nothing to configure on an exited pi');
     await transcript().getByText('Sure, I will write it.').waitFor();
@@ -537,14 +535,14 @@ describe('the hosted pi session panel against the real hub', { skip }, () => {
     await waitFor(async () => (await prompt.inputValue()) === '', { message: 'the prompt accepted' });
     await page.screenshot({ path: join(SHOTS, 'hosted-real-hub.png') });
 
-    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
     const ask = page.getByRole('dialog', { name: 'Stop this pi session?' });
     await ask.waitFor();
     await page.keyboard.press('Escape');
     await ask.waitFor({ state: 'detached' });
     assert.notEqual((await hosted())[0]?.status, 'exited', 'Esc answers "no": pi still runs');
 
-    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
     await page.screenshot({ path: join(SHOTS, 'hosted-stop-confirm.png') });
     await ask.getByRole('button', { name: 'Stop pi' }).click();
     await page.getByRole('heading', { name: 'pi sessions (0 running)' }).waitFor();
