@@ -420,6 +420,10 @@ class PatchbayHub implements Hub {
       await this.relay.rejectAllForShutdown();
       // After the rejections (a pi blocked in openDiff can then abort at once), and before the
       // door closes: pi-ide writes an edit unreviewed when its connection drops.
+      const working = this.pi.working();
+      if (working.length > 0) {
+        this.log(`stopping ${working.map((v) => v.id).join(', ')} mid-turn; each can be resumed: patchbay pi resume <id>`);
+      }
       await this.pi.close();
       await this.hostedStore.close();
       this.relay.close();
