@@ -563,13 +563,14 @@ export class PiHost {
     session.hasPiIde = session.commands.some((c) => c.name === 'ide' && c.source === 'extension');
     session.doorSession = client.pid === null ? null : this.options.sessionIdForPid(client.pid);
     this.update(session, reduceGetState(session.state, state));
-    if (isObject(state) && typeof state.messageCount === 'number' && state.messageCount > 0) await this.reloadTranscript(session);
+    if (isObject(state) && typeof state.messageCount === 'number' && state.messageCount > 0) await this.reloadTranscript(session, undefined, true);
   }
 
   /** The transcript from pi's own messages (`get_messages`), after the session behind the pi changed. */
-  private async reloadTranscript(session: HostedSession, note?: string): Promise<void> {
+  private async reloadTranscript(session: HostedSession, note?: string, keepResumed = false): Promise<void> {
     const data = await session.live().request({ type: 'get_messages' });
-    const before = session.state.transcript.filter((item) => item.kind === 'notice' && item.text.startsWith('Resumed '));
+    // A resumed session's transcript starts with the line saying so; another session's does not.
+    const before = keepResumed ? session.state.transcript.filter((item) => item.kind === 'notice' && item.text.startsWith('Resumed ')) : [];
     let next: HostedState = { ...session.state, transcript: [...before, ...transcriptFromMessages(data, session.reviews)] };
     if (note !== undefined) next = notice(next, 'info', note, this.now());
     this.update(session, next);

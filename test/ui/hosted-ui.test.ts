@@ -486,6 +486,8 @@ describe('the hosted pi session panel against the real hub', { skip }, () => {
     const options = isolatedOptions(tmp.path, {
       pollMs: 100,
       piCommand: [process.execPath, '--import', TSX_LOADER, FAKE_PI_RPC],
+      // The fake pi saves its sessions under the test's own agent dir.
+      piEnv: { PI_CODING_AGENT_DIR: join(tmp.path, 'agent') },
       piStopGraceMs: 500,
     });
     await mkdir(options.piLockDir, { recursive: true });
@@ -564,6 +566,38 @@ describe('the hosted pi session panel against the real hub', { skip }, () => {
       },
       { message: `pi (pid ${view!.pid}) gone`, timeoutMs: 5000 },
     );
+  });
+
+  test('a stopped session is resumed with its conversation read back from pi; Fork… goes on from before a prompt', async () => {
+    await page.getByLabel('Folder').fill(project);
+    await page.getByRole('button', { name: 'Start pi session' }).click();
+    const log = page.getByRole('log', { name: 'Transcript' });
+    const prompt = page.getByLabel('Prompt', { exact: true });
+    await prompt.waitFor();
+    for (const text of ['hello there', 'second thoughts']) {
+      await prompt.fill(text);
+      await prompt.press('Enter');
+      await log.getByText(`You said: ${text}`).waitFor();
+    }
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Stop this pi session?' }).getByRole('button', { name: 'Stop pi' }).click();
+    await page.getByRole('button', { name: 'Resume', exact: true }).click();
+    // This stand-in pi has no pi-ide, and says so again once resumed.
+    await page.getByText('This pi has no pi-ide: its edits are written without review.').waitFor();
+    await log.getByText(/^Resumed /).waitFor();
+    await log.getByText('You said: hello there').waitFor();
+    const [view] = (await hosted()).filter((h) => h.status !== 'exited');
+    assert.equal(view?.status, 'idle', 'the same session runs again');
+
+    await page.getByRole('button', { name: 'Fork…' }).click();
+    await page.getByRole('dialog', { name: 'Fork from an earlier prompt' }).getByRole('button', { name: 'second thoughts' }).click();
+    await waitFor(async () => (await prompt.inputValue()) === 'second thoughts', { message: 'the prompt back in the box' });
+    await log.getByText('You said: second thoughts').waitFor({ state: 'detached' });
+    await log.getByText('You said: hello there').waitFor();
+    await page.screenshot({ path: join(SHOTS, 'hosted-real-hub-forked.png') });
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Stop this pi session?' }).getByRole('button', { name: 'Stop pi' }).click();
+    await page.getByRole('button', { name: 'Resume', exact: true }).waitFor();
   });
 
   test('the page logged no errors', () => {

@@ -365,7 +365,7 @@ export function toolSubject(args: unknown): string | null {
 
 /** Events after which pi's token, cost and context stats have moved (each reply counts). */
 export function movesStats(event: Record<string, unknown>): boolean {
-  return ['message_end', 'turn_end', 'agent_end', 'agent_settled', 'compaction_end'].includes(String(event.type));
+  return ['message_end', 'turn_end', 'agent_end', 'agent_settled', 'compaction_end', 'hosted_transcript'].includes(String(event.type));
 }
 
 /**
