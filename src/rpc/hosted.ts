@@ -169,6 +169,11 @@ function messageEnd(state: HostedState, message: unknown, at: number): HostedSta
   return next;
 }
 
+/** A tool call's card, before its output. */
+function toolItem(toolCallId: string, name: unknown, args: unknown, done: boolean, at: number): Extract<TranscriptItem, { kind: 'tool' }> {
+  return { kind: 'tool', toolCallId, name: str(name) ?? '?', args: args ?? null, output: '', isError: false, done, at };
+}
+
 function toolUpdate(state: HostedState, event: RpcEvent, result: unknown, done: boolean): HostedState {
   const id = str(event.toolCallId);
   const index = lastIndex(state.transcript, (item) => item.kind === 'tool' && item.toolCallId === id);
@@ -205,16 +210,7 @@ export function reduceEvent(state: HostedState, event: RpcEvent, at: number): Ho
     }
     case 'tool_execution_start':
       if (state.transcript.some((item) => item.kind === 'tool' && item.toolCallId === event.toolCallId)) return state;
-      return append(state, {
-        kind: 'tool',
-        toolCallId: str(event.toolCallId) ?? '',
-        name: str(event.toolName) ?? '?',
-        args: event.args ?? null,
-        output: '',
-        isError: false,
-        done: false,
-        at,
-      });
+      return append(state, toolItem(str(event.toolCallId) ?? '', event.toolName, event.args, false, at));
     case 'tool_execution_update':
       return toolUpdate(state, event, event.partialResult, false);
     case 'tool_execution_end':
@@ -309,18 +305,9 @@ export function transcriptFromMessages(messages: unknown, reviews: Readonly<Reco
           if (!isObject(block) || block.type !== 'toolCall') continue;
           const toolCallId = str(block.id) ?? '';
           const diffId = reviews[toolCallId];
-          state = append(state, {
-            kind: 'tool',
-            toolCallId,
-            name: str(block.name) ?? '?',
-            args: block.arguments ?? null,
-            output: '',
-            isError: false,
-            // Closed by its result; one that never got one (aborted) is over too.
-            done: true,
-            at,
-            ...(diffId !== undefined ? { diffId } : {}),
-          });
+          // Closed by its result; one that never got one (aborted) is over too.
+          const item = toolItem(toolCallId, block.name, block.arguments, true, at);
+          state = append(state, diffId !== undefined ? { ...item, diffId } : item);
         }
         break;
       }

@@ -9,38 +9,25 @@ import { isAbsolute, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { HostedDetail, HubEvent, TranscriptItem } from '../../src/api/types.ts';
 import { createHub, type Hub } from '../../src/hub.ts';
-import { startFakeLlm, type FakeLlm } from '../peers/fake-llm.ts';
-import { isolatedOptions } from '../peers/hub-options.ts';
-import { tempDir, waitFor, type TempDir } from '../peers/wait.ts';
-import { piCommand, piWorld, runPiInTerminal, skipWithoutPi, type PiWorld } from './real-pi.ts';
+import type { FakeLlm } from '../peers/fake-llm.ts';
+import { waitFor, type TempDir } from '../peers/wait.ts';
+import { piBench, runPiInTerminal, skipWithoutPi, type PiBench, type PiWorld } from './real-pi.ts';
 
 const PI_MS = 20_000;
 const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 describe('hosted pi as a whole pi client, against the real pi', { skip: skipWithoutPi() }, () => {
+  let bench: PiBench;
   let root: TempDir;
   let llm: FakeLlm;
   let world: PiWorld;
   let hub: Hub;
-  let home: string;
   let work: string;
   let id: string;
   const events: { id: string; event: Record<string, unknown> }[] = [];
 
   const openHub = async (): Promise<Hub> => {
-    const opened = await createHub(
-      isolatedOptions(root.path, {
-        home,
-        piSettingsFile: join(world.agentDir, 'settings.json'),
-        piAgentDir: world.agentDir,
-        pollMs: 50,
-        livenessMs: 200,
-        piCommand: piCommand()!,
-        piEnv: world.env,
-        piStopGraceMs: 1000,
-        piIdeConnectMs: null,
-      }),
-    );
+    const opened = await createHub(bench.hubOptions({ piIdeConnectMs: null }));
     opened.subscribe((e: HubEvent) => {
       if (e.type === 'pi') events.push({ id: e.id, event: e.event });
     });
@@ -59,12 +46,8 @@ describe('hosted pi as a whole pi client, against the real pi', { skip: skipWith
     llm.requests.flatMap((r) => r.messages.filter((m) => m.role === 'user').map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))));
 
   before(async () => {
-    root = await tempDir('hosted-pi-client');
-    llm = await startFakeLlm();
-    world = await piWorld(root.path, llm.baseUrl);
-    home = join(root.path, 'home');
-    work = join(root.path, 'work');
-    await mkdir(work);
+    bench = await piBench('hosted-pi-client');
+    ({ root, llm, world, work } = bench);
     // Compaction keeps little, so a few short turns are enough to compact.
     const settingsFile = join(world.agentDir, 'settings.json');
     const settings = JSON.parse(await readFile(settingsFile, 'utf8')) as Record<string, unknown>;
@@ -74,9 +57,7 @@ describe('hosted pi as a whole pi client, against the real pi', { skip: skipWith
 
   after(async () => {
     await hub?.close();
-    llm?.release();
-    await llm?.close();
-    await root?.cleanup();
+    await bench?.close();
   });
 
   test("a session started in pi's terminal is listed, and opens in its folder with its history", async () => {

