@@ -63,14 +63,17 @@ The choice is remembered for the agent's folder; auto forgets it and lets the ru
  * A unified diff from the on-disk contents ('' for a new file) to what an accepted diff wrote,
  * or else to the proposal (pending or rejected).
  */
-export async function unifiedDiff(detail: DiffDetail): Promise<string> {
-  const { FILE_HEADERS_ONLY, createTwoFilesPatch } = await import('diff');
+export async function unifiedDiff(detail: DiffDetail): Promise<{ patch: string; summary: string }> {
+  const { changeModel, lineCounts, unifiedPatch } = await import('../review/changes.ts');
   const oldHeader = detail.isNew ? 'new file' : detail.tooLarge ? 'on disk (too large to show)' : 'on disk';
   const written = detail.finalContents !== null;
   const newHeader = written ? (detail.decision?.edited ? 'written (edited)' : 'written') : detail.decision ? 'proposed (rejected)' : 'proposed';
-  return createTwoFilesPatch(detail.path, detail.path, detail.oldContents ?? '', detail.finalContents ?? detail.newContents, oldHeader, newHeader, {
-    headerOptions: FILE_HEADERS_ONLY,
-  });
+  // The same changes, numbered the same, as the review editor shows (and `accept --changes` takes).
+  const model = changeModel(detail.oldContents ?? '', detail.finalContents ?? detail.newContents);
+  const { added, removed } = lineCounts(model.changes);
+  const count = model.changes.length;
+  const summary = `${count} ${count === 1 ? 'change' : 'changes'}, +${added} −${removed} lines${model.precise ? '' : ' (too different to split further)'}`;
+  return { patch: unifiedPatch(model, { path: detail.path, oldHeader, newHeader }), summary };
 }
 
 const DIFFS_USAGE = `Usage:
@@ -109,7 +112,8 @@ export const diffs: Command = {
         if (detail.tooLarge && detail.oldContents === null) {
           ctx.io.stderr.write(`patchbay: ${detail.path} was too large to keep; the diff shows the proposed contents as new\n`);
         }
-        const patch = await unifiedDiff(detail);
+        const { patch, summary } = await unifiedDiff(detail);
+        ctx.io.stderr.write(`patchbay: ${id}: ${summary}\n`);
         ctx.io.stdout.write(colorWanted(ctx.io.stdout, ctx.io.env) ? colorDiff(patch) : patch);
         return 0;
       }

@@ -189,13 +189,14 @@ test('diffs lists pending edits and recent decisions; --json prints both lists',
   assert.deepEqual(json, { diffs: hub.state.diffs, history: hub.state.history });
 });
 
-test('diffs show prints a unified diff of the proposed change', async (t) => {
+test('diffs show prints a unified diff of the proposed change, each change numbered as the review numbers it', async (t) => {
   const { run } = await withDaemon(t);
   const edit = await run('diffs', 'show', 'd1');
   assert.equal(edit.code, 0);
-  assert.equal(edit.stdout, '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\tproposed\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n');
+  assert.equal(edit.stdout, '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\tproposed\n@@ -1,2 +1,2 @@ change 1 of 1\n one\n-two\n+2\n');
+  assert.equal(edit.stderr, 'patchbay: d1: 1 change, +1 −1 lines\n');
   const created = await run('diffs', 'show', 'd2');
-  assert.match(created.stdout, /^--- \/work\/proj\/new\.txt\tnew file\n\+\+\+ \/work\/proj\/new\.txt\tproposed\n@@ -0,0 \+1,1 @@\n\+brand new\n$/);
+  assert.match(created.stdout, /^--- \/work\/proj\/new\.txt\tnew file\n\+\+\+ \/work\/proj\/new\.txt\tproposed\n@@ -0,0 \+1,1 @@ change 1 of 1\n\+brand new\n$/);
   const missing = await run('diffs', 'show', 'nope');
   assert.equal(missing.code, 1);
   assert.equal(missing.stderr, 'patchbay: no diff with id "nope"\n');
@@ -206,8 +207,8 @@ test('diffs show on a decided diff prints what was written, and who decided on s
   assert.equal((await run('diffs', 'accept', 'd1')).code, 0);
   const accepted = await run('diffs', 'show', 'd1');
   assert.equal(accepted.code, 0);
-  assert.equal(accepted.stdout, '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\twritten\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n');
-  assert.match(accepted.stderr, /^patchbay: d1 accepted in Patchbay \(pi-ide, \d{4}-\d\d-\d\d \d\d:\d\d UTC\)\n$/);
+  assert.equal(accepted.stdout, '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\twritten\n@@ -1,2 +1,2 @@ change 1 of 1\n one\n-two\n+2\n');
+  assert.match(accepted.stderr, /^patchbay: d1 accepted in Patchbay \(pi-ide, \d{4}-\d\d-\d\d \d\d:\d\d UTC\)\npatchbay: d1: 1 change, \+1 −1 lines\n$/);
   assert.equal((await run('diffs', 'reject', 'd2')).code, 0);
   const rejected = await run('diffs', 'show', 'd2');
   assert.match(rejected.stdout, /^--- \/work\/proj\/new\.txt\tnew file\n\+\+\+ \/work\/proj\/new\.txt\tproposed \(rejected\)\n/);
@@ -227,8 +228,8 @@ test('diffs show colours the diff on a terminal, unless NO_COLOR; FORCE_COLOR co
     assert.equal(await main(['diffs', 'show', 'd1'], io), 0);
     return out;
   };
-  const coloured = '\x1b[1m--- /work/proj/a.txt\ton disk\x1b[0m\n\x1b[1m+++ /work/proj/a.txt\tproposed\x1b[0m\n\x1b[36m@@ -1,2 +1,2 @@\x1b[0m\n one\n\x1b[31m-two\x1b[0m\n\x1b[32m+2\x1b[0m\n';
-  const plain = '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\tproposed\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n';
+  const coloured = '\x1b[1m--- /work/proj/a.txt\ton disk\x1b[0m\n\x1b[1m+++ /work/proj/a.txt\tproposed\x1b[0m\n\x1b[36m@@ -1,2 +1,2 @@ change 1 of 1\x1b[0m\n one\n\x1b[31m-two\x1b[0m\n\x1b[32m+2\x1b[0m\n';
+  const plain = '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\tproposed\n@@ -1,2 +1,2 @@ change 1 of 1\n one\n-two\n+2\n';
   assert.equal(await show({}, true), coloured, 'a terminal');
   assert.equal(await show({}, false), plain, 'a pipe');
   assert.equal(await show({ NO_COLOR: '1' }, true), plain, 'NO_COLOR');

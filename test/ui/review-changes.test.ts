@@ -13,7 +13,7 @@ import { withTimeout } from '../peers/wait.ts';
 import { skipWithoutChromium } from './chromium.ts';
 import { shootEverySize, startLiveReview } from './live-review.ts';
 import type { LiveReview } from './live-review.ts';
-import { DISK, PROPOSAL, withChanges } from './review-fixtures.ts';
+import { BIG_CHANGED_LINES, BIG_DISK, BIG_PROPOSAL, DISK, PROPOSAL, bigWithChanges, withChanges } from './review-fixtures.ts';
 
 describe('reviewing an edit change by change', { skip: skipWithoutChromium }, () => {
   let live: LiveReview;
@@ -125,6 +125,57 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     await shootEverySize(page(), 'review-history-after-restart', async (width) => {
       await page().locator(`.decided .merge-editor[data-layout="${layoutShown(width)}"]`).waitFor();
     });
+  });
+
+  test('a 3000-line file with 41 one-line changes shows exactly those 41 lines, and taking changes 1 and 41 writes exactly them', async (t) => {
+    await page().setViewportSize({ width: 1280, height: 800 });
+    const file = join(live.project, 'src/big.ts');
+    await writeFile(file, BIG_DISK);
+    const outcome = live.pi.write(file, BIG_PROPOSAL);
+    const item = page().locator('.diff-item', { hasText: 'big.ts' });
+    await item.waitFor();
+    const started = performance.now();
+    await item.click();
+    await page().getByRole('group', { name: 'Change 1 of 41' }).waitFor();
+    const openMs = performance.now() - started;
+    assert.equal(await position(), 'Change 1 of 41');
+    assert.equal(await page().locator('.diff-toolbar .change-counts').textContent(), '+41 −41 lines');
+    /** Every line painted as changed, on both sides, is one of the agent's changed lines. */
+    const paintedLines = async (): Promise<string[]> => page().locator('.merge-editor .cm-changedLine').allInnerTexts();
+    const assertOnlyChangedLinesPainted = async (when: string): Promise<void> => {
+      const painted = await paintedLines();
+      assert.ok(painted.length >= 2, `${when}: a change is painted on both sides`);
+      for (const line of painted) {
+        const step = /^export function step(\d+)\(input: string\): string \{( \/\/ reviewed change \d+)?$/.exec(line)?.[1];
+        assert.ok(step !== undefined && BIG_CHANGED_LINES.includes(Number(step)), `${when}: only changed lines are painted, not ${JSON.stringify(line)}`);
+      }
+    };
+    await assertOnlyChangedLinesPainted('opened');
+    await shootEverySize(page(), 'review-big-file', diffReady);
+
+    // n walks the 41 changes; each shows its own line and nothing else as changed.
+    const steps: number[] = [];
+    for (let n = 2; n <= 41; n++) {
+      const before = performance.now();
+      await page().keyboard.press('n');
+      await page().locator('.change-position', { hasText: new RegExp(`^Change ${n} of 41`) }).waitFor();
+      await page().locator('.cm-change-bar.is-current').first().waitFor();
+      steps.push(performance.now() - before);
+      if (n % 10 === 0 || n === 41) await assertOnlyChangedLinesPainted(`at change ${n}`);
+    }
+    const perStep = steps.reduce((a, b) => a + b, 0) / steps.length;
+    t.diagnostic(`big file: opened in ${openMs.toFixed(0)} ms (a click on it to its first change drawn); n took ${perStep.toFixed(1)} ms on average, ${Math.max(...steps).toFixed(0)} ms at most`);
+    console.log(`# big file: opened in ${openMs.toFixed(0)} ms; n took ${perStep.toFixed(1)} ms on average, ${Math.max(...steps).toFixed(0)} ms at most`);
+
+    // Change 41 is current: accept it; every other but the first is rejected.
+    await page().keyboard.press('y');
+    for (let n = 2; n <= 40; n++) {
+      await page().getByRole('button', { name: `Reject change ${n} of 41` }).evaluate((b: HTMLButtonElement) => b.click());
+    }
+    assert.match(await position(), /1 accepted, 39 rejected/);
+    await page().getByRole('button', { name: 'Accept', exact: true }).click();
+    assert.equal((await withTimeout(outcome, 5000, 'pi hearing the decision')).outcome, 'saved');
+    assert.equal(await readFile(file, 'utf8'), bigWithChanges([1, 41]));
   });
 
   test('the page logged no errors', () => {
