@@ -1,6 +1,8 @@
 // The composition root: wires discovery, the door, the relay, the inbox, the store and
 // pi's settings into the one HubApi every face uses. Nothing else builds long-lived objects.
 import type {
+  DecisionRecord,
+  DiffDetail,
   HubApi,
   HubEvent,
   HubMethod,
@@ -21,7 +23,9 @@ import { DisposableStore, type Disposable } from './lifecycle/disposables.ts';
 import { Relay } from './relay/relay.ts';
 import type { RelayInbox } from './relay/review-bridge.ts';
 import { DiffHistory } from './review/history.ts';
-import { Inbox } from './review/inbox.ts';
+import { Inbox, type Decision } from './review/inbox.ts';
+import { acceptDecision } from './review/decision-facts.ts';
+import { alreadyDecided } from './review/decision-words.ts';
 import { readOriginal } from './review/read-original.ts';
 import { PiHost } from './rpc/host.ts';
 import { refuseExtensions } from './rpc/start-args.ts';
@@ -286,9 +290,8 @@ class PatchbayHub implements Hub {
       const hint = pending.length > 0 ? `pending: ${pending.join(', ')}` : 'nothing is pending';
       throw new HubError(`no diff ${id} (${hint}; the history keeps the latest ${this.options.historyEntries} decisions)`, 'not-found');
     },
-    'diffs.accept': ({ id, contents }) =>
-      this.relay.decide(id, contents === undefined ? { outcome: 'accept' } : { outcome: 'accept', contents }),
-    'diffs.reject': ({ id }) => this.relay.decide(id, { outcome: 'reject' }),
+    'diffs.accept': ({ id, contents, changes, reason }) => this.decide(id, acceptDecision(this.pendingDetail(id), contents, changes, reason)),
+    'diffs.reject': ({ id, reason }) => this.decide(id, reason === undefined ? { outcome: 'reject' } : { outcome: 'reject', reason }),
     'diffs.acceptAll': ({ sessionId }) => this.relay.decideAll(sessionId, { outcome: 'accept' }),
     'diffs.rejectAll': ({ sessionId }) => this.relay.decideAll(sessionId, { outcome: 'reject' }),
     traffic: ({ sessionId, limit }) => this.relay.traffic(sessionId, limit),
@@ -317,6 +320,20 @@ class PatchbayHub implements Hub {
     'pi.answer': ({ id, requestId, answer }) => this.pi.answer(id, requestId, answer),
     'pi.stop': ({ id, keep }) => this.pi.stop(id, keep === true),
   };
+
+  /** A pending diff's contents; a decided one is refused saying when and where it was decided. */
+  private pendingDetail(id: string): DiffDetail {
+    const detail = this.inbox.get(id);
+    if (detail) return detail;
+    const record = this.history.records().find((r) => r.id === id);
+    if (record) throw new HubError(alreadyDecided(record), 'conflict');
+    throw new HubError(`no pending diff ${id}`, 'not-found');
+  }
+
+  private decide(id: string, decision: Decision): DecisionRecord {
+    this.pendingDetail(id);
+    return this.relay.decide(id, decision);
+  }
 
   private updateSettings(patch: Partial<PatchbaySettings>): PatchbaySettings {
     const before = this.store.settings();

@@ -87,6 +87,13 @@ export interface DiffDetail extends DiffSummary {
   contentsNotKept?: string;
 }
 
+/** Which of a proposal's changes (1-based, numbered as the review and `diffs show` number them) were taken. */
+export interface ChangeChoices {
+  total: number;
+  accepted: number[];
+  rejected: number[];
+}
+
 export interface DecisionRecord {
   id: string;
   sessionId: string;
@@ -94,7 +101,14 @@ export interface DecisionRecord {
   outcome: 'accepted' | 'rejected' | 'withdrawn';
   by: DecidedBy;
   at: number;
+  /** The person typed into the proposal (beyond taking or leaving whole changes). */
   edited: boolean;
+  /** Some of the proposal's changes were taken and others left as on disk (absent: all of them, or not known). */
+  changes?: ChangeChoices;
+  /** What the person wrote for the agent with the decision. */
+  reason?: string;
+  /** What the agent was told in words beside FILE_SAVED / DIFF_REJECTED, when anything. */
+  told?: string;
   tool: DiffSummary['tool'];
   /** The editor the diff was offered to, if any (where it was decided when `by` is `editor`). */
   editorId: string | null;
@@ -263,8 +277,12 @@ export interface HubCommands {
   restore: [void, RestoreReport];
   setPaused: [{ paused: boolean }, void];
   'diffs.get': [{ id: string }, DiffDetail];
-  'diffs.accept': [{ id: string; contents?: string }, DecisionRecord];
-  'diffs.reject': [{ id: string }, DecisionRecord];
+  /**
+   * `changes`: the proposal's changes to take (1-based); the others keep the disk's lines.
+   * `contents`: what to write instead (the person's edits); `reason`: words for the agent.
+   */
+  'diffs.accept': [{ id: string; contents?: string; changes?: number[]; reason?: string }, DecisionRecord];
+  'diffs.reject': [{ id: string; reason?: string }, DecisionRecord];
   'diffs.acceptAll': [{ sessionId: string }, DecisionRecord[]];
   'diffs.rejectAll': [{ sessionId: string }, DecisionRecord[]];
   traffic: [{ sessionId: string; limit?: number }, TrafficEntry[]];

@@ -78,11 +78,26 @@ export async function unifiedDiff(detail: DiffDetail): Promise<{ patch: string; 
 
 const DIFFS_USAGE = `Usage:
   patchbay diffs [--json]                         pending diffs and recent decisions
-  patchbay diffs show <id>                        the change as a unified diff (decided: what was written)
-  patchbay diffs accept <id> [--contents-file F]  accept, with F's contents instead if given
-  patchbay diffs reject <id>
+  patchbay diffs show <id>                        the edit as a unified diff, its changes numbered
+                                                  (decided: what was written)
+  patchbay diffs accept <id> [--changes 1,3] [--contents-file F] [--reason TEXT]
+      --changes        write only these changes (numbered as diffs show numbers them);
+                       the others keep the file's lines
+      --contents-file  write F's contents instead
+      --reason         words the agent receives with the decision
+  patchbay diffs reject <id> [--reason TEXT]
   patchbay diffs accept-all --session <id>
   patchbay diffs reject-all --session <id>`;
+
+/** "1,3" or "1 3" → [1, 3]. */
+function changeNumbers(text: string): number[] {
+  const parts = text.split(/[\s,]+/).filter((p) => p !== '');
+  const numbers = parts.map(Number);
+  if (parts.length === 0 || numbers.some((n) => !Number.isInteger(n) || n < 1)) {
+    throw new UsageError(`--changes takes change numbers such as 1,3 (as diffs show numbers them), not "${text}"`);
+  }
+  return numbers;
+}
 
 async function decideAll(args: string[], ctx: CommandContext, method: 'diffs.acceptAll' | 'diffs.rejectAll'): Promise<number> {
   const { values, positionals: rest } = parse(args, { session: { type: 'string' } });
@@ -118,17 +133,29 @@ export const diffs: Command = {
         return 0;
       }
       case 'accept': {
-        const { values, positionals: given } = parse(rest, { 'contents-file': { type: 'string' } });
+        const { values, positionals: given } = parse(rest, {
+          'contents-file': { type: 'string' },
+          changes: { type: 'string' },
+          reason: { type: 'string' },
+        });
         const [id] = positionals(given, ['id']) as [string];
         const file = values['contents-file'];
+        const changes = values.changes === undefined ? undefined : changeNumbers(values.changes);
         const contents = file === undefined ? undefined : await readFile(resolve(ctx.io.cwd, file), 'utf8');
-        const record = await (await ctx.connect()).call('diffs.accept', contents === undefined ? { id } : { id, contents });
+        const record = await (await ctx.connect()).call('diffs.accept', {
+          id,
+          ...(contents !== undefined ? { contents } : {}),
+          ...(changes !== undefined ? { changes } : {}),
+          ...(values.reason !== undefined ? { reason: values.reason } : {}),
+        });
         ctx.io.stdout.write(formatDecision(record));
         return 0;
       }
       case 'reject': {
-        const [id] = positionals(parse(rest, {}).positionals, ['id']) as [string];
-        ctx.io.stdout.write(formatDecision(await (await ctx.connect()).call('diffs.reject', { id })));
+        const { values, positionals: given } = parse(rest, { reason: { type: 'string' } });
+        const [id] = positionals(given, ['id']) as [string];
+        const record = await (await ctx.connect()).call('diffs.reject', values.reason === undefined ? { id } : { id, reason: values.reason });
+        ctx.io.stdout.write(formatDecision(record));
         return 0;
       }
       case 'accept-all':

@@ -14,6 +14,7 @@ import type {
 } from '../api/types.ts';
 import { DIRECTIONS, byteSize, clockTime, methodLabel, requestTimings } from '../api/traffic.ts';
 import { containingDepth } from '../broker/folders.ts';
+import { whatWasWritten } from '../review/decision-words.ts';
 import { age, onOff, table } from './table.ts';
 
 const dash = (value: string | number | null | undefined): string =>
@@ -86,17 +87,18 @@ export function formatDiffList(diffs: DiffSummary[], history: DecisionRecord[], 
   );
   out += section(
     'Recent decisions',
-    history.map((r) => [r.id, r.edited ? `${r.outcome} (edited)` : r.outcome, r.by, `${age(r.at, now)} ago`, r.path]),
+    history.map((r) => [r.id, `${r.outcome}${whatWasWritten(r, ' (', ')')}`, r.by, `${age(r.at, now)} ago`, r.path]),
     ['ID', 'OUTCOME', 'BY', 'WHEN', 'PATH'],
   );
   return out;
 }
 
-/** A past decision in words: "d3 accepted in the editor nvim-proj, edited (pi-ide, 2026-11-23 14:02)". */
+/** A past decision in words: "d3 accepted in the editor nvim-proj, 2 of 3 changes (pi-ide, 2026-11-23 14:02)". */
 export function formatDecided(record: DecisionRecord): string {
   const where = record.by === 'editor' ? `in the editor ${record.editorId ?? ''}`.trimEnd() : DECIDED_BY[record.by];
   const when = new Date(record.at).toISOString().slice(0, 16).replace('T', ' ');
-  return `${record.id} ${record.outcome} ${where}${record.edited ? ', edited' : ''} (${record.agent}, ${when} UTC)\n`;
+  const reason = record.reason ? `\n  reason: ${record.reason}` : '';
+  return `${record.id} ${record.outcome} ${where}${whatWasWritten(record, ', ')} (${record.agent}, ${when} UTC)${reason}\n`;
 }
 
 const DECIDED_BY: Record<Exclude<DecisionRecord['by'], 'editor'>, string> = {
@@ -105,8 +107,10 @@ const DECIDED_BY: Record<Exclude<DecisionRecord['by'], 'editor'>, string> = {
   shutdown: 'as Patchbay stopped',
 };
 
+/** What the agent was told in words, when it was told more than FILE_SAVED / DIFF_REJECTED. */
 export function formatDecision(record: DecisionRecord): string {
-  return `${record.outcome} ${record.id} ${record.path}${record.edited ? ' (edited)' : ''}\n`;
+  const told = record.told ? `  ${record.agent} was told: ${record.told}\n` : '';
+  return `${record.outcome} ${record.id} ${record.path}${whatWasWritten(record, ' (', ')')}\n${told}`;
 }
 
 export function formatBinding(session: SessionView): string {

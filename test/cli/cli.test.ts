@@ -11,6 +11,7 @@ import { createFakeHub } from '../web/fake-hub.ts';
 import { signInSecretFrom } from '../../src/web/browser-protocol.ts';
 import { httpRequest, sessionRequest } from '../web/helpers.ts';
 import { tempDir } from '../peers/wait.ts';
+import { DISK, PROPOSAL, withChanges } from '../ui/review-fixtures.ts';
 
 /** A pid no process has (above Linux's pid_max). */
 const DEAD_PID = 2_147_483_646;
@@ -220,6 +221,29 @@ test('diffs show on a decided diff prints what was written, and who decided on s
   assert.match(notKept.stderr, /\npatchbay: what was proposed and written for d1 is not kept: too large to keep in the history\n$/);
 });
 
+test('diffs accept --changes writes only those changes, the agent is told which were rejected, and a second accept says when and where', async (t) => {
+  const { run, hub } = await withDaemon(t);
+  const summary = { ...hub.state.diffs[0]!, id: 'd5', path: '/work/proj/src/inventory.ts', inEditor: false };
+  hub.state.diffs.push(summary);
+  hub.details.set('d5', { ...summary, oldContents: DISK, newContents: PROPOSAL, decision: null, finalContents: null });
+  const shown = await run('diffs', 'show', 'd5');
+  assert.deepEqual(shown.stdout.match(/^@@ .*$/gm), ['@@ -1,4 +1,4 @@ change 1 of 3', '@@ -12,9 +12,7 @@ change 2 of 3', '@@ -23,4 +21,8 @@ change 3 of 3']);
+  assert.equal(shown.stderr, 'patchbay: d5: 3 changes, +6 −4 lines\n');
+  const bad = await run('diffs', 'accept', 'd5', '--changes', '1,4');
+  assert.equal(bad.code, 1);
+  assert.equal(bad.stderr, 'patchbay: the proposal has 3 changes; there is no change 4\n');
+  assert.equal((await run('diffs', 'accept', 'd5', '--changes', 'one')).code, 2);
+  const accepted = await run('diffs', 'accept', 'd5', '--changes', '1,3', '--reason', 'keep the loop');
+  assert.equal(accepted.code, 0, accepted.stderr);
+  assert.match(accepted.stdout, /^accepted d5 \/work\/proj\/src\/inventory\.ts \(2 of 3 changes\)\n  pi-ide was told: Patchbay: accepted 2 of 3 changes .*change 2 \(line 15 of your proposal\) rejected.*Their reason: "keep the loop"\.\n$/);
+  assert.equal(hub.details.get('d5')!.finalContents, withChanges(1, 3));
+  const again = await run('diffs', 'accept', 'd5');
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /^patchbay: d5 was already accepted in Patchbay \(2 of 3 changes\) at \d{4}-\d\d-\d\d \d\d:\d\d UTC\n$/);
+  const history = await run('diffs');
+  assert.match(history.stdout, /d5 +accepted \(2 of 3 changes\) +patchbay/);
+});
+
 test('diffs show colours the diff on a terminal, unless NO_COLOR; FORCE_COLOR colours it anywhere', async (t) => {
   const { dir, env } = await withDaemon(t);
   const show = async (extraEnv: NodeJS.ProcessEnv, isTTY: boolean) => {
@@ -244,12 +268,15 @@ test('diffs accept sends the contents of --contents-file; reject and the -all fo
   await writeFile(join(dir.path, 'final.txt'), 'one\nTWO, edited\n');
   const accepted = await run('diffs', 'accept', 'd1', '--contents-file', 'final.txt');
   assert.equal(accepted.code, 0);
-  assert.equal(accepted.stdout, 'accepted d1 /work/proj/a.txt (edited)\n');
+  assert.equal(
+    accepted.stdout,
+    'accepted d1 /work/proj/a.txt (edited by you)\n  pi-ide was told: Patchbay: the person edited your proposal for /work/proj/a.txt before it was written. What was written is exactly the text above, not your proposal.\n',
+  );
   assert.deepEqual(hub.calls.at(-1), { method: 'diffs.accept', params: { id: 'd1', contents: 'one\nTWO, edited\n' } });
 
   const again = await run('diffs', 'reject', 'd1');
   assert.equal(again.code, 1);
-  assert.equal(again.stderr, 'patchbay: diff d1 is already accepted\n');
+  assert.equal(again.stderr, 'patchbay: d1 was already accepted in Patchbay (edited by you) at 2023-11-14 22:13 UTC\n');
 
   const noSession = await run('diffs', 'reject-all');
   assert.equal(noSession.code, 2);

@@ -123,7 +123,8 @@ describe('openDiff', () => {
     assert.equal(ended, false, 'the call stays open while the diff waits');
     w.review.decide(pending!.id, { outcome: 'accept', contents: 'mine\n' });
     await done;
-    assert.deepEqual(w.texts(id), ['FILE_SAVED', 'mine\n']);
+    assert.deepEqual(w.texts(id)?.slice(0, 2), ['FILE_SAVED', 'mine\n']);
+    assert.match(w.texts(id)?.[2] ?? '', /^Patchbay: the person edited your proposal for \/w\/a\.txt/);
     assert.equal(w.decided[0]!.by, 'patchbay');
   });
 
