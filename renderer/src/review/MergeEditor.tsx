@@ -50,6 +50,10 @@ export interface EditorReport {
   handEdited: boolean;
   /** Every change is undone: accepting would write the file as it is. */
   sameAsDisk: boolean;
+  /** The changes accepted one by one (0-based). */
+  taken: number[];
+  /** false: the texts differ too much to be split into separate changes. */
+  precise: boolean;
 }
 
 interface Props {
@@ -148,6 +152,8 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
           summary: { ...summarize(value), ...counts },
           handEdited,
           sameAsDisk: disk !== null && !disk.eq(proposal) && state.doc.eq(disk),
+          taken: value === null ? [] : value.changes.filter((c) => c.decision === 'accepted').map((c) => c.index),
+          precise: value?.precise ?? true,
         });
       clearTimeout(recount);
       send();
