@@ -23,6 +23,7 @@ import { DisposableStore, type Disposable } from './lifecycle/disposables.ts';
 import { Relay } from './relay/relay.ts';
 import type { RelayInbox } from './relay/review-bridge.ts';
 import { DiffHistory } from './review/history.ts';
+import { interruptedRecord, PendingLog, type PendingRecord } from './review/pending-log.ts';
 import { Inbox, type Decision } from './review/inbox.ts';
 import { acceptDecision } from './review/decision-facts.ts';
 import { alreadyDecided } from './review/decision-words.ts';
@@ -58,6 +59,14 @@ export interface HubDeps {
   storeBackend?: StoreBackend;
 }
 
+/** What the person must know when the last run died with diffs pending. */
+function crashWarning(leftovers: readonly PendingRecord[]): string | null {
+  if (leftovers.length === 0) return null;
+  const n = leftovers.length;
+  const files = leftovers.map((p) => `${p.path} (${p.id}, from ${p.agent})`).join(', ');
+  return `Patchbay stopped unexpectedly with ${n} ${n === 1 ? 'edit' : 'edits'} waiting for review: ${files}. The agent may have written ${n === 1 ? 'it' : 'them'} without review (pi-ide writes the file itself when its link to Patchbay drops): check ${n === 1 ? 'the file' : 'those files'}. The history lists ${n === 1 ? 'it' : 'them'} as interrupted.`;
+}
+
 async function lookupPeerProcess(remotePort: number, doorPort: number): Promise<ProcessInfo | null> {
   const pid = await findPeerPid(doorPort, remotePort);
   return pid === null ? null : processInfo(pid);
@@ -66,7 +75,15 @@ async function lookupPeerProcess(remotePort: number, doorPort: number): Promise<
 export async function createHub(options: HubOptions, deps: HubDeps = {}): Promise<Hub> {
   const log = deps.log ?? (() => {});
   const history = await DiffHistory.open(options.home, { entries: options.historyEntries, bytes: options.historyBytes, diffChars: options.historyDiffChars }, log);
-  const hub = new PatchbayHub(options, history, {
+  const { log: pending, leftovers } = await PendingLog.open(options.home, log);
+  // Diffs the last run never decided: it stopped without rejecting them (a crash, kill -9).
+  const cutOff = leftovers.map((p) => interruptedRecord(p, Date.now()));
+  if (cutOff.length > 0) {
+    history.addInterrupted(cutOff, leftovers);
+    log(`the last run stopped with ${cutOff.length} diffs pending: ${cutOff.map((r) => `${r.id} ${r.path}`).join(', ')}`);
+  }
+  pending.clear();
+  const hub = new PatchbayHub(options, history, pending, crashWarning(leftovers), {
     log,
     lookupPeer: deps.lookupPeer ?? lookupPeerProcess,
     processInfo: deps.processInfo ?? processInfo,
@@ -104,12 +121,15 @@ class PatchbayHub implements Hub {
   constructor(
     readonly options: HubOptions,
     private readonly history: DiffHistory,
+    private readonly pending: PendingLog,
+    crashed: string | null,
     deps: Required<Omit<HubDeps, 'storeBackend'>> & Pick<HubDeps, 'storeBackend'>,
   ) {
     const { log, lookupPeer } = deps;
     this.log = log;
     this.store = PatchbayStore.open(options.home, deps.storeBackend);
     this.warnings.push(...this.store.warnings);
+    if (crashed !== null) this.warnings.push(crashed);
     const settings = this.store.settings();
     const now = (): number => Date.now();
     this.inbox = new Inbox(
@@ -118,7 +138,12 @@ class PatchbayHub implements Hub {
         editorDialect: (editorId) => this.relay.editors.get(editorId)?.instance.dialect ?? null,
         route: () => this.store.settings().reviewRoute,
         now,
-        settled: (decided) => history.add(decided),
+        settled: (decided) => {
+          pending.remove(decided.id);
+          history.add(decided);
+        },
+        arrived: (diff, agent) =>
+          pending.add({ id: diff.id, sessionId: diff.sessionId, agent, path: diff.path, tabName: diff.tabName, createdAt: diff.createdAt, editorId: diff.editorId }),
       },
       history.lastId(),
     );
@@ -407,6 +432,7 @@ class PatchbayHub implements Hub {
       this.relay.close();
       await this.door?.close();
       await this.discovery.close();
+      await this.pending.close();
       await this.history.close();
       this.listeners.clear();
     })();

@@ -55,8 +55,10 @@ export interface IdleAgent {
   reason: string;
 }
 
-export type DiffStatus = 'pending' | 'accepted' | 'rejected' | 'withdrawn';
-export type DecidedBy = 'editor' | 'patchbay' | 'agent' | 'shutdown';
+/** `interrupted`: Patchbay stopped unexpectedly (a crash, kill -9) before any decision. */
+export type DiffStatus = 'pending' | 'accepted' | 'rejected' | 'withdrawn' | 'interrupted';
+/** `crash`: nobody decided; Patchbay went away with the diff pending (the agent may have written it unreviewed). */
+export type DecidedBy = 'editor' | 'patchbay' | 'agent' | 'shutdown' | 'crash';
 
 export interface DiffSummary {
   id: string;
@@ -98,7 +100,7 @@ export interface DecisionRecord {
   id: string;
   sessionId: string;
   path: string;
-  outcome: 'accepted' | 'rejected' | 'withdrawn';
+  outcome: 'accepted' | 'rejected' | 'withdrawn' | 'interrupted';
   by: DecidedBy;
   at: number;
   /** The person typed into the proposal (beyond taking or leaving whole changes). */

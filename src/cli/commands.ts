@@ -34,7 +34,20 @@ export const status: Command = {
     const { values, positionals: rest } = parse(args, { json: { type: 'boolean' }, watch: { type: 'boolean' } });
     positionals(rest, []);
     if (values.watch) return watchStatus(ctx, values.json === true);
-    const snapshot = await (await ctx.connect()).call('snapshot', undefined);
+    let hub;
+    try {
+      hub = await ctx.connect();
+    } catch (err) {
+      // Not running: say what a Patchbay that died left behind, and how to clear it.
+      const { NotRunningError } = await import('../web/control-client.ts');
+      if (!(err instanceof NotRunningError)) throw err;
+      const { leftoversOnDisk, leftoversText } = await import('./restore.ts');
+      const traces = leftoversText(await leftoversOnDisk(ctx.options));
+      if (traces === null) throw err;
+      ctx.io.stderr.write(`patchbay: ${err.message}\n${traces}`);
+      return 1;
+    }
+    const snapshot = await hub.call('snapshot', undefined);
     if (values.json) printJson(ctx.io, snapshot);
     else ctx.io.stdout.write(formatStatus(snapshot, ctx.options.host));
     return 0;

@@ -105,6 +105,7 @@ const DECIDED_BY: Record<Exclude<DecisionRecord['by'], 'editor'>, string> = {
   patchbay: 'in Patchbay',
   agent: 'by the agent',
   shutdown: 'as Patchbay stopped',
+  crash: 'by nobody: Patchbay stopped unexpectedly (pi-ide may have written it without review)',
 };
 
 /** What the agent was told in words, when it was told more than FILE_SAVED / DIFF_REJECTED. */

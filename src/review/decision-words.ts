@@ -18,6 +18,7 @@ const WHERE: Record<DecisionRecord['by'], string> = {
   editor: 'in the editor',
   agent: 'by the agent (a newer proposal replaced it)',
   shutdown: 'as Patchbay stopped',
+  crash: 'by nobody: Patchbay stopped unexpectedly before a decision',
 };
 
 /** "d7 was already accepted in the editor nvim-proj (2 of 3 changes) at 2026-11-24 14:02 UTC". */

@@ -71,6 +71,8 @@ export interface InboxContext {
   now(): number;
   /** A diff was decided: its whole story, for the history (kept and shown after the fact). */
   settled?(decided: DiffDetail): void;
+  /** A diff arrived (after its offer): its facts, for the record of what is pending. */
+  arrived?(diff: DiffSummary, agent: string): void;
 }
 
 export function toolOf(tabName: string): DiffSummary['tool'] {
@@ -151,6 +153,7 @@ export class Inbox<R, F = never> {
     for (const offer of this.offer(diff)) {
       effects.push(offer.type === 'offer' && asSent !== undefined && offer.tabName === input.tabName ? { ...offer, asSent } : offer);
     }
+    this.ctx.arrived?.(summary(diff), diff.agent);
     return { id, effects };
   }
 

@@ -40,6 +40,8 @@ export function whereDecided(record: DecisionRecord, ctx: DecisionContext): stri
       return `by ${agentOf(record)} (a newer proposal replaced it)`;
     case 'shutdown':
       return 'as Patchbay stopped';
+    case 'crash':
+      return `by nobody: Patchbay stopped unexpectedly, and ${agentOf(record)} may have written it without review`;
   }
 }
 
@@ -52,6 +54,9 @@ export function decisionNotice(record: DecisionRecord, ctx: DecisionContext): st
   if (record.outcome === 'accepted') {
     const told = record.changes ? ` ${agent} was told which changes it did not get.` : '';
     return `Accepted ${file}${whatWasWritten(record, ' (', ')')}${where}: written by ${agent}.${told}${reason}`;
+  }
+  if (record.outcome === 'interrupted') {
+    return `Not reviewed: ${file} was waiting when Patchbay stopped unexpectedly; ${agentOf(record)} may have written it without review. Check the file.`;
   }
   if (record.outcome === 'withdrawn') return `Withdrawn ${file}: ${agent} went away before a decision; nothing was written.`;
   if (record.by === 'agent') return `Replaced ${file}: ${agent} sent a newer proposal; this one was not written.`;
