@@ -1,5 +1,6 @@
 // The composition root: wires discovery, the door, the relay, the inbox, the store and
 // pi's settings into the one HubApi every face uses. Nothing else builds long-lived objects.
+import { stat } from 'node:fs/promises';
 import type {
   DecisionRecord,
   DiffDetail,
@@ -110,6 +111,8 @@ class PatchbayHub implements Hub {
   private paused = false;
   private idle: IdleAgent[] = [];
   private readonly warnings: string[] = [];
+  /** Review folders that are not folders on this machine (a typo, an unmounted disk). */
+  private folderWarnings: string[] = [];
   private readonly listeners = new Set<(event: HubEvent) => void>();
   /** Its own timers; the parts (relay, discovery, pi host, door) close themselves. */
   private readonly timers = new DisposableStore();
@@ -217,6 +220,7 @@ class PatchbayHub implements Hub {
     });
     await this.discovery.start();
     await this.publishDoor();
+    void this.checkReviewFolders();
     if (this.options.scanProcesses) {
       void this.scanIdle();
       this.timers.interval(PROCESS_SCAN_MS, () => void this.scanIdle());
@@ -248,6 +252,21 @@ class PatchbayHub implements Hub {
     } catch (err) {
       this.log(`door: ${(err as Error).message}`);
     }
+    this.changed();
+  }
+
+  /** Says which review folders do not exist: agents there would never find the door. */
+  private async checkReviewFolders(): Promise<void> {
+    const problems: string[] = [];
+    for (const folder of this.store.settings().reviewFolders) {
+      const isFolder = await stat(folder).then(
+        (s) => s.isDirectory(),
+        () => false,
+      );
+      if (!isFolder) problems.push(`Review folder ${folder} is not a folder on this machine: no agent works there, so none reaches Patchbay through it. Check it in Settings.`);
+    }
+    if (JSON.stringify(problems) === JSON.stringify(this.folderWarnings)) return;
+    this.folderWarnings = problems;
     this.changed();
   }
 
@@ -367,7 +386,10 @@ class PatchbayHub implements Hub {
     if (JSON.stringify(after.trustedLockDirs) !== JSON.stringify(before.trustedLockDirs)) {
       void this.discovery.setTrustedDirs(after.trustedLockDirs);
     }
-    if (JSON.stringify(after.reviewFolders) !== JSON.stringify(before.reviewFolders)) void this.publishDoor();
+    if (JSON.stringify(after.reviewFolders) !== JSON.stringify(before.reviewFolders)) {
+      void this.publishDoor();
+      void this.checkReviewFolders();
+    }
     if (after.reviewRoute !== before.reviewRoute) this.relay.rebalance();
     this.changed();
     return after;
@@ -388,7 +410,7 @@ class PatchbayHub implements Hub {
       history: this.history.records(),
       settings: this.store.settings(),
       hosted: this.pi.views(),
-      warnings: [...this.warnings, ...this.state.warnings],
+      warnings: [...this.warnings, ...this.state.warnings, ...this.folderWarnings],
     };
   }
 

@@ -12,7 +12,7 @@ import type {
   Snapshot,
   TrafficEntry,
 } from '../api/types.ts';
-import { DIRECTIONS, byteSize, clockTime, methodLabel, requestTimings } from '../api/traffic.ts';
+import { DIRECTIONS, byteSize, clockTime, durationText, requestTimings, rowLabels, shortId } from '../api/traffic.ts';
 import { containingDepth } from '../broker/folders.ts';
 import { whatWasWritten } from '../review/decision-words.ts';
 import { age, onOff, table } from './table.ts';
@@ -194,15 +194,16 @@ function oneLine(text: string, max: number): string {
 export function formatTraffic(entries: readonly TrafficEntry[]): string {
   if (entries.length === 0) return 'No traffic recorded for this session.\n';
   const timings = requestTimings(entries);
+  const labels = rowLabels(entries);
   const rows = entries.map((e, index) => {
     const took = timings.get(index);
     return [
       clockTime(e.at),
       DIRECTIONS.find((d) => d.dir === e.dir)?.arrow ?? e.dir,
-      e.method === null ? (e.id === null ? '' : 'reply') : methodLabel(e),
-      e.id === null ? '' : String(e.id),
+      labels[index]!,
+      shortId(e.id),
       byteSize(e.bytes),
-      took === undefined ? '' : `${took} ms`,
+      took === undefined ? '' : durationText(took),
       oneLine(e.preview, PREVIEW_CHARS),
     ];
   });

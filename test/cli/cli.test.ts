@@ -392,7 +392,7 @@ test('traffic prints a session’s frames oldest first with directions and timin
   const clock = (ms: number) => new Date(at + ms).toTimeString().slice(0, 8) + `.${String(ms).padStart(3, '0')}`;
   assert.match(lines[1]!, new RegExp(`^${clock(0)} +→P +tools/call getDiagnostics +7 +60 B +16 ms +\\{"jsonrpc"`));
   assert.match(lines[2]!, /→E +tools\/call getDiagnostics +1 +60 B +12 ms/);
-  assert.match(lines[3]!, /E→ +reply +1 +2\.0 KiB +\{"id":1,"result": \{"x": 1\}\}$/, 'one line per frame');
+  assert.match(lines[3]!, /E→ +↳ tools\/call getDiagnostics +1 +2\.0 KiB +\{"id":1,"result": \{"x": 1\}\}$/, 'one line per frame, saying what it answers');
   assert.ok(lines[4]!.endsWith(`${'x'.repeat(99)}…`), 'long frames are cut');
   assert.match(lines[5]!, /E→ +selection_changed +90 B/);
 

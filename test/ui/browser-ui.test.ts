@@ -178,7 +178,7 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     assert.equal(written['pi-ide']?.autoconnect, false);
     // The project has no setting of its own, so the global one now rules it too.
     const projectRow = page.locator('.autoconnect-row', { has: page.getByLabel(project, { exact: true }) });
-    await projectRow.getByText('effective: off').waitFor();
+    await projectRow.getByText('effective: off', { exact: true }).waitFor();
     await shot('settings');
     await page.getByLabel('For all editors').selectOption('fake/smart');
     await waitFor(async () => (await snapshot()).settings.suggestionModel === 'fake/smart', { message: 'the model choice saved' });

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { pendingCount } from '../../../electron/shared/diff-notifications.ts';
 import { ConnectionBanner } from '../hub/ConnectionBanner.tsx';
 import { useHub } from '../hub/HubProvider.tsx';
+import { useCommand } from '../hub/useCommand.ts';
 import { SignInNotice } from '../hub/SignInNotice.tsx';
 import { keyFacts } from '../ui/keyboard.ts';
 import { ReviewView } from '../review/ReviewView.tsx';
@@ -88,7 +89,7 @@ export function App() {
           ))}
         </nav>
         <span className="spacer" />
-        {snapshot?.paused && <span className="status-pill">Routing paused</span>}
+        {snapshot?.paused && <PausedPill />}
         {browser && permission.state === 'default' && (
           <button type="button" className="header-button" onClick={permission.request}>
             Notify me of waiting edits
@@ -121,6 +122,20 @@ export function App() {
       </main>
       {help && <ShortcutsDialog close={() => setHelp(false)} />}
     </div>
+  );
+}
+
+/** Paused routing, what it means, and the way back. */
+function PausedPill() {
+  const { api } = useHub();
+  const command = useCommand();
+  return (
+    <span className="status-pill" title="While paused no session is served by an editor: every edit waits in Patchbay's Review, and editors get no diffs or diagnostics from agents.">
+      Routing paused: every edit is reviewed here{' '}
+      <button type="button" className="header-button" disabled={command.busy} onClick={() => void command.run(() => api.call('setPaused', { paused: false }))}>
+        Resume
+      </button>
+    </span>
   );
 }
 
