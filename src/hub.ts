@@ -152,6 +152,7 @@ class PatchbayHub implements Hub {
     );
     this.relay = new Relay({
       version: options.version,
+      lastSessionNumber: history.lastSessionNumber(),
       inbox: this.inbox,
       settings: () => this.store.settings(),
       paused: () => this.paused,

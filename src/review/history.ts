@@ -108,6 +108,11 @@ export class DiffHistory {
     return this.entries.reduce((max, e) => Math.max(max, idNumber(e.record.id)), 0);
   }
 
+  /** The highest door session number (`sN`) the listed decisions name, so a new run's sessions are not mistaken for them. */
+  lastSessionNumber(): number {
+    return this.entries.reduce((max, e) => Math.max(max, /^s\d+$/.test(e.record.sessionId) ? Number(e.record.sessionId.slice(1)) : 0), 0);
+  }
+
   /** Records a decided diff (the list at once, its files in the background). */
   add(decided: DiffDetail): void {
     const record = decided.decision;

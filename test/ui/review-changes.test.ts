@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { buildIfStale } from '../../src/cli/start.ts';
 import type { WriteOutcome } from '../peers/fake-pi.ts';
-import { withTimeout } from '../peers/wait.ts';
+import { waitFor, withTimeout } from '../peers/wait.ts';
 import { skipWithoutChromium } from './chromium.ts';
 import { shootEverySize, startLiveReview } from './live-review.ts';
 import type { LiveReview } from './live-review.ts';
@@ -114,6 +114,49 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     await sendNow();
     assert.equal((await withTimeout(outcome, 5000, 'pi hearing the decision')).outcome, 'saved');
     assert.equal(await readFile(file, 'utf8'), withChanges(1));
+  });
+
+  test('typing in the proposal recounts its +/− lines, and the page says keys are off while typing', async () => {
+    const { file, outcome } = await propose('src/typed.ts');
+    assert.equal(await page().locator('.diff-toolbar .change-counts').textContent(), '+6 −4 lines');
+    const proposal = page().getByRole('textbox', { name: /proposed contents/ });
+    await proposal.click();
+    await page().keyboard.press('Control+Home');
+    await page().keyboard.type('// typed by hand\n');
+    await page().getByText('Keys are off while you type · Esc').waitFor();
+    await page().locator('.diff-toolbar .change-counts', { hasText: '+7 −4 lines' }).waitFor();
+    await page().getByText('Edited by you: Accept saves your version').waitFor();
+    await page().keyboard.press('Escape');
+    await waitFor(async () => (await page().getByText('Keys are off while you type').count()) === 0, { message: 'the note gone' });
+    await page().keyboard.press('a');
+    await sendNow();
+    const result = await withTimeout(outcome, 5000, 'pi hearing the decision');
+    assert.equal(result.outcome, 'saved');
+    assert.equal(await readFile(file, 'utf8'), `// typed by hand\n${PROPOSAL}`);
+  });
+
+  test('typing discarded because the edit was decided in the editor is said, and the text can be recovered', async () => {
+    const { file, outcome } = await propose('src/elsewhere.ts');
+    const proposal = page().getByRole('textbox', { name: /proposed contents/ });
+    await proposal.click();
+    await page().keyboard.press('Control+Home');
+    await page().keyboard.type('// my careful fix\n');
+    await page().getByText('Edited by you: Accept saves your version').waitFor();
+    const offered = await live.editor.waitForDiff(undefined, { timeoutMs: 5000 });
+    live.editor.decide(offered.tabName, 'saved', PROPOSAL);
+    assert.equal((await withTimeout(outcome, 5000, 'pi hearing the editor')).outcome, 'saved');
+    const note = page().getByRole('alert').filter({ hasText: 'Your typing in elsewhere.ts was not used' });
+    await note.waitFor();
+    assert.match(await note.innerText(), /the edit was accepted in Neovim · project before you decided here .* Your text is kept\./);
+    await shootEverySize(page(), 'review-discarded-typing');
+    await note.getByRole('button', { name: 'Show your text' }).click();
+    const kept = page().getByRole('textbox', { name: `Your text for ${file}` });
+    assert.equal(await kept.inputValue(), `// my careful fix\n${PROPOSAL}`);
+    await page().getByRole('button', { name: 'Close' }).click();
+    await page().reload();
+    await page().getByRole('alert').filter({ hasText: 'Your typing in elsewhere.ts was not used' }).waitFor();
+    await page().getByRole('button', { name: 'Dismiss the note about elsewhere.ts' }).click();
+    assert.equal(await page().getByText(/Your typing in elsewhere\.ts/).count(), 0);
   });
 
   test('a reject waits a few seconds: u takes it back unheard; sent with a reason, pi receives the reason', async () => {
