@@ -2,12 +2,12 @@
 // the link drops), so the trace must say so: `status` names what the dead daemon left, and the
 // next start lists the edit as interrupted, in the history and as a warning.
 import assert from 'node:assert/strict';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { spawnPeer, type PeerProcess } from '../peers/spawn.ts';
-import { tempDir, type TempDir } from '../peers/wait.ts';
-import { cli, isolatedEnv, startDaemon, statusUntil, type Daemon, type Env } from './daemon-process.ts';
+import type { TempDir } from '../peers/wait.ts';
+import { cli, e2eFolder, startDaemon, statusUntil, type Daemon, type Env } from './daemon-process.ts';
 
 describe('a daemon killed with an edit pending', () => {
   let tmp: TempDir;
@@ -17,10 +17,7 @@ describe('a daemon killed with an edit pending', () => {
   const peers: PeerProcess[] = [];
 
   before(async () => {
-    tmp = await tempDir('e2e-crash');
-    env = await isolatedEnv(tmp.path);
-    project = join(tmp.path, 'project');
-    await mkdir(project);
+    ({ tmp, env, project } = await e2eFolder('e2e-crash'));
   });
 
   after(async () => {
