@@ -152,7 +152,7 @@ function PausedPill() {
   const command = useCommand();
   return (
     <span className="status-pill" title="While paused no session is served by an editor: every edit waits in Patchbay's Review, and editors get no diffs or diagnostics from agents.">
-      Routing paused: every edit is reviewed here{' '}
+      Routing paused<span className="pill-detail">: every edit is reviewed here</span>{' '}
       <button type="button" className="header-button" disabled={command.busy} onClick={() => void command.run(() => api.call('setPaused', { paused: false }))}>
         Resume
       </button>
