@@ -218,6 +218,7 @@ export class Relay {
       models: noModels(id),
       modelsAsked: null,
       inFlight: 0,
+      reviewNotes: [],
       closed: false,
       lookup: new DisposableStore(),
       timers: new DisposableStore(),
