@@ -7,6 +7,7 @@ import type {
   HubApi,
   HubEvent,
   HubMethod,
+  HostedPiView,
   IdleAgent,
   ParamsOf,
   PatchbaySettings,
@@ -19,7 +20,7 @@ import { containingDepth } from './broker/folders.ts';
 import { EditorDiscovery, type DiscoveryState } from './discovery/editors.ts';
 import { findPeerPid, processInfo, type ProcessInfo } from './discovery/peer-process.ts';
 import { likelyReason, scanPiProcesses } from './discovery/pi-scan.ts';
-import { piCommand, type HubOptions } from './options.ts';
+import { choosePiCommand, type HubOptions } from './options.ts';
 import { DisposableStore, type Disposable } from './lifecycle/disposables.ts';
 import { Relay } from './relay/relay.ts';
 import type { RelayInbox } from './relay/review-bridge.ts';
@@ -187,7 +188,7 @@ class PatchbayHub implements Hub {
       log,
     });
     this.pi = new PiHost({
-      command: () => piCommand(this.store.settings().piCommand, options.piCommand),
+      command: () => choosePiCommand(this.store.settings().piCommand, options.piCommand).command,
       // A hosted pi with pi-ide looks for editors where this Patchbay publishes its door.
       env: { ...options.piEnv, PI_IDE_LOCK_DIR: options.piLockDir },
       startTimeoutMs: options.piStartTimeoutMs,
@@ -340,7 +341,8 @@ class PatchbayHub implements Hub {
     'diffs.acceptAll': ({ sessionId }) => this.relay.decideAll(sessionId, { outcome: 'accept' }),
     'diffs.rejectAll': ({ sessionId }) => this.relay.decideAll(sessionId, { outcome: 'reject' }),
     traffic: ({ sessionId, limit }) => this.relay.traffic(sessionId, limit),
-    'settings.get': () => this.store.settings(),
+    // What the CLI wrote to config.json as the person (the pi command…) shows at once.
+    'settings.get': () => this.reloadSettings(),
     'settings.set': ({ patch }) => this.updateSettings(patch),
     'autoconnect.get': ({ project }) =>
       readAutoconnect({ globalFile: this.options.piSettingsFile, ...(project ? { project } : {}) }),
@@ -351,7 +353,8 @@ class PatchbayHub implements Hub {
     'suggestionModel.set': ({ choice, editorId }) =>
       this.updateSettings(suggestionModelPatch(this.store.settings(), choice, editorId)),
     'pi.start': ({ cwd, model, args }) => {
-      refuseExtensions(args ?? [], this.store.settings().allowPiExtensions);
+      // The pi command and allowPiExtensions are set in config.json, not over this API: as they are now.
+      refuseExtensions(args ?? [], this.reloadSettings().allowPiExtensions);
       return this.pi.start({ cwd, ...(model !== undefined ? { model } : {}), ...(args !== undefined ? { args } : {}) });
     },
     'pi.get': ({ id }) => this.pi.detail(id),
@@ -383,6 +386,20 @@ class PatchbayHub implements Hub {
   private updateSettings(patch: Partial<PatchbaySettings>): PatchbaySettings {
     const before = this.store.settings();
     const after = this.store.updateSettings(patch);
+    this.applySettings(before, after);
+    return after;
+  }
+
+  /** Takes in config.json as another writer (the CLI, an editor) left it, as if changed here. */
+  private reloadSettings(): PatchbaySettings {
+    const before = this.store.settings();
+    this.store.reload();
+    const after = this.store.settings();
+    if (JSON.stringify(after) !== JSON.stringify(before)) this.applySettings(before, after);
+    return after;
+  }
+
+  private applySettings(before: PatchbaySettings, after: PatchbaySettings): void {
     if (after.takeover !== before.takeover) void this.discovery.setTakeover(after.takeover);
     if (JSON.stringify(after.trustedLockDirs) !== JSON.stringify(before.trustedLockDirs)) {
       void this.discovery.setTrustedDirs(after.trustedLockDirs);
@@ -393,7 +410,6 @@ class PatchbayHub implements Hub {
     }
     if (after.reviewRoute !== before.reviewRoute) this.relay.rebalance();
     this.changed();
-    return after;
   }
 
   snapshot(): Snapshot {
@@ -410,9 +426,16 @@ class PatchbayHub implements Hub {
       diffs: this.inbox.pending(),
       history: this.history.records(),
       settings: this.store.settings(),
+      hostedPi: this.hostedPiView(),
       hosted: this.pi.views(),
       warnings: [...this.warnings, ...this.state.warnings, ...this.folderWarnings],
     };
+  }
+
+  private hostedPiView(): HostedPiView {
+    const settings = this.store.settings();
+    const { command, source } = choosePiCommand(settings.piCommand, this.options.piCommand);
+    return { command, commandSource: source, allowExtensions: settings.allowPiExtensions, settingsFile: this.store.path };
   }
 
   subscribe(listener: (event: HubEvent) => void): () => void {

@@ -241,6 +241,22 @@ export interface HostedDetail extends HostedView {
 
 export type DialogAnswer = { value: string } | { confirmed: boolean } | { cancelled: true };
 
+/**
+ * What runs hosted pi sessions. Set only where the person alone writes, never over this API:
+ * config.json (`patchbay settings set …` in a terminal, or by hand), or `$PATCHBAY_PI_COMMAND`
+ * where Patchbay was started.
+ */
+export interface HostedPiView {
+  /** The program and leading arguments Patchbay runs now. */
+  command: string[];
+  /** Where `command` comes from: the piCommand setting, `$PATCHBAY_PI_COMMAND`, or neither (`pi` on PATH). */
+  commandSource: 'settings' | 'environment' | 'default';
+  /** The allowPiExtensions setting. */
+  allowExtensions: boolean;
+  /** The file that holds both settings (config.json in Patchbay's home). */
+  settingsFile: string;
+}
+
 export interface Snapshot {
   version: string;
   pid: number;
@@ -258,6 +274,7 @@ export interface Snapshot {
   diffs: DiffSummary[];
   history: DecisionRecord[];
   settings: PatchbaySettings;
+  hostedPi: HostedPiView;
   hosted: HostedView[];
   /** Problems the person should see (unparsable store moved aside, another instance…). */
   warnings: string[];

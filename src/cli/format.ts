@@ -5,6 +5,7 @@ import type {
   DecisionRecord,
   DiffSummary,
   EditorView,
+  HostedPiView,
   PatchbaySettings,
   RestoreReport,
   SessionModels,
@@ -176,11 +177,17 @@ export function formatAutoconnect(view: AutoconnectView): string {
   return table(rows, '');
 }
 
-export function formatSettings(settings: PatchbaySettings): string {
+const PI_COMMAND_SOURCES: Record<HostedPiView['commandSource'], string> = {
+  settings: 'the piCommand setting',
+  environment: "the daemon's $PATCHBAY_PI_COMMAND",
+  default: 'pi on PATH: nothing else is set',
+};
+
+export function formatSettings(settings: PatchbaySettings, hostedPi: HostedPiView): string {
   const rows = Object.entries(settings)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([key, value]) => [key, JSON.stringify(value)]);
-  return table(rows, '');
+  return `${table(rows, '')}Hosted pi runs ${JSON.stringify(hostedPi.command)} (from ${PI_COMMAND_SOURCES[hostedPi.commandSource]}).\n`;
 }
 
 const PREVIEW_CHARS = 100;

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
-import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test, type TestContext } from 'node:test';
 import type { TrafficEntry } from '../../src/api/types.ts';
 import { main } from '../../src/cli/main.ts';
@@ -9,8 +11,9 @@ import { writeControlFile } from '../../src/web/control-file.ts';
 import { startControlServer } from '../../src/web/control-server.ts';
 import { createFakeHub } from '../web/fake-hub.ts';
 import { signInSecretFrom } from '../../src/web/browser-protocol.ts';
-import { httpRequest, sessionRequest } from '../web/helpers.ts';
-import { tempDir } from '../peers/wait.ts';
+import { browserStatePath } from '../../src/web/browser-state.ts';
+import { httpRequest, renewRequest, sessionRequest } from '../web/helpers.ts';
+import { tempDir, waitFor } from '../peers/wait.ts';
 import { DISK, PROPOSAL, withChanges } from '../ui/review-fixtures.ts';
 
 /** A pid no process has (above Linux's pid_max). */
@@ -427,34 +430,52 @@ test('open --print prints a one-time link, its secret in the fragment, that sign
   assert.equal((await sessionRequest(server.port, url.origin, { signin: secret })).status, 401);
 });
 
-/** A $BROWSER that records the link it was given and exits with `code`. */
+/** A $BROWSER that records its whole command line (what every user can read in /proc) and exits with `code`. */
 async function fakeBrowser(dir: string, code: number) {
   const opened = join(dir, 'opened.txt');
   const browser = join(dir, 'browser.sh');
-  await writeFile(browser, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\nexit ${code}\n`);
+  await writeFile(browser, `#!/bin/sh\nprintf '%s' "$*" > '${opened}'\nexit ${code}\n`);
   await chmod(browser, 0o755);
-  return { browser, link: () => readFile(opened, 'utf8') };
+  return { browser, commandLine: () => readFile(opened, 'utf8') };
 }
 
-test('open hands the link to $BROWSER and prints nothing', async (t) => {
+test('open gives the browser a page only you can read, so no secret is in any command line; the page signs in once and is then deleted', async (t) => {
   const { env, home, dir, server } = await withDaemon(t);
-  const { browser, link } = await fakeBrowser(dir.path, 0);
+  const { browser, commandLine } = await fakeBrowser(dir.path, 0);
   const io = captureIo({ ...env, BROWSER: browser, PATCHBAY_HOME: home }, dir.path);
   assert.equal(await main(['open'], io.io), 0);
   assert.equal(io.stdout(), '');
   assert.equal(io.stderr(), '');
-  assert.match(await link(), new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/#signin=[0-9a-f]{64}$`));
+
+  const argv = await commandLine();
+  assert.doesNotMatch(argv, /[0-9a-f]{64}|signin/, 'no secret where other users can read it');
+  assert.match(argv, /^file:\/\/\//);
+  const page = fileURLToPath(argv);
+  assert.ok(page.startsWith(`${home}/`), `${page} is in Patchbay's home`);
+  const info = await stat(page);
+  assert.equal(info.mode & 0o777, 0o600);
+  assert.equal(info.uid, process.getuid!());
+  assert.equal((await stat(dirname(page))).mode & 0o077, 0, 'in a folder only you can enter');
+
+  const link = /url=(http:[^"]+)"/.exec(await readFile(page, 'utf8'))?.[1];
+  assert.ok(link, 'the page forwards the browser to a sign-in link');
+  const url = new URL(link);
+  assert.equal(url.origin, server.url);
+  assert.equal((await sessionRequest(server.port, url.origin, { signin: signInSecretFrom(url.hash)! })).status, 200);
+  await waitFor(() => !existsSync(page), { message: 'the used page deleted' });
+  assert.equal((await sessionRequest(server.port, url.origin, { signin: signInSecretFrom(url.hash)! })).status, 401);
 });
 
-test('open prints the link, and why, when no browser can be opened', async (t) => {
+test('open prints a link to paste, and why, when no browser can be opened', async (t) => {
   const { env, home, dir, server } = await withDaemon(t);
   const { browser } = await fakeBrowser(dir.path, 3);
   for (const BROWSER of [browser, join(dir.path, 'no-such-browser')]) {
     const io = captureIo({ ...env, BROWSER, PATCHBAY_HOME: home }, dir.path);
     assert.equal(await main(['open'], io.io), 0);
     assert.match(io.stdout(), new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/#signin=[0-9a-f]{64}\n$`));
-    assert.match(io.stderr(), /^patchbay: could not open a browser: .*(exited with code 3|could not start).*Open this link yourself/);
+    assert.match(io.stderr(), /^patchbay: could not open a browser: .*(exited with code 3|could not start).*Paste this link into your browser's address bar/);
   }
+  assert.deepEqual(await readdir(join(home, 'sign-in')), [], 'the pages no browser opened are gone');
 });
 
 test('open --revoke-all signs every browser out, with the daemon running or not', async (t) => {
@@ -466,7 +487,7 @@ test('open --revoke-all signs every browser out, with the daemon running or not'
   const revoked = await run('open', '--revoke-all');
   assert.equal(revoked.code, 0, revoked.stderr);
   assert.equal(revoked.stdout, 'Every browser is signed out (0 open pages closed); `patchbay open` signs one in again.\n');
-  assert.equal((await sessionRequest(server.port, link.origin, { renew: credential })).status, 401);
+  assert.equal((await renewRequest(server.port, link.origin, credential)).status, 401);
 
   const again = new URL((await run('open', '--print')).stdout.trim());
   const second = JSON.parse((await sessionRequest(server.port, again.origin, { signin: signInSecretFrom(again.hash)! })).body) as { credential: string };
@@ -476,8 +497,28 @@ test('open --revoke-all signs every browser out, with the daemon running or not'
   assert.equal(offline.stdout, 'Every browser is signed out; `patchbay open` signs one in again.\n');
   const next = await startControlServer({ hub: createFakeHub(), host: '127.0.0.1', port: 0, home, version: 'test' });
   t.after(() => next.close());
-  assert.equal((await sessionRequest(next.port, next.url, { renew: second.credential })).status, 401, 'the next start uses the new key');
+  assert.equal((await renewRequest(next.port, next.url, second.credential)).status, 401, 'the next start uses the new key');
   assert.equal((await run('open', '--revoke-all', '--print')).code, 2);
+});
+
+test('open --revoke-all that cannot save the new key still signs every browser out of the running daemon, and fails saying so', async (t) => {
+  const { run, server, home } = await withDaemon(t);
+  const link = new URL((await run('open', '--print')).stdout.trim());
+  const signedIn = await sessionRequest(server.port, link.origin, { signin: signInSecretFrom(link.hash)! });
+  const { credential } = JSON.parse(signedIn.body) as { credential: string };
+  // A folder in browser.json's place: no new key can be written there, not even by root.
+  await rm(browserStatePath(home), { force: true });
+  await mkdir(join(browserStatePath(home), 'in-the-way'), { recursive: true });
+
+  const revoked = await run('open', '--revoke-all');
+  assert.equal(revoked.code, 1);
+  assert.match(revoked.stderr, /signed out of the running Patchbay, but .*browser\.json/);
+  assert.equal((await renewRequest(server.port, link.origin, credential)).status, 401, 'the old sign-in is refused');
+
+  await server.close();
+  const offline = await run('open', '--revoke-all');
+  assert.equal(offline.code, 1);
+  assert.match(offline.stderr, /No Patchbay is running, but the new key could not be saved .*remove .*browser\.json before Patchbay starts again/);
 });
 
 test('restore goes through the daemon when it runs', async (t) => {
@@ -501,6 +542,70 @@ test('restore without a daemon puts live editors’ lockfiles back and deletes d
   assert.equal(stdout, `restored ${join(env.PI_IDE_LOCK_DIR, '41000.lock')}\nremoved ${join(adopted, '41001.lock')}\n`);
   assert.deepEqual((await readdir(env.PI_IDE_LOCK_DIR)).sort(), ['.patchbay', '41000.lock']);
   assert.deepEqual(await readdir(adopted), []);
+});
+
+/** Another user (nobody); we run as root here, so files can be given to them. */
+const OTHER_UID = 65534;
+const asRoot = process.getuid?.() === 0 ? false : 'needs root to make files another user owns';
+
+test('daemon refuses a home another user owns, and reads nothing in it', { skip: asRoot }, async (t) => {
+  const { env, dir, home } = await emptyHome(t);
+  await mkdir(home, { mode: 0o700 });
+  await writeFile(join(home, 'config.json'), '{"settings":{"piCommand":"/tmp/their-program"}}', { mode: 0o600 });
+  await chown(home, OTHER_UID, OTHER_UID);
+  let created = false;
+  const io = captureIo(env, dir.path);
+  const code = await main(['daemon'], io.io, {
+    createHub: async () => {
+      created = true;
+      return { ...createFakeHub(), close: async () => {} };
+    },
+    stopRequested: async () => 'SIGTERM',
+  });
+  assert.equal(code, 1);
+  assert.equal(created, false, 'no hub was made from their files');
+  assert.match(io.stderr(), new RegExp(`^patchbay: Patchbay's home ${home} belongs to uid ${OTHER_UID}, not to you`));
+});
+
+test('daemon refuses to start when another user’s patchbay.sock claims Patchbay is running, naming the socket’s owner', { skip: asRoot }, async (t) => {
+  const { env, dir, home } = await emptyHome(t);
+  await mkdir(home, { mode: 0o700 });
+  const socket = join(home, 'patchbay.sock');
+  const liar = createServer((s) => s.end('{"pid":1,"kind":"daemon"}\n')).listen(socket);
+  await new Promise((r) => liar.once('listening', r));
+  t.after(() => new Promise((r) => liar.close(r)));
+  await chown(socket, OTHER_UID, OTHER_UID);
+  const io = captureIo(env, dir.path);
+  const code = await main(['daemon'], io.io, { createHub: async () => ({ ...createFakeHub(), close: async () => {} }), stopRequested: async () => 'SIGTERM' });
+  assert.equal(code, 1);
+  assert.doesNotMatch(io.stderr(), /already running/, 'not the lie it was told');
+  assert.match(io.stderr(), new RegExp(`${socket} belongs to uid ${OTHER_UID}`));
+});
+
+test('commands refuse a control.json another user put in the home, and send its server nothing', { skip: asRoot }, async (t) => {
+  const { run, home } = await emptyHome(t);
+  const requests: string[] = [];
+  const theirs = createServer((s) => {
+    requests.push('connection');
+    s.destroy();
+  }).listen(0, '127.0.0.1');
+  await new Promise((r) => theirs.once('listening', r));
+  t.after(() => new Promise((r) => theirs.close(r)));
+  const port = (theirs.address() as { port: number }).port;
+  await writeControlFile(home, { host: '127.0.0.1', port, pid: process.pid, token: 'a'.repeat(64), version: 'x' });
+  await chown(join(home, 'control.json'), OTHER_UID, OTHER_UID);
+  const status = await run('status');
+  assert.equal(status.code, 1);
+  assert.match(status.stderr, new RegExp(`control\\.json.*belongs to uid ${OTHER_UID}`));
+  assert.deepEqual(requests, []);
+});
+
+test('commands refuse a control.json whose host is not loopback', async (t) => {
+  const { run, home } = await emptyHome(t);
+  await writeControlFile(home, { host: '192.0.2.1', port: 4000, pid: process.pid, token: 'a'.repeat(64), version: 'x' });
+  const status = await run('status');
+  assert.equal(status.code, 1);
+  assert.match(status.stderr, /control\.json: "host" must be a loopback address \(127\.x\.x\.x or ::1\), not "192\.0\.2\.1"/);
 });
 
 test('daemon serves the hub until asked to stop, then closes it and removes control.json', async (t) => {

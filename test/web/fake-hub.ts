@@ -18,6 +18,7 @@ import { validateSettingsPatch } from '../../src/settings/defaults.ts';
 import { acceptDecision, decisionFacts } from '../../src/review/decision-facts.ts';
 import { alreadyDecided } from '../../src/review/decision-words.ts';
 import type { Decision } from '../../src/review/inbox.ts';
+import { localOnlyRefusal } from '../../src/settings/store.ts';
 
 export type Handlers = { [M in HubMethod]: (params: ParamsOf<M>) => ResultOf<M> | Promise<ResultOf<M>> };
 
@@ -110,6 +111,7 @@ export function sampleSnapshot(): Snapshot {
     ],
     history: [],
     settings: sampleSettings(),
+    hostedPi: { command: ['pi'], commandSource: 'default', allowExtensions: false, settingsFile: '/home/u/.config/Patchbay/config.json' },
     hosted: [],
     warnings: ['the store was unreadable and moved aside'],
   };
@@ -278,7 +280,10 @@ export function createFakeHub(): FakeHub {
         throw new HubError('diagnosticsDeadlineMs must be a number', 'invalid');
       }
       // Otherwise the hub's own rules, so a face shows the reasons a person would see.
-      Object.assign(state.settings, validateSettingsPatch(patch));
+      const valid = validateSettingsPatch(patch);
+      const refusal = localOnlyRefusal(valid, state.hostedPi.settingsFile);
+      if (refusal !== null) throw refusal;
+      Object.assign(state.settings, valid);
       // As the hub does: every face hears of the change.
       queueMicrotask(() => emit({ type: 'snapshot', snapshot: structuredClone(state) }));
       return structuredClone(state.settings);
