@@ -19,14 +19,10 @@ export const MAX_NOTES = 5;
 /** The agent's getDiagnostics result with the notes added as Warnings on their files; unknown shapes unchanged. */
 export function addReviewNotes(result: unknown, notes: readonly ReviewNote[], to: Dialect): unknown {
   if (notes.length === 0) return result;
-  const text = resultTexts(translateDiagnostics(result, to))?.[0];
-  if (text === undefined) return result;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return result;
-  }
+  // translateDiagnostics has checked the shape: what it could not read it returns unchanged.
+  const translated = translateDiagnostics(result, to);
+  if (translated === result) return result;
+  const parsed: unknown = JSON.parse(resultTexts(translated)![0]!);
   const at = { line: 0, character: 0 };
   const diagnostic = (message: string) => ({ severity: 'Warning', source: 'Patchbay review', message, range: { start: at, end: at } });
   if (to === 'pi') {
