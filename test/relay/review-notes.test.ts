@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { resultTexts } from '../../src/protocol/mcp.ts';
+import { resultTexts, textResult } from '../../src/protocol/mcp.ts';
+import { addReviewNotes } from '../../src/relay/review-notes.ts';
 import { waitFor } from '../peers/wait.ts';
 import { DISK, PROPOSAL, withChanges } from '../ui/review-fixtures.ts';
 import { startHarness } from './harness.ts';
@@ -58,4 +59,17 @@ test('a plain accept adds nothing to the diagnostics', async (t) => {
   await h.hub.call('diffs.accept', { id: pending!.id });
   await writing;
   assert.deepEqual(resultTexts(await pi.turn()), ['{}']);
+});
+
+test('notes go into either dialect’s shape, and a result that is not diagnostics is left alone', () => {
+  const note = { path: '/w/a.ts', message: 'Patchbay: the person rejected your edit of /w/a.ts; the file is unchanged. Their reason: "no".' };
+  const claude = addReviewNotes(textResult('[{"uri":"file:///w/b.ts","diagnostics":[]}]'), [note], 'claude');
+  assert.deepEqual(JSON.parse(resultTexts(claude)![0]!), [
+    { uri: 'file:///w/a.ts', diagnostics: [{ severity: 'Warning', source: 'Patchbay review', message: note.message, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } }] },
+    { uri: 'file:///w/b.ts', diagnostics: [] },
+  ]);
+  const odd = textResult('not json');
+  assert.equal(addReviewNotes(odd, [note], 'pi'), odd);
+  const none = textResult('{}');
+  assert.equal(addReviewNotes(none, [], 'pi'), none);
 });
