@@ -43,8 +43,8 @@ const USAGE = `Usage:
   patchbay pi thinking <id> [<level>]  the levels pi offers (current marked), or set one
   patchbay pi answer <id> <request-id> (<value…> | --yes | --no | --cancel)
                                        answer an extension's question
-The daemon runs pi as the "pi command" setting (Settings → Hosted pi sessions), else
-$PATCHBAY_PI_COMMAND, else pi on PATH.`;
+The daemon runs pi as the piCommand setting (patchbay settings set piCommand '"/path/to/pi"'),
+else its $PATCHBAY_PI_COMMAND, else pi on PATH.`;
 
 type Sub = (args: string[], ctx: CommandContext) => Promise<number>;
 

@@ -3,6 +3,7 @@
 // session's id, folder, pi arguments, model and pi's session file, so a new Patchbay lists them
 // as stopped and can start pi again on the same file. The arguments are checked again when a
 // session is resumed, as at its start.
+import { randomBytes } from 'node:crypto';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -66,7 +67,8 @@ export class HostedStore {
         problem = (err as Error).message;
       }
     }
-    const aside = `${path}.unreadable-${Date.now()}`;
+    // Unique: two bad files set aside within a millisecond must not overwrite each other.
+    const aside = `${path}.unreadable-${Date.now()}-${randomBytes(3).toString('hex')}`;
     await rename(path, aside).catch(() => {});
     const message = `hosted pi sessions: ${path} could not be used (${problem}); moved to ${aside}, so no earlier session is listed`;
     log(message);

@@ -64,7 +64,7 @@ test('a store file that others could write, or that does not parse, is set aside
   const logs: string[] = [];
   const loose = await HostedStore.open(dir.path, (m) => logs.push(m));
   assert.deepEqual(loose.list(), []);
-  assert.match(loose.warnings[0] ?? '', /could not be used \(its mode is 666, not 600\); moved to .*unreadable-\d+, so no earlier session is listed/);
+  assert.match(loose.warnings[0] ?? '', /could not be used \(its mode is 666, not 600\); moved to .*unreadable-\d+-[0-9a-f]+, so no earlier session is listed/);
   assert.equal(logs.length, 1);
 
   await writeFile(path, '{"version":1,"sessions":[{"id":"x"}]', { mode: 0o600 });
