@@ -291,31 +291,42 @@ export function noteReview(state: HostedState, toolCallId: string, diffId: strin
  */
 export function transcriptFromMessages(messages: unknown, reviews: Readonly<Record<string, string>> = {}): TranscriptItem[] {
   const list = isObject(messages) && Array.isArray(messages.messages) ? messages.messages : Array.isArray(messages) ? messages : [];
-  let state: HostedState = { ...initialHostedState(), status: 'idle' };
+  // Built in place: a long session has thousands of messages, and copying the list per item would cost its square.
+  const items: TranscriptItem[] = [];
+  const toolAt = new Map<string, number>();
+  const say = (level: 'warning' | 'error' | 'info', text: string, at: number) => items.push({ kind: 'notice', level, text, at });
   for (const message of list) {
     if (!isObject(message)) continue;
     const at = typeof message.timestamp === 'number' ? message.timestamp : 0;
     switch (message.role) {
       case 'user':
-        state = append(state, userItem(message, at));
+        items.push(userItem(message, at));
         break;
       case 'assistant': {
-        state = messageEnd(state, message, at);
+        const text = contentText(message.content, 'text');
+        const thinking = contentText(message.content, 'thinking');
+        if (text !== '' || thinking !== '') items.push({ kind: 'assistant', text, thinking, at, done: true });
+        if (message.stopReason === 'error') say('error', str(message.errorMessage) ?? 'the model call failed', at);
+        if (message.stopReason === 'aborted') say('warning', 'Aborted', at);
         for (const block of Array.isArray(message.content) ? message.content : []) {
           if (!isObject(block) || block.type !== 'toolCall') continue;
           const toolCallId = str(block.id) ?? '';
           const diffId = reviews[toolCallId];
           // Closed by its result; one that never got one (aborted) is over too.
           const item = toolItem(toolCallId, block.name, block.arguments, true, at);
-          state = append(state, diffId !== undefined ? { ...item, diffId } : item);
+          toolAt.set(toolCallId, items.length);
+          items.push(diffId !== undefined ? { ...item, diffId } : item);
         }
         break;
       }
-      case 'toolResult':
-        state = toolUpdate(state, { type: 'tool_execution_end', toolCallId: message.toolCallId, isError: message.isError }, message, true);
+      case 'toolResult': {
+        const index = toolAt.get(str(message.toolCallId) ?? '');
+        const item = index === undefined ? undefined : items[index];
+        if (item?.kind === 'tool') items[index!] = { ...item, output: capOutput(contentText(message.content)), isError: message.isError === true };
         break;
+      }
       case 'bashExecution':
-        state = append(state, {
+        items.push({
           kind: 'bash',
           requestId: null,
           command: str(message.command) ?? '',
@@ -328,15 +339,15 @@ export function transcriptFromMessages(messages: unknown, reviews: Readonly<Reco
         });
         break;
       case 'custom':
-        if (message.display === true) state = notice(state, 'info', contentText(message.content), at);
+        if (message.display === true) say('info', contentText(message.content), at);
         break;
       case 'compactionSummary':
       case 'branchSummary':
-        state = append(state, { kind: 'summary', of: message.role === 'compactionSummary' ? 'compaction' : 'branch', text: str(message.summary) ?? '', at });
+        items.push({ kind: 'summary', of: message.role === 'compactionSummary' ? 'compaction' : 'branch', text: str(message.summary) ?? '', at });
         break;
     }
   }
-  return state.transcript;
+  return items.length > MAX_TRANSCRIPT_ITEMS ? items.slice(items.length - MAX_TRANSCRIPT_ITEMS) : items;
 }
 
 function setLine(lines: Record<string, string>, key: string, value: string | undefined): Record<string, string> {
