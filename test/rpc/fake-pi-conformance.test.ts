@@ -111,6 +111,19 @@ async function script(pi: Pi): Promise<{ seen: Record<string, unknown>; file: st
   await step('export relative', { type: 'export_html' }, (data) => isAbsolute((data as { path: string }).path));
   await step('export at', { type: 'export_html', outputPath: join(pi.cwd, 'out.html') }, (data) => data);
   await step('unknown', { type: 'nonsense' } as RpcCommand);
+  await step('steering mode', { type: 'set_steering_mode', mode: 'all' }, (data) => data ?? 'no data');
+  await step('follow-up mode', { type: 'set_follow_up_mode', mode: 'all' }, (data) => data ?? 'no data');
+  await step('modes in state', { type: 'get_state' }, (data) => [(data as { steeringMode: string }).steeringMode, (data as { followUpMode: string }).followUpMode]);
+  await step('auto-compaction off', { type: 'set_auto_compaction', enabled: false }, (data) => data ?? 'no data');
+  await step('auto-compaction in state', { type: 'get_state' }, (data) => (data as { autoCompactionEnabled: boolean }).autoCompactionEnabled);
+  await step('auto-retry', { type: 'set_auto_retry', enabled: false }, (data) => data ?? 'no data');
+  await step('abort retry', { type: 'abort_retry' }, (data) => data ?? 'no data');
+  await step('tree', { type: 'get_tree' }, (data) => [shape((data as { tree: unknown[] }).tree[0]), typeof (data as { leafId: unknown }).leafId]);
+  // A shell command stopped part way: its output so far, no exit code.
+  const shell = pi.client.request({ type: 'bash', command: 'echo started; sleep 5; echo never' }, { timeoutMs: PI_MS });
+  await waitFor(() => pi.events.some((e) => e.type === 'bash_execution_update' && e.delta === 'started\n'), { timeoutMs: PI_MS, message: 'the command started' });
+  await step('abort bash', { type: 'abort_bash' }, (data) => data ?? 'no data');
+  seen['aborted bash'] = await shell;
   // A turn that keeps working: prompts need a streaming behaviour, which queues them; abort ends it.
   const from = pi.events.length;
   await answer(pi, { type: 'prompt', message: await pi.stallingPrompt('stalling…') });
