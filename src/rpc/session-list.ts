@@ -15,6 +15,12 @@ import { isObject } from '../api/json.ts';
 /** Sessions listed (the most recently changed); bytes read of one file; characters of a first prompt shown. */
 export const MAX_SESSIONS = 500;
 const MAX_READ_BYTES = 64 * 1024 * 1024;
+/**
+ * Bytes one listing reads in all: past it, a file is read only as far as its header and first
+ * lines (its name may then be missed), so a folder of huge sessions cannot hold a listing up.
+ */
+const LISTING_BUDGET_BYTES = 256 * 1024 * 1024;
+const HEAD_BYTES = 1024 * 1024;
 const FIRST_PROMPT_CHARS = 300;
 const MAX_SETTINGS_BYTES = 1024 * 1024;
 
@@ -80,7 +86,7 @@ async function sessionFiles(dir: string): Promise<Found[]> {
 type Header = { id: string; cwd: string; createdAt: number | null };
 
 /** What the person recognises a session by: its header, name, first prompt and size. null: not one of pi's. */
-export async function readSessionInfo(found: Found): Promise<Omit<PiSessionInfo, 'hostedId'> | null> {
+export async function readSessionInfo(found: Found, maxBytes = MAX_READ_BYTES): Promise<Omit<PiSessionInfo, 'hostedId'> | null> {
   let header: Header | null = null;
   let name: string | null = null;
   let firstPrompt: string | null = null;
@@ -112,7 +118,7 @@ export async function readSessionInfo(found: Found): Promise<Omit<PiSessionInfo,
     }
     return true;
   };
-  await readLines(found.file, MAX_READ_BYTES, line);
+  await readLines(found.file, maxBytes, line);
   if (notSession || header === null) return null;
   const { id, cwd, createdAt } = header as Header;
   return { file: found.file, id, cwd, name, firstPrompt, createdAt, modifiedAt: found.modifiedAt, bytes: found.bytes, messages };
@@ -176,12 +182,16 @@ export class SessionCatalog {
     }
     files.sort((a, b) => b.modifiedAt - a.modifiedAt);
     const listed: PiSessionInfo[] = [];
+    let budget = LISTING_BUDGET_BYTES;
     for (const found of files.slice(0, MAX_SESSIONS)) {
       const cached = this.known.get(found.file);
       let info = cached && cached.bytes === found.bytes && cached.modifiedAt === found.modifiedAt ? cached.info : undefined;
       if (info === undefined) {
-        info = await readSessionInfo(found).catch(() => null);
-        this.known.set(found.file, { bytes: found.bytes, modifiedAt: found.modifiedAt, info });
+        const cap = Math.max(HEAD_BYTES, Math.min(MAX_READ_BYTES, budget));
+        budget -= Math.min(found.bytes, cap);
+        info = await readSessionInfo(found, cap).catch(() => null);
+        // A file read only in part is read again next time rather than kept half known.
+        if (found.bytes <= cap) this.known.set(found.file, { bytes: found.bytes, modifiedAt: found.modifiedAt, info });
       }
       if (info !== null) listed.push({ ...info, hostedId: hostedOn(found.file) });
     }
