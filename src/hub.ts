@@ -135,7 +135,7 @@ class PatchbayHub implements Hub {
       onChange: () => this.changed(),
       onDiffAdded: (diff) => this.emit({ type: 'diffAdded', diff }),
       onDiffDecided: (record) => this.emit({ type: 'diffDecided', record }),
-      editorSuspect: (editor) => void this.discovery.markSuspect(editor.port),
+      editorSuspect: (editor, how) => void this.discovery.markSuspect(editor.port, how),
       log,
       now,
     });

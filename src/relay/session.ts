@@ -3,7 +3,6 @@ import type { BindReason, Dialect, SessionModels, SessionView } from '../api/typ
 import type { ProcessInfo } from '../discovery/peer-process.ts';
 import type { RpcLink } from './rpc-link.ts';
 import type { TrafficLog } from './traffic.ts';
-import type { UpstreamPool } from './upstream-pool.ts';
 
 /** Whether Patchbay knows which process (and so which folder) the agent is. */
 export type Identity = 'looking' | 'known' | 'unknown';
@@ -29,7 +28,6 @@ export interface Session {
   sticky: string | null | undefined;
   editorId: string | null;
   reason: BindReason;
-  upstreams: UpstreamPool;
   traffic: TrafficLog;
   models: SessionModels;
   /** A `listSuggestionModels` asked and not yet answered: one at a time. */

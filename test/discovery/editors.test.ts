@@ -21,7 +21,7 @@ import {
   type FakeEditor,
   type LiveProcess,
 } from './helpers.ts';
-import { listenerHeldBy } from '../../src/discovery/peer-process.ts';
+import { portHeldBy } from '../../src/discovery/peer-process.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
 
 let root: string;
@@ -563,11 +563,12 @@ test('a lockfile naming a pid that does not hold its port is not taken for the e
   const dirs = await freshDirs();
   const ed = await editor(t); // served by this process
   await writeLock(dirs.pi, ed.port, lockBody(live.pid, ed.token));
-  const { discovery } = await discover(t, dirs, { portHolder: listenerHeldBy });
+  const { discovery } = await discover(t, dirs, { portHolder: portHeldBy });
   await discovery.start();
   assert.deepEqual(discovery.current().editors, []);
   const listed = discovery.current().invalid.find((i) => i.path.endsWith(`${ed.port}.lock`));
-  assert.match(listed?.reason ?? '', new RegExp(`pid ${live.pid} does not hold port ${ed.port}`));
+  assert.match(listed?.reason ?? '', new RegExp(`neither pid ${live.pid} nor a process descended from it holds port ${ed.port}`));
+  assert.equal(ed.upgrades, 0, 'its token went nowhere');
 
   // The same file naming the pid that does serve the port is the editor.
   await writeLock(dirs.claude, ed.port, lockBody(process.pid, ed.token));

@@ -410,7 +410,7 @@ test('a VS Code window serves one client at a time: a newcomer closes the old on
   const { code } = await first.closed;
   assert.equal(code, 1005);
   assert.ok(second.isOpen);
-  assert.equal(editor.openClients.length, 1);
+  await waitFor(() => editor.openClients.length === 1, { message: 'one client left' });
 });
 
 test('a VS Code diff stays open after a decision until close_tab; close_tab on a pending diff saves it', async (t) => {

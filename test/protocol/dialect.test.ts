@@ -267,12 +267,12 @@ describe('cleanToolList', () => {
 });
 
 describe('tab names per editor dialect', () => {
-  test('pi-ide.nvim takes any name; a Claude-dialect editor gets both markers, a Claude Code name is kept', () => {
+  test('pi-ide.nvim takes any name; a Claude-dialect editor gets both markers, and a Claude Code name without "[Claude Code]" (VS Code would save it when another diff opens)', () => {
     assert.equal(editorTabName('pi-write:call_1', '/w/a.ts', 'd3', 'pi'), 'pi-write:call_1');
     assert.equal(editorTabName('pi-write:call_1', '/w/src/a.ts', 'd3', 'claude'), '✻ [pi] a.ts (d3) ⧉');
     assert.equal(editorTabName('pi-edit:x', 'C:\\w\\b.ts', 'd4', 'claude'), '✻ [pi] b.ts (d4) ⧉');
     const claude = '✻ [Claude Code] a.txt (998b60) ⧉';
-    assert.equal(editorTabName(claude, '/w/a.txt', 'd5', 'claude'), claude);
+    assert.equal(editorTabName(claude, '/w/a.txt', 'd5', 'claude'), '✻ [Claude Code · Patchbay] a.txt (998b60) ⧉');
     assert.equal(editorTabName(claude, '/w/a.txt', 'd5', 'pi'), claude);
   });
 

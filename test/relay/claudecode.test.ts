@@ -133,8 +133,9 @@ test('Claude Code → claudecode.nvim: closeAllDiffTabs closes its diff in the e
   const closed = (await claude.prompt()) as { content: { text: string }[] };
   assert.equal(closed.content[0]!.text, 'CLOSED_1_DIFF_TABS');
   const outcome = await proposing;
-  assert.deepEqual(outcome, { outcome: 'rejected', tabName: claudeTab, path: join(project, 'claude.txt') }, 'Claude keeps its own tab name');
-  assert.deepEqual(diffAnswers(claude.rpc.received), [['DIFF_REJECTED', claudeTab]]);
+  assert.equal(claudeTab, outcome.tabName.replace('[Claude Code]', '[Claude Code · Patchbay]'));
+  assert.deepEqual(outcome, { outcome: 'rejected', tabName: outcome.tabName, path: join(project, 'claude.txt') });
+  assert.deepEqual(diffAnswers(claude.rpc.received), [['DIFF_REJECTED', outcome.tabName]], 'Claude hears its own tab name');
   await waitFor(() => !nvim.diffs.has(claudeTab), { message: "Claude's diff closed in the editor" });
   assert.equal(nvim.diffs.get(piTab)?.status, 'pending', "pi's diff is not Claude's to close");
 
@@ -154,7 +155,7 @@ test('Claude Code → claudecode.nvim, accepted in the editor: the diff closes o
   nvim.decide(shown.tabName, 'saved');
   const outcome = await proposing;
   assert.equal(outcome.outcome, 'accepted');
-  assert.equal(outcome.tabName, shown.tabName, 'a Claude name reaches the editor as it is');
+  assert.equal(shown.tabName, outcome.tabName.replace('[Claude Code]', '[Claude Code · Patchbay]'), 'a Claude name reaches the editor with its markers');
   await nothingLeftOpen(nvim);
   // Claude Code fires two close_tab after its answer; give them a round trip to arrive.
   await waitFor(() => claude.rpc.received.filter((m) => m.result !== undefined && toolTexts(m.result)[0] === 'TAB_CLOSED').length === 2, {

@@ -83,7 +83,7 @@ export async function startHarness(
     },
     editor: async (opts) => {
       const editor = await FakeEditor.start({
-        lockDir: opts.dialect === 'claude' || opts.claudecode ? options.claudeLockDir : options.piLockDir,
+        lockDir: opts.dialect === 'claude' || opts.claudecode || opts.vscode ? options.claudeLockDir : options.piLockDir,
         pingIntervalMs: 0,
         ...opts,
       });
