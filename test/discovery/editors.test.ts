@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { chown, lstat, mkdir, readFile, readdir, rm, stat, unlink, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
 import {
@@ -476,6 +476,46 @@ test('a port that never answers is probed once, not on every check', async (t) =
   // Each probe is a connection the silent server holds: two more checks, still one.
   assert.equal(held.size, 1, 'one probe connection only');
   assert.match(discovery.current().invalid[0]?.reason ?? '', /did not answer/, 'still listed with its reason');
+});
+
+test('hung editors being probed do not delay a new editor: each probe runs beside the checks with its own deadline', async (t) => {
+  const dirs = await freshDirs();
+  const held = new Set<Socket>();
+  const silent = createServer((socket) => held.add(socket));
+  silent.listen(0, '127.0.0.1');
+  await once(silent, 'listening');
+  t.after(async () => {
+    for (const socket of held) socket.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  });
+  const { discovery, states } = await discover(t, dirs, { probeTimeoutMs: 60_000, livenessMs: 60_000 });
+  await discovery.start();
+  // Forty hung editors (one silent server behind forty lockfiles), whose probes wait a minute.
+  const silentPort = (silent.address() as AddressInfo).port;
+  let probing = 0;
+  let probesEnded = 0;
+  const hung = await Promise.all(Array.from({ length: 40 }, (_, i) => startEditor(`hung-${i}`)));
+  t.after(() => Promise.all(hung.map((e) => e.close())));
+  for (const [i, e] of hung.entries()) {
+    await e.close(); // its port is free again: proxy it to the silent server instead
+    const proxy = createServer((socket) => {
+      probing++;
+      held.add(socket);
+      socket.once('close', () => probesEnded++);
+      const upstream = createConnection(silentPort, '127.0.0.1');
+      held.add(upstream);
+      socket.pipe(upstream);
+    });
+    proxy.listen(e.port, '127.0.0.1');
+    await once(proxy, 'listening');
+    t.after(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
+    await writeLock(dirs.pi, e.port, lockBody(live.pid, `hung-${i}`));
+  }
+  await waitFor(() => probing === 40, { message: 'every hung editor being probed' });
+  const fresh = await editor(t);
+  await writeLock(dirs.claude, fresh.port, lockBody(live.pid, fresh.token));
+  await waitFor(() => states.at(-1)?.editors.some((e) => e.port === fresh.port), { timeoutMs: 5000, message: 'the new editor listed' });
+  assert.equal(probesEnded, 0, 'while the hung probes still wait');
 });
 
 test('another user’s lockfile is listed with the reason and never adopted, even for a live editor', async (t) => {
