@@ -91,7 +91,13 @@ export function emptyDiagnostics(to: Dialect): unknown {
   return textResult(encodeDiagnostics(new Map(), to));
 }
 
-/** Rewrites a `getDiagnostics` result into the agent's dialect; unknown shapes pass through. */
+/**
+ * Rewrites a `getDiagnostics` result into the agent's dialect; unknown shapes pass through.
+ * Diagnostics themselves pass as they are: pi-ide reads only the first text item, as a map,
+ * and of each diagnostic `severity` by name ("Error" and "Warning", the only ones it shows),
+ * `message` and `range.start`, which VS Code, claudecode.nvim and pi-ide.nvim all send alike
+ * (they differ only in names pi-ide skips: "Information" / "Info").
+ */
 export function translateDiagnostics(result: unknown, to: Dialect): unknown {
   const texts = resultTexts(result);
   if (!texts || texts.length === 0) return result;

@@ -39,9 +39,11 @@
  * (a pending Claude Code diff is thereby saved: FILE_SAVED); the person closing a diff's tab
  * (`closeTab`) rejects it; getDiagnostics answers a pretty-printed array whose severities are
  * names ("Error"); a client that disconnects leaves its diffs open.
- * Not imitated: the ~100 ms selection debounce (tests drive selections explicitly), and
- * pi-ide.nvim's `filePath` of `"<path> [pi-proposed]"` in selection_changed while the
- * cursor is in an open diff's proposed buffer (tests pass any filePath they like).
+ * A selection in a diff's proposed side (`sendSelection({proposed: true})`) is named as each
+ * editor names it: pi-ide.nvim's filePath `"<path> [pi-proposed]"`, VS Code's fileUrl
+ * `_claude_fs_right:<path>` beside the plain path.
+ * Not imitated: the selection debounce (~100 ms in pi-ide.nvim, 300 ms in VS Code; tests drive
+ * selections explicitly).
  *
  * CLI (for kill -9 and multi-process tests):
  *   node --import tsx test/peers/fake-editor.ts --lock-dir D --folder F [--folder F2…]
@@ -61,7 +63,7 @@
  *   {"event":"result"|"error","cmd":"…","tag":…,…}        (one per stdin command)
  * stdin, one JSON command per line (optional "tag" is echoed back):
  *   {"cmd":"decide","tabName":"…","outcome":"save"|"reject","contents"?:"…"}
- *   {"cmd":"selection","filePath":"…","text"?:"…","start"?:{"line":0,"character":0},"end"?:{…}}
+ *   {"cmd":"selection","filePath":"…","text"?:"…","start"?:{"line":0,"character":0},"end"?:{…},"proposed"?:true}
  *   {"cmd":"atMentioned","filePath":"…","lineStart":N,"lineEnd":N}
  *   {"cmd":"request","method":"getSuggestions","params":{…},"client"?:N}  → result: the response
  *   {"cmd":"cancel","id":…}
@@ -124,6 +126,12 @@ export interface SelectionInput {
   text?: string;
   /** Claude dialect only (default `file://<filePath>`); a 'pi' editor never sends one. */
   fileUrl?: string;
+  /**
+   * The cursor is in the proposed side of a diff of `filePath`, which editors name their way:
+   * pi-ide.nvim's buffer is `<path> [pi-proposed]`; VS Code's side is `_claude_fs_right:<path>`
+   * (its fileUrl) with the file's own path as filePath.
+   */
+  proposed?: boolean;
   start?: Position;
   end?: Position;
 }
@@ -457,8 +465,8 @@ export class FakeEditor {
     const selection = { start, end, isEmpty: start.line === end.line && start.character === end.character };
     const sel: SelectionChanged =
       this.dialect === 'pi'
-        ? { text, filePath: input.filePath, selection }
-        : { text, filePath: input.filePath, fileUrl: input.fileUrl ?? `file://${input.filePath}`, selection };
+        ? { text, filePath: input.proposed ? `${input.filePath} [pi-proposed]` : input.filePath, selection }
+        : { text, filePath: input.filePath, fileUrl: input.fileUrl ?? `${input.proposed ? '_claude_fs_right:' : 'file://'}${input.filePath}`, selection };
     this.latestSelection = sel;
     return this.broadcast('selection_changed', sel, to);
   }

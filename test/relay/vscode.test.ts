@@ -270,3 +270,54 @@ test('a bad token in a VS Code lockfile is listed, and found without disturbing 
   assert.match(listed.reason, /token/);
   assert.equal(ws.readyState, WebSocket.OPEN, 'the window’s client keeps its connection');
 });
+
+// ── 6. selection and diagnostics reach the agents ───────────────────────────────────────
+
+/** Sends selections until the agent has heard one (its session's link may still be opening). */
+async function selectUntilHeard(code: FakeEditor, heard: () => boolean, input: Parameters<FakeEditor['sendSelection']>[0]): Promise<void> {
+  await waitFor(() => {
+    code.sendSelection(input);
+    return heard();
+  }, { intervalMs: 50, message: `selection of ${input.filePath} heard` });
+}
+
+test('VS Code’s diagnostics and selection reach pi as pi-ide reads them, a diff’s proposed side named as pi-ide.nvim names it', async (t) => {
+  const { h, project, code } = await vscodeWindow(t);
+  const uri = `file://${project}/a.ts`;
+  const range = (line: number, character: number) => ({ start: { line, character }, end: { line, character: character + 2 } });
+  // LSP numbers: the double sends them by VS Code's names ("Error", "Warning", "Information"), pretty-printed, as an array.
+  code.setDiagnostics({ [uri]: [{ message: 'boom', severity: 1, range: range(2, 4) }, { message: 'careful', severity: 2, range: range(0, 0) }, { message: 'fyi', severity: 3, range: range(1, 0) }] });
+  const pi = await boundPi(h, project);
+  assert.deepEqual(await pi.diagnosticsForModel(), [`${uri}:3:5 [Error] boom`, `${uri}:1:1 [Warning] careful`]);
+
+  const file = join(project, 'a.ts');
+  await selectUntilHeard(code, () => pi.editor !== null, { filePath: file, text: 'const', start: { line: 4, character: 0 }, end: { line: 4, character: 5 } });
+  assert.deepEqual(pi.editor, { filePath: file, cursorLine: 4, selection: { startLine: 4, endLine: 4, text: 'const' } });
+  assert.ok(pi.selections.every((sel) => sel.fileUrl === undefined), 'no fileUrl: pi-ide.nvim sends none');
+  code.sendSelection({ filePath: file, proposed: true, start: { line: 9, character: 2 } });
+  await waitFor(() => pi.editor?.cursorLine === 9, { message: 'the cursor in the proposed side, at pi' });
+  assert.deepEqual(pi.editor, { filePath: `${file} [pi-proposed]`, cursorLine: 9, selection: null });
+});
+
+test('Claude Code in a VS Code window gets its selection and at_mentioned as the extension sent them, beside a pi', async (t) => {
+  const { h, project, code } = await vscodeWindow(t);
+  const pi = await boundPi(h, project);
+  const claude = await h.claude(project);
+  await waitFor(async () => (await snapshot(h)).sessions.filter((s) => s.editorId !== null).length === 2, { message: 'Claude Code bound too' });
+  const file = join(project, 'a.ts');
+  await selectUntilHeard(code, () => claude.selections.length > 0 && pi.editor !== null, { filePath: file, proposed: true, text: 'x', start: { line: 1, character: 0 }, end: { line: 1, character: 1 } });
+  assert.deepEqual(claude.selections.at(-1), {
+    text: 'x',
+    filePath: file,
+    fileUrl: `_claude_fs_right:${file}`,
+    selection: { start: { line: 1, character: 0 }, end: { line: 1, character: 1 }, isEmpty: false },
+  });
+  assert.equal(pi.editor!.filePath, `${file} [pi-proposed]`);
+  assert.equal(code.sendAtMentioned({ filePath: file, lineStart: 3, lineEnd: 7 }), 1, 'one link carries it');
+  await waitFor(() => claude.atMentions.length === 1, { message: 'at_mentioned at Claude Code' });
+  assert.deepEqual(claude.atMentions[0], { filePath: file, lineStart: 3, lineEnd: 7 });
+  // pi-ide reads no at_mentioned; it reached pi unchanged and changed nothing there.
+  await waitFor(() => pi.received.some((m) => m.method === 'at_mentioned'), { message: 'at_mentioned passed to pi too' });
+  assert.equal(pi.editor!.filePath, `${file} [pi-proposed]`);
+  assert.deepEqual([pi.errors, claude.errors], [[], []]);
+});
