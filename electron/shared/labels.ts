@@ -32,6 +32,7 @@ export function count(n: number, one: string, many = `${one}s`): string {
 export const REASON_TEXT: Record<SessionView['reason'], string> = {
   manual: 'chosen by you',
   sticky: 'remembered for this folder',
+  terminal: 'runs in its terminal',
   cwd: 'its folder contains the session',
   focus: 'focused last among several matches',
   none: 'no editor matches; Patchbay reviews',

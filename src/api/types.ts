@@ -3,7 +3,7 @@
 
 export type Dialect = 'pi' | 'claude';
 export type AgentKind = 'pi' | 'claude' | 'unknown';
-export type BindReason = 'manual' | 'sticky' | 'cwd' | 'focus' | 'none';
+export type BindReason = 'manual' | 'sticky' | 'terminal' | 'cwd' | 'focus' | 'none';
 
 export interface EditorView {
   /** Stable across restarts: derived from (ideName, first workspace folder). */

@@ -15,6 +15,7 @@ import {
   adoptLockfile,
   adoptedDir,
   describeReturn,
+  doorOwner,
   isOtherPatchbay,
   isOwnDoor,
   listAdopted,
@@ -325,20 +326,22 @@ export class EditorDiscovery {
       const { entries } = await scanLockDir(dir, dialect, { maxBytes: this.opts.maxLockfileBytes });
       for (const entry of entries) {
         if (!isOwnDoor(entry, this.uid)) continue;
-        if (entry.lock.pid === this.opts.selfPid && this.doors.lockfiles().includes(entry.path)) continue;
+        const owner = doorOwner(entry.lock);
+        if (owner === this.opts.selfPid && this.doors.lockfiles().includes(entry.path)) continue;
         if (isOtherPatchbay(entry.lock, this.opts.selfPid, pidAlive)) {
-          const { result: probe, holdsPort } = await this.probeNow(entry);
+          // Whether the Patchbay it names serves the port (the lockfile's pid may be an editor's).
+          const { result: probe, holdsPort } = await this.probeNow({ ...entry, lock: { ...entry.lock, pid: owner } });
           if (isLocalProbeError(probe)) {
-            throw new Error(`cannot tell whether pid ${entry.lock.pid} is a running Patchbay (its door lockfile is ${entry.path}): ${probe}`);
+            throw new Error(`cannot tell whether pid ${owner} is a running Patchbay (its door lockfile is ${entry.path}): ${probe}`);
           }
           // A live pid with nothing of its own on the port is a reused pid, not a Patchbay.
           if (probe !== 'refused' && holdsPort !== false) {
-            throw new Error(`another Patchbay (pid ${entry.lock.pid}) is running: its door lockfile is ${entry.path}; quit it first`);
+            throw new Error(`another Patchbay (pid ${owner}) is running: its door lockfile is ${entry.path}; quit it first`);
           }
         }
         try {
           await removeFile(entry.path);
-          this.log(`lockfile ${entry.path}: removed a stale Patchbay door (pid ${entry.lock.pid})`);
+          this.log(`lockfile ${entry.path}: removed a stale Patchbay door (pid ${owner})`);
         } catch (err) {
           this.log(`lockfile ${entry.path}: cannot remove stale Patchbay door: ${errorReason(err)}`);
         }

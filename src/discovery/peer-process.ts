@@ -10,6 +10,26 @@ export interface ProcessInfo {
   command: string | null;
   /** Epoch ms. */
   startedAt: number | null;
+  /**
+   * Its parent, the parent's parent… (at most ANCESTRY_DEPTH, init left out): whose terminal it
+   * runs in. Absent when they could not be read.
+   */
+  ancestors?: number[];
+}
+
+/** Parents looked up above an agent; Claude Code looks 10 above its own parent. */
+export const ANCESTRY_DEPTH = 16;
+
+/** The chain of parents from `parentOf(pid)` up, stopping at init, a loop, or `ANCESTRY_DEPTH`. */
+export async function ancestorsOf(pid: number, parentOf: (pid: number) => Promise<number | null>): Promise<number[]> {
+  const chain: number[] = [];
+  for (let current = pid; chain.length < ANCESTRY_DEPTH; ) {
+    const parent = await parentOf(current);
+    if (parent === null || parent <= 1 || parent === pid || chain.includes(parent)) break;
+    chain.push(parent);
+    current = parent;
+  }
+  return chain;
 }
 
 export interface ProcNetSocket {
@@ -473,13 +493,19 @@ export function commandFromCmdline(cmdline: string): string | null {
 /** Linux's USER_HZ: 100 on every architecture Node supports. */
 const CLOCK_TICKS = 100;
 
+async function parentLinux(pid: number): Promise<number | null> {
+  const stat = await readOptional(`/proc/${pid}/stat`).catch(() => null);
+  return stat === null ? null : parentFromStat(stat);
+}
+
 async function processInfoLinux(pid: number): Promise<ProcessInfo | null> {
   const stat = await readOptional(`/proc/${pid}/stat`);
   if (stat === null) return null;
-  const [cwd, cmdline, boot] = await Promise.all([
+  const [cwd, cmdline, boot, ancestors] = await Promise.all([
     readlink(`/proc/${pid}/cwd`).catch(() => null),
     readOptional(`/proc/${pid}/cmdline`),
     bootTime(),
+    ancestorsOf(pid, parentLinux),
   ]);
   const ticks = startTicksFromStat(stat);
   return {
@@ -487,6 +513,7 @@ async function processInfoLinux(pid: number): Promise<ProcessInfo | null> {
     cwd,
     command: cmdline === null ? null : commandFromCmdline(cmdline),
     startedAt: ticks === null || boot === null ? null : Math.round((boot + ticks / CLOCK_TICKS) * 1000),
+    ancestors,
   };
 }
 
@@ -504,15 +531,28 @@ export function parseLsofName(output: string): string | null {
   return line ? line.slice(1) : null;
 }
 
+/** `ps -A -o pid=,ppid=` → every process's parent. */
+export function parsePsParents(output: string): Map<number, number> {
+  const parents = new Map<number, number>();
+  for (const line of output.split('\n')) {
+    const [pid, ppid] = line.trim().split(/\s+/).map(Number);
+    if (Number.isInteger(pid) && Number.isInteger(ppid)) parents.set(pid!, ppid!);
+  }
+  return parents;
+}
+
 async function processInfoMac(pid: number): Promise<ProcessInfo | null> {
-  const [ps, lsof] = await Promise.all([
+  const [ps, lsof, table] = await Promise.all([
     run('ps', ['-o', 'lstart=,command=', '-p', String(pid)]),
     run('lsof', ['-a', '-p', String(pid), '-d', 'cwd', '-Fn']),
+    run('ps', ['-A', '-o', 'pid=,ppid=']),
   ]);
   const line = ps?.split('\n').find((l) => l.trim() !== '');
   if (!line) return null;
   const { startedAt, command } = parsePsLine(line);
-  return { pid, cwd: lsof === null ? null : parseLsofName(lsof), command, startedAt };
+  const parents = table === null ? null : parsePsParents(table);
+  const ancestors = parents === null ? undefined : await ancestorsOf(pid, async (p) => parents.get(p) ?? null);
+  return { pid, cwd: lsof === null ? null : parseLsofName(lsof), command, startedAt, ...(ancestors ? { ancestors } : {}) };
 }
 
 /** Lookups under way by pid: agents sharing a process (or one asked about twice) read it once. */

@@ -38,8 +38,8 @@ export interface RelayDeps {
     set(key: string, editorId: string | null): void;
     forget(key: string): void;
   };
-  /** The agent's process from its TCP peer port. */
-  lookupPeer(remotePort: number): Promise<ProcessInfo | null>;
+  /** The agent's process from its TCP peer port and the port of the door it came to. */
+  lookupPeer(remotePort: number, doorPort: number): Promise<ProcessInfo | null>;
   processInfo(pid: number): Promise<ProcessInfo | null>;
   /** The on-disk contents a diff is reviewed against. */
   readOriginal(path: string): Promise<Original>;
@@ -168,7 +168,7 @@ export class Relay {
 
   // ── agents ───────────────────────────────────────────────────────────────
 
-  addAgent(ws: WebSocket, dialect: Dialect, remotePort: number): Session {
+  addAgent(ws: WebSocket, dialect: Dialect, remotePort: number, doorPort: number): Session {
     const id = `s${++this.sessionSeq}`;
     const now = this.deps.now();
     const traffic = new TrafficLog(this.deps.trafficEntries);
@@ -205,7 +205,7 @@ export class Relay {
       refusals: new ThrottledLog((line) => this.deps.log(`${id}: ${line}`), REFUSAL_LOG_INTERVAL_MS, this.deps.now),
     };
     this.sessions.set(id, session);
-    session.firstLookup = this.identify(session, () => this.deps.lookupPeer(remotePort));
+    session.firstLookup = this.identify(session, () => this.deps.lookupPeer(remotePort, doorPort));
     this.deps.onChange();
     return session;
   }
@@ -477,12 +477,13 @@ export class Relay {
   /** Re-applies the broker's rules to every session; rebinding never drops an agent. */
   rebalance(): void {
     if (this.closed) return;
-    const live = this.deps.paused()
-      ? []
-      : [...this.editors.values()].map((e) => ({ id: e.instance.id, workspaceFolders: e.instance.workspaceFolders, focusedAt: e.focusedAt }));
+    const entries = this.deps.paused() ? [] : [...this.editors.values()];
+    const live = entries.map((e) => ({ id: e.instance.id, workspaceFolders: e.instance.workspaceFolders, focusedAt: e.focusedAt }));
     let changed = false;
     for (const session of this.sessions.values()) {
-      const choice = chooseEditor({ cwd: session.process?.cwd ?? null, manual: session.manual, memory: session.sticky }, live);
+      const ancestors = session.process?.ancestors ?? [];
+      const terminalOf = entries.filter((e) => ancestors.includes(e.instance.pid)).map((e) => e.instance.id);
+      const choice = chooseEditor({ cwd: session.process?.cwd ?? null, manual: session.manual, memory: session.sticky, terminalOf }, live);
       if (choice.editorId !== session.editorId || choice.reason !== session.reason) {
         const moved = choice.editorId !== session.editorId;
         session.editorId = choice.editorId;

@@ -395,6 +395,65 @@ test('the door lockfile is rewritten only when what it advertises changes', asyn
   assert.deepEqual(await ls(dirs.pi), []);
 });
 
+test('in the Claude dir the door names an editor’s pid, and another editor pid has its own door carrying its folders', async (t) => {
+  const dirs = await freshDirs();
+  const { discovery } = await discover(t, dirs);
+  await discovery.start();
+  const code = 4_100_001; // pids as editors' lockfiles name them; only written here, never checked
+  const cursor = 4_100_002;
+  const spec = {
+    port: 7300,
+    tokens: { pi: 'p', claude: 'c' },
+    folders: ['/w/app', '/w/app/sub', '/w/lib', '/review', '/other'],
+    claude: { pid: code, extra: [{ port: 7301, token: 'x', pid: cursor, folders: ['/w/lib'] }] },
+  };
+  const paths = await discovery.publishDoor(spec);
+  assert.deepEqual(paths, [join(dirs.pi, '7300.lock'), join(dirs.claude, '7300.lock'), join(dirs.claude, '7301.lock')]);
+  const read = async (path: string) => JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+  assert.deepEqual(await read(paths[0]!), { pid: process.pid, workspaceFolders: spec.folders, ideName: 'Patchbay', transport: 'ws', authToken: 'p' }, 'pi-ide checks no ancestry: the pi door is Patchbay’s');
+  assert.deepEqual(await read(paths[1]!), {
+    pid: code,
+    workspaceFolders: ['/w/app', '/w/app/sub', '/review', '/other'],
+    ideName: 'Patchbay',
+    transport: 'ws',
+    authToken: 'c',
+    patchbayPid: process.pid,
+  });
+  assert.deepEqual(await read(paths[2]!), { pid: cursor, workspaceFolders: ['/w/lib'], ideName: 'Patchbay', transport: 'ws', authToken: 'x', patchbayPid: process.pid });
+  for (const path of paths) assert.equal((await stat(path)).mode & 0o777, 0o600);
+  assert.deepEqual(discovery.current().editors, [], 'its own door lockfiles are not editors');
+
+  // The other editor quits: its door's lockfile goes, its folders come back to the main one.
+  await discovery.publishDoor({ ...spec, claude: { pid: code, extra: [] } });
+  assert.deepEqual(discovery.doorLockfiles(), paths.slice(0, 2));
+  await assert.rejects(lstat(paths[2]!), { code: 'ENOENT' });
+  assert.deepEqual((await read(paths[1]!)).workspaceFolders, spec.folders);
+  // No Claude-dialect editor at all: the door is Patchbay’s, as in the pi dir.
+  await discovery.publishDoor({ ...spec, claude: { pid: null, extra: [] } });
+  assert.deepEqual(await read(paths[1]!), { pid: process.pid, workspaceFolders: spec.folders, ideName: 'Patchbay', transport: 'ws', authToken: 'c' });
+  await discovery.close();
+  assert.deepEqual(await ls(dirs.claude), []);
+});
+
+test('a crashed Patchbay’s door naming a live editor’s pid is cleared on start; a running one’s makes the second refuse', async (t) => {
+  const dirs = await freshDirs();
+  const gone = await startHttpServer();
+  await gone.close();
+  // Its pid (an editor's) is alive, its Patchbay (`patchbayPid`) is not.
+  const stale = await writeLock(dirs.claude, gone.port, { ...lockBody(live.pid, 't', ['/a'], 'Patchbay'), patchbayPid: dead });
+  const first = await discover(t, dirs);
+  await first.discovery.start();
+  await assert.rejects(lstat(stale), { code: 'ENOENT' });
+  assert.ok(first.logs.some((line) => line.includes(`removed a stale Patchbay door (pid ${dead})`)));
+  await first.discovery.close();
+
+  const otherDoor = await editor(t, 'other-door-token');
+  const running = await writeLock(dirs.claude, otherDoor.port, { ...lockBody(live.pid, 'other-door-token', ['/a'], 'Patchbay'), patchbayPid: live.pid });
+  const second = await discover(t, dirs, { portHolder: async (_port, pid) => (pid === live.pid ? 'pid' : 'other') });
+  await assert.rejects(second.discovery.start(), new RegExp(`another Patchbay \\(pid ${live.pid}\\) is running`));
+  assert.ok((await lstat(running)).isFile());
+});
+
 test('an editor the relay reports as dropped is re-checked at once and its lockfile given back', async (t) => {
   const dirs = await freshDirs();
   const ed = await startEditor('suspect');

@@ -12,9 +12,10 @@ import WebSocket from 'ws';
 import type { Snapshot } from '../../src/api/types.ts';
 import { formatStatus } from '../../src/cli/format.ts';
 import type { FakeEditor } from '../peers/fake-editor.ts';
-import { writeLockfile } from '../peers/lockfiles.ts';
+import { listLockfiles, writeLockfile } from '../peers/lockfiles.ts';
 import type { FakePiClient } from '../peers/fake-pi.ts';
 import { openSocket, RpcPeer, toolTexts, type RpcMessage } from '../peers/rpc-peer.ts';
+import { spawnPeer } from '../peers/spawn.ts';
 import { waitFor } from '../peers/wait.ts';
 import { startHarness, type Harness } from './harness.ts';
 
@@ -269,6 +270,89 @@ test('a bad token in a VS Code lockfile is listed, and found without disturbing 
   });
   assert.match(listed.reason, /token/);
   assert.equal(ws.readyState, WebSocket.OPEN, 'the window’s client keeps its connection');
+});
+
+// ── 5. Claude Code keeps VS Code ─────────────────────────────────────────────────────────
+// Patchbay runs in this process here, so a VS Code double in it names this process's parent as
+// its pid (an ancestor of its port's listener, as VS Code's main process is of its extension host).
+
+const VSCODE_PID = process.ppid;
+
+test('Claude Code run in a VS Code window’s terminal finds Patchbay, is bound to that window, and its diff opens there', async (t) => {
+  const h = await startHarness();
+  t.after(() => h.close());
+  const project = await h.folder('app');
+  const code = await h.editor({ workspaceFolders: [project], vscode: true, pid: VSCODE_PID });
+  await h.editors(1);
+  // Without Patchbay's door naming VS Code's pid, Claude Code there trusts no lockfile (the window's own is taken over).
+  const door = await waitFor(async () => (await listLockfiles(h.options.claudeLockDir)).found.find((f) => f.lock.pid === VSCODE_PID), {
+    message: 'the door lockfile naming VS Code',
+  });
+  assert.equal(door.port, h.hub.doorPort);
+  // The extension sets CLAUDE_CODE_SSE_PORT in its terminals; its lockfile is taken over, so none has that port.
+  const terminal = { ideTerminal: { ssePort: code.port, ancestors: [VSCODE_PID] }, ancestors: [VSCODE_PID] };
+  const claude = await h.claudeByLockfile(project, terminal);
+  assert.equal(claude.port, h.hub.doorPort);
+  const session = await waitFor(async () => (await snapshot(h)).sessions.find((s) => s.kind === 'claude' && s.editorId !== null), { message: 'Claude Code bound' });
+  assert.deepEqual([session.editorId, session.reason], [(await snapshot(h)).editors[0]!.id, 'terminal']);
+  const proposing = claude.openDiff(join(project, 'c.txt'), 'from claude\n');
+  const shown = await code.waitForDiff();
+  code.decide(shown.tabName, 'saved');
+  assert.equal((await proposing).outcome, 'accepted');
+  assert.equal(await readFile(join(project, 'c.txt'), 'utf8'), 'from claude\n');
+  await nothingLeftOpen(code);
+});
+
+test('two VS Code apps: Claude Code in each one’s terminal gets in (one through a door of its own) and is bound to its window; in a plain terminal it finds exactly one door', async (t) => {
+  const h = await startHarness();
+  t.after(() => h.close());
+  const [app, lib] = [await h.folder('app'), await h.folder('lib')];
+  const here = await h.editor({ workspaceFolders: [app], vscode: true, pid: VSCODE_PID });
+  const other = await spawnPeer('editor', ['--lock-dir', h.options.claudeLockDir, '--folder', lib, '--vscode', '--quiet']);
+  t.after(() => other.stop());
+  await h.editors(2);
+  const doors = await waitFor(async () => {
+    const { found } = await listLockfiles(h.options.claudeLockDir);
+    return found.length === 2 ? found : undefined;
+  }, { message: 'two door lockfiles in the Claude dir' });
+  assert.deepEqual(new Set(doors.map((d) => d.lock.pid)), new Set([VSCODE_PID, other.ready.pid]), 'one naming each VS Code');
+  assert.ok(doors.every((d) => d.lock.ideName === 'Patchbay'));
+  assert.ok(doors.some((d) => d.port === h.hub.doorPort), 'one of them the main door');
+
+  const inHere = await h.claudeByLockfile(app, { ideTerminal: { ancestors: [VSCODE_PID] }, ancestors: [VSCODE_PID] });
+  const inOther = await h.claudeByLockfile(lib, { ideTerminal: { ancestors: [other.ready.pid] }, ancestors: [other.ready.pid] });
+  assert.notEqual(inHere.port, inOther.port);
+  const plain = await h.claudeByLockfile(lib);
+  assert.equal(plain.port, inOther.port, 'outside an IDE terminal: the one door carrying its folder');
+  const snap = await waitFor(async () => {
+    const s = await snapshot(h);
+    return s.sessions.filter((x) => x.editorId !== null).length === 3 ? s : undefined;
+  }, { message: 'three Claude Code sessions bound' });
+  const windowOf = (folder: string) => snap.editors.find((e) => e.workspaceFolders.includes(folder))!.id;
+  const byCwd = (folder: string) => snap.sessions.filter((s) => s.cwd === folder).map((s) => `${s.editorId} ${s.reason}`).sort();
+  assert.deepEqual(byCwd(app), [`${windowOf(app)} terminal`]);
+  assert.deepEqual(byCwd(lib), [`${windowOf(lib)} cwd`, `${windowOf(lib)} terminal`]);
+
+  const proposing = inOther.openDiff(join(lib, 'l.txt'), 'lib\n');
+  const shown = (await other.waitForLine((l) => l.event === 'diff')) as { tabName: string };
+  await other.command({ cmd: 'decide', tabName: shown.tabName, outcome: 'save' });
+  assert.equal((await proposing).outcome, 'accepted');
+  assert.equal(here.diffs.size, 0);
+});
+
+test('with takeover off the door names no editor: Claude Code in a VS Code terminal sees the window’s own lockfile, as without Patchbay', async (t) => {
+  const h = await startHarness({}, { takeover: false });
+  t.after(() => h.close());
+  const project = await h.folder('app');
+  const code = await h.editor({ workspaceFolders: [project], vscode: true, pid: VSCODE_PID });
+  await h.editors(1);
+  const { found } = await waitFor(async () => {
+    const listing = await listLockfiles(h.options.claudeLockDir);
+    return listing.found.some((f) => f.lock.ideName === 'Patchbay') ? listing : undefined;
+  }, { message: 'the door lockfile' });
+  assert.equal(found.find((f) => f.lock.ideName === 'Patchbay')!.lock.pid, process.pid);
+  const claude = await h.claudeByLockfile(project, { ideTerminal: { ancestors: [VSCODE_PID] } });
+  assert.equal(claude.port, code.port);
 });
 
 // ── 6. selection and diagnostics reach the agents ───────────────────────────────────────
