@@ -19,9 +19,9 @@ const CLAUDE_CODE_LABEL = '[Claude Code]';
  * stays. Claude-dialect editors treat only names holding both markers as diffs (claudecode.nvim
  * answers close_tab for any other with "Failed to unload buffer"), so a pi name is given
  * Claude Code's shape there: `✻ [pi] <file> (<id>) ⧉`. A Claude Code name loses its
- * `[Claude Code]` there: VS Code's extension closes (and so *saves*: FILE_SAVED) every tab
- * whose label holds it before it opens a diff, which would accept one session's pending diff
- * when another's arrives. The agent always sees its own name.
+ * `[Claude Code]` there: VS Code's extension closes every tab whose label holds it before it
+ * opens a diff, which would decide one session's pending diff when another's arrives (rejected,
+ * or accepted as the person had edited it: it saves an edited one as it closes it). The agent always sees its own name.
  */
 export function editorTabName(agentTab: string, file: string, id: string, editor: Dialect): string {
   if (editor === 'pi') return agentTab;

@@ -413,7 +413,7 @@ test('a VS Code window serves one client at a time: a newcomer closes the old on
   await waitFor(() => editor.openClients.length === 1, { message: 'one client left' });
 });
 
-test('a VS Code diff stays open after a decision until close_tab; close_tab on a pending diff saves it', async (t) => {
+test('a VS Code diff stays open after a decision until close_tab; close_tab on a pending diff saves it if edited, else rejects it', async (t) => {
   const { editor } = await editorIn(t, { vscode: true });
   const rpc = await rawClient(t, editor, 'x-claude-code-ide-authorization');
   const args = (tab: string) => ({ old_file_path: '/w/a.txt', new_file_path: '/w/a.txt', new_file_contents: 'new\n', tab_name: tab });
@@ -428,7 +428,19 @@ test('a VS Code diff stays open after a decision until close_tab; close_tab on a
   const closedPending = rpc.call('tools/call', { name: 'openDiff', arguments: args('pi-write:2') });
   await editor.waitForDiff('pi-write:2');
   await rpc.call('tools/call', { name: 'close_tab', arguments: { tab_name: 'pi-write:2' } });
-  assert.deepEqual(tool(await closedPending), ['FILE_SAVED', 'new\n'], 'VS Code saves a diff it closes');
+  assert.deepEqual(tool(await closedPending), ['DIFF_REJECTED', 'pi-write:2'], 'nothing to save: closed, so rejected');
+
+  const edited = rpc.call('tools/call', { name: 'openDiff', arguments: args('pi-write:4') });
+  await editor.waitForDiff('pi-write:4');
+  editor.editProposed('pi-write:4', 'new, edited\n');
+  await rpc.call('tools/call', { name: 'close_tab', arguments: { tab_name: 'pi-write:4' } });
+  assert.deepEqual(tool(await edited), ['FILE_SAVED', 'new, edited\n'], 'VS Code saves an edited diff it closes');
+
+  const accepted2 = rpc.call('tools/call', { name: 'openDiff', arguments: args('pi-write:5') });
+  await editor.waitForDiff('pi-write:5');
+  editor.editProposed('pi-write:5', 'typed\n');
+  editor.decide('pi-write:5', 'saved');
+  assert.deepEqual(tool(await accepted2), ['FILE_SAVED', 'typed\n'], 'Accept sends the proposed side as edited');
 
   const byPerson = rpc.call('tools/call', { name: 'openDiff', arguments: args('pi-write:3') });
   await editor.waitForDiff('pi-write:3');
@@ -436,21 +448,23 @@ test('a VS Code diff stays open after a decision until close_tab; close_tab on a
   assert.deepEqual(tool(await byPerson), ['DIFF_REJECTED', 'pi-write:3']);
 });
 
-test('a VS Code openDiff first closes (and so saves) every "[Claude Code]" diff, and only those', async (t) => {
+test('a VS Code openDiff first closes every "[Claude Code]" diff (saving it if edited), and only those', async (t) => {
   const { editor } = await editorIn(t, { vscode: true });
   const rpc = await rawClient(t, editor, 'x-claude-code-ide-authorization');
   const args = (tab: string) => ({ old_file_path: '/w/a.txt', new_file_path: '/w/a.txt', new_file_contents: 'x\n', tab_name: tab });
   const claudeTab = '✻ [Claude Code] a.txt (abc123) ⧉';
   const claude = rpc.call('tools/call', { name: 'openDiff', arguments: args(claudeTab) });
+  await editor.waitForDiff(claudeTab);
+  editor.editProposed(claudeTab, 'x, edited\n');
   const pi = rpc.call('tools/call', { name: 'openDiff', arguments: args('✻ [pi] a.txt (d1) ⧉') });
+  assert.deepEqual(tool(await claude), ['FILE_SAVED', 'x, edited\n'], 'closed by the next openDiff, saved as edited');
   await editor.waitForDiff('✻ [pi] a.txt (d1) ⧉');
   const next = rpc.call('tools/call', { name: 'openDiff', arguments: args('✻ [Claude Code] b.txt (def456) ⧉') });
-  assert.deepEqual(tool(await claude), ['FILE_SAVED', 'x\n']);
   await editor.waitForDiff('✻ [Claude Code] b.txt (def456) ⧉');
   assert.equal(editor.diffs.get('✻ [pi] a.txt (d1) ⧉')?.status, 'pending');
   const closed = tool(await rpc.call('tools/call', { name: 'closeAllDiffTabs', arguments: {} }));
   assert.deepEqual(closed, ['CLOSED_1_DIFF_TABS']);
-  assert.deepEqual(tool(await next), ['FILE_SAVED', 'x\n']);
+  assert.deepEqual(tool(await next), ['DIFF_REJECTED', '✻ [Claude Code] b.txt (def456) ⧉']);
   editor.decide('✻ [pi] a.txt (d1) ⧉', 'rejected');
   assert.equal(tool(await pi)[0], 'DIFF_REJECTED');
 });

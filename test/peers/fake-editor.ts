@@ -33,11 +33,13 @@
  * doubles) share one pid; a bad token is let through the upgrade and closed with 1008
  * "Unauthorized"; it serves **one client at a time**: a new connection closes the previous one
  * without a close code (the old client sees 1005); a decided diff stays open (as claudecode.nvim)
- * until close_tab or closeAllDiffTabs; close_tab closes whatever tab has that label and *saves* a
- * diff it closes first, so a pending diff closed that way answers FILE_SAVED; closeAllDiffTabs
- * closes only diffs whose name holds "[Claude Code]", and so does every openDiff before it opens
- * (a pending Claude Code diff is thereby saved: FILE_SAVED); the person closing a diff's tab
- * (`closeTab`) rejects it; getDiagnostics answers a pretty-printed array whose severities are
+ * until close_tab or closeAllDiffTabs; close_tab closes whatever tab has that label, saving a
+ * diff's proposed side first, which VS Code does only when the person edited it
+ * (`editProposed`): a pending diff closed so answers FILE_SAVED with the edit, or DIFF_REJECTED
+ * when unedited (seen with the real one); closeAllDiffTabs closes only diffs whose name holds
+ * "[Claude Code]", and so does every openDiff before it opens (a pending Claude Code diff is
+ * thereby decided); Accept (`decide(…, 'saved')`) or a save sends the proposed side as edited;
+ * the person closing a diff's tab (`closeTab`) rejects it; getDiagnostics answers a pretty-printed array whose severities are
  * names ("Error"); a client that disconnects leaves its diffs open.
  * A selection in a diff's proposed side (`sendSelection({proposed: true})`) is named as each
  * editor names it: pi-ide.nvim's filePath `"<path> [pi-proposed]"`, VS Code's fileUrl
@@ -72,6 +74,7 @@
  *   {"cmd":"fail","tool":"openDiff","message":"…"|null}  (null = stop failing)
  *   {"cmd":"mode","mode":"normal"|"visual"}             (claudecode.nvim: visual answers late)
  *   {"cmd":"closeTab","tabName":"…"}                   (the person closes a tab: a pending diff is rejected)
+ *   {"cmd":"edit","tabName":"…","contents":"…"}        (VS Code: the person types into the proposed side)
  *   {"cmd":"diffs"}  → result: the open tabs, with their status
  *   {"cmd":"stop"}   → closes clients, deletes the lockfile, exits
  */
@@ -240,6 +243,8 @@ export interface FakeEditorOptions {
 
 interface DiffTab extends OpenDiff {
   status: DiffStatus;
+  /** VS Code: what the person typed into the proposed side, not saved yet. */
+  edited?: string;
   resolve(result: unknown): void;
 }
 
@@ -432,7 +437,14 @@ export class FakeEditor {
     const tab = this.openDiffs.get(tabName);
     if (!tab) throw new Error(`fake editor: no open diff "${tabName}" (open: ${[...this.openDiffs.keys()].join(', ') || 'none'})`);
     if (tab.status !== 'pending') throw new Error(`fake editor: diff "${tabName}" is already ${tab.status}, its tab waits for close_tab`);
-    this.decideTab(tab, outcome, contents);
+    this.decideTab(tab, outcome, contents ?? (outcome === 'saved' ? tab.edited : undefined));
+  }
+
+  /** VS Code: the person types into a pending diff's proposed side (unsaved; Accept or a save then sends it). */
+  editProposed(tabName: string, contents: string): void {
+    const tab = this.openDiffs.get(tabName);
+    if (!tab || tab.status !== 'pending') throw new Error(`fake editor: no pending diff "${tabName}" to edit`);
+    tab.edited = contents;
   }
 
   /** VS Code: the person closes a tab (its x); a pending diff closed so is rejected. */
@@ -792,12 +804,19 @@ export class FakeEditor {
   }
 
   /**
-   * VS Code's close_tab: the tab whose label is the name closes, a diff's after its proposed
-   * side is saved (so a pending diff answers FILE_SAVED). Always TAB_CLOSED.
+   * VS Code closing a diff's tab itself (close_tab, closeAllDiffTabs, an openDiff): it saves the
+   * proposed side first, which VS Code does only when it was edited: a pending diff then answers
+   * FILE_SAVED with the edit, else (closed unedited) DIFF_REJECTED.
    */
+  private closeSaving(tab: DiffTab, reason: CloseReason): void {
+    if (tab.edited !== undefined) this.closeDiff(tab, 'saved', reason, tab.edited);
+    else this.closeDiff(tab, 'rejected', reason);
+  }
+
+  /** VS Code's close_tab: the tab whose label is the name closes (see closeSaving). Always TAB_CLOSED. */
   private closeTabByLabel(label: string): unknown {
     const diff = this.openDiffs.get(label);
-    if (diff) this.closeDiff(diff, 'saved', 'close_tab');
+    if (diff) this.closeSaving(diff, 'close_tab');
     else {
       const tab = this.tabs.find((t) => (t.label ?? basename(t.uri)) === label);
       if (tab) {
@@ -808,10 +827,10 @@ export class FakeEditor {
     return textContent('TAB_CLOSED');
   }
 
-  /** VS Code's closeAllDiffTabs (also run by every openDiff): "[Claude Code]" diffs, saved first. */
+  /** VS Code's closeAllDiffTabs (also run by every openDiff): "[Claude Code]" diffs (see closeSaving). */
   private closeClaudeCodeDiffs(reason: CloseReason): number {
     const tabs = [...this.openDiffs.values()].filter((t) => t.tabName.includes('[Claude Code]'));
-    for (const tab of tabs) this.closeDiff(tab, 'saved', reason);
+    for (const tab of tabs) this.closeSaving(tab, reason);
     return tabs.length;
   }
 
@@ -993,6 +1012,10 @@ async function main(): Promise<void> {
       },
       closeTab: (c) => {
         editor.closeTab(field(c, 'tabName'));
+        return { tabName: c.tabName };
+      },
+      edit: (c) => {
+        editor.editProposed(field(c, 'tabName'), field(c, 'contents'));
         return { tabName: c.tabName };
       },
       diffs: () => [...editor.diffs.values()].map((d) => ({ tabName: d.tabName, status: d.status, client: d.client.id, path: d.args.new_file_path })),

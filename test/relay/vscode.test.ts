@@ -196,11 +196,12 @@ test('pi → VS Code, rejected there or its tab closed: pi hears DIFF_REJECTED a
   assert.deepEqual(diffAnswers(pi.rpc.received).map((a) => a[0]), ['DIFF_REJECTED', 'DIFF_REJECTED']);
 });
 
-test('pi → VS Code, rejected in Patchbay: the tab closes in VS Code, and VS Code saving it as it closes changes nothing', async (t) => {
+test('pi → VS Code, rejected in Patchbay: the tab closes in VS Code, and VS Code saving the edit in it as it closes changes nothing', async (t) => {
   const { h, project, code } = await vscodeWindow(t);
   const pi = await boundPi(h, project);
   const writing = pi.write(join(project, 'p.txt'), 'proposed\n');
   const shown = await code.waitForDiff();
+  code.editProposed(shown.tabName, 'proposed, half edited\n');
   const diff = (await snapshot(h)).diffs[0]!;
   await h.hub.call('diffs.reject', { id: diff.id });
   assert.equal((await writing).outcome, 'rejected');
@@ -212,6 +213,12 @@ test('pi → VS Code, rejected in Patchbay: the tab closes in VS Code, and VS Co
   assert.deepEqual(diffAnswers(pi.rpc.received).map((a) => a[0]), ['DIFF_REJECTED']);
   const record = (await snapshot(h)).history.find((r) => r.id === diff.id)!;
   assert.deepEqual([record.outcome, record.by], ['rejected', 'patchbay']);
+  // VS Code's FILE_SAVED for the tab it saved as it closed came after Patchbay had decided: expected, not a problem.
+  const session = (await snapshot(h)).sessions[0]!;
+  await waitFor(async () => (await h.hub.call('traffic', { sessionId: session.id })).some((e) => e.dir === 'down' && /FILE_SAVED/.test(e.preview)), {
+    message: 'the late FILE_SAVED in the session’s traffic log',
+  });
+  assert.deepEqual(h.logs.filter((line) => /unknown id/.test(line)), []);
 });
 
 test('a daemon stop rejects the diff waiting in VS Code and closes its tab before the link goes', async (t) => {
