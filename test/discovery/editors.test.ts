@@ -83,6 +83,19 @@ async function discover(t: TestContext, dirs: Dirs, options: Partial<EditorDisco
   return { discovery, states, logs };
 }
 
+/** A TCP server that accepts connections and never answers them (a hung editor); it holds each one. */
+async function silentServer(t: TestContext): Promise<{ port: number; held: Set<Socket> }> {
+  const held = new Set<Socket>();
+  const silent = createServer((socket) => held.add(socket));
+  silent.listen(0, '127.0.0.1');
+  await once(silent, 'listening');
+  t.after(async () => {
+    for (const socket of held) socket.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  });
+  return { port: (silent.address() as AddressInfo).port, held };
+}
+
 const ls = async (dir: string) => (await readdir(dir)).sort();
 
 test('a live editor is listed and its lockfile adopted, so agents see only the door', async (t) => {
@@ -516,15 +529,7 @@ test('an editor that starts serving after writing its lockfile is listed once it
 
 test('a port that never answers is probed once, not on every check', async (t) => {
   const dirs = await freshDirs();
-  const held = new Set<Socket>();
-  const silent = createServer((socket) => held.add(socket));
-  silent.listen(0, '127.0.0.1');
-  await once(silent, 'listening');
-  t.after(async () => {
-    for (const socket of held) socket.destroy();
-    await new Promise<void>((resolve) => silent.close(() => resolve()));
-  });
-  const port = (silent.address() as AddressInfo).port;
+  const { held, port } = await silentServer(t);
   await writeLock(dirs.pi, port, lockBody(live.pid, 'x'));
   const { discovery } = await discover(t, dirs, { probeTimeoutMs: 300, livenessMs: 60_000 });
   await discovery.start();
@@ -539,18 +544,10 @@ test('a port that never answers is probed once, not on every check', async (t) =
 
 test('hung editors being probed do not delay a new editor: each probe runs beside the checks with its own deadline', async (t) => {
   const dirs = await freshDirs();
-  const held = new Set<Socket>();
-  const silent = createServer((socket) => held.add(socket));
-  silent.listen(0, '127.0.0.1');
-  await once(silent, 'listening');
-  t.after(async () => {
-    for (const socket of held) socket.destroy();
-    await new Promise<void>((resolve) => silent.close(() => resolve()));
-  });
+  const { held, port: silentPort } = await silentServer(t);
   const { discovery, states } = await discover(t, dirs, { probeTimeoutMs: 60_000, livenessMs: 60_000 });
   await discovery.start();
   // Forty hung editors (one silent server behind forty lockfiles), whose probes wait a minute.
-  const silentPort = (silent.address() as AddressInfo).port;
   let probing = 0;
   let probesEnded = 0;
   const hung = await Promise.all(Array.from({ length: 40 }, (_, i) => startEditor(`hung-${i}`)));

@@ -534,6 +534,14 @@ export class FakeEditor {
     });
   }
 
+  /** No diff tab left open, decided or not. */
+  async waitForNoDiffs(opts: WaitOptions = {}): Promise<void> {
+    await waitFor(() => this.openDiffs.size === 0, {
+      message: () => `${this.ideName} with no diff open (open: ${[...this.openDiffs.values()].map((d) => `${d.tabName} ${d.status}`).join(', ')})`,
+      ...opts,
+    });
+  }
+
   waitForClients(count = 1, opts: WaitOptions = {}): Promise<EditorClient[]> {
     return waitFor(() => this.openClients.length >= count && this.openClients, {
       message: () => `${count} client(s) on ${this.ideName} (have ${this.openClients.length})`,

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { isClaudeDiffName, type FakeEditor } from '../peers/fake-editor.ts';
 import type { FakePiClient } from '../peers/fake-pi.ts';
-import { toolTexts, type RpcMessage } from '../peers/rpc-peer.ts';
+import { diffAnswers, toolTexts } from '../peers/rpc-peer.ts';
 import { waitFor } from '../peers/wait.ts';
 import { startHarness, type Harness } from './harness.ts';
 
@@ -34,19 +34,9 @@ async function boundPi({ h, project }: Setup): Promise<FakePiClient> {
   return pi;
 }
 
-/** The openDiff answers an agent received, as their texts. */
-function diffAnswers(received: RpcMessage[]): string[][] {
-  return received
-    .filter((m) => m.method === undefined && m.result !== undefined)
-    .map((m) => toolTexts(m.result))
-    .filter((texts) => texts[0] === 'FILE_SAVED' || texts[0] === 'DIFF_REJECTED');
-}
-
 /** The editor closed every diff it showed, and was only ever asked to close diff-shaped names. */
 async function nothingLeftOpen(nvim: FakeEditor): Promise<void> {
-  await waitFor(() => nvim.diffs.size === 0, {
-    message: () => `claudecode.nvim with no diff open (open: ${[...nvim.diffs.values()].map((d) => `${d.tabName} ${d.status}`).join(', ')})`,
-  });
+  await nvim.waitForNoDiffs();
   const names = nvim.calls('close_tab').map((c) => String(c.args.tab_name));
   for (const name of names) assert.ok(isClaudeDiffName(name), `close_tab "${name}" reached the editor without its markers`);
   assert.deepEqual(nvim.closedBuffers, [], 'no file of the person was closed');

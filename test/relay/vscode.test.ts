@@ -14,7 +14,7 @@ import { formatStatus } from '../../src/cli/format.ts';
 import type { FakeEditor } from '../peers/fake-editor.ts';
 import { listLockfiles, writeLockfile } from '../peers/lockfiles.ts';
 import type { FakePiClient } from '../peers/fake-pi.ts';
-import { openSocket, RpcPeer, toolTexts, type RpcMessage } from '../peers/rpc-peer.ts';
+import { diffAnswers, openSocket, RpcPeer, toolTexts } from '../peers/rpc-peer.ts';
 import { spawnPeer } from '../peers/spawn.ts';
 import { waitFor } from '../peers/wait.ts';
 import { startHarness, type Harness } from './harness.ts';
@@ -46,18 +46,8 @@ async function boundPi(h: Harness, cwd: string): Promise<FakePiClient> {
   return pi;
 }
 
-/** The openDiff answers an agent received, as their texts. */
-function diffAnswers(received: RpcMessage[]): string[][] {
-  return received
-    .filter((m) => m.method === undefined && m.result !== undefined)
-    .map((m) => toolTexts(m.result))
-    .filter((texts) => texts[0] === 'FILE_SAVED' || texts[0] === 'DIFF_REJECTED');
-}
-
-async function nothingLeftOpen(code: FakeEditor): Promise<void> {
-  await waitFor(() => code.diffs.size === 0, {
-    message: () => `VS Code with no diff open (open: ${[...code.diffs.values()].map((d) => `${d.tabName} ${d.status}`).join(', ')})`,
-  });
+function nothingLeftOpen(code: FakeEditor): Promise<void> {
+  return code.waitForNoDiffs();
 }
 
 // ── 1. ownership ─────────────────────────────────────────────────────────────────────────
