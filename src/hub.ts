@@ -1,9 +1,13 @@
 // The composition root: wires discovery, the door, the relay, the inbox, the store and
 // pi's settings into the one HubApi every face uses. Nothing else builds long-lived objects.
+import { stat } from 'node:fs/promises';
 import type {
+  DecisionRecord,
+  DiffDetail,
   HubApi,
   HubEvent,
   HubMethod,
+  HostedPiView,
   IdleAgent,
   ParamsOf,
   PatchbaySettings,
@@ -16,12 +20,15 @@ import { containingDepth } from './broker/folders.ts';
 import { EditorDiscovery, type DiscoveryState } from './discovery/editors.ts';
 import { findPeerPid, processInfo, type ProcessInfo } from './discovery/peer-process.ts';
 import { likelyReason, scanPiProcesses } from './discovery/pi-scan.ts';
-import { piCommand, type HubOptions } from './options.ts';
+import { choosePiCommand, type HubOptions } from './options.ts';
 import { DisposableStore, type Disposable } from './lifecycle/disposables.ts';
 import { Relay } from './relay/relay.ts';
 import type { RelayInbox } from './relay/review-bridge.ts';
 import { DiffHistory } from './review/history.ts';
-import { Inbox } from './review/inbox.ts';
+import { interruptedRecord, PendingLog, type PendingRecord } from './review/pending-log.ts';
+import { Inbox, type Decision } from './review/inbox.ts';
+import { acceptDecision } from './review/decision-facts.ts';
+import { alreadyDecided } from './review/decision-words.ts';
 import { readOriginal } from './review/read-original.ts';
 import { PiHost } from './rpc/host.ts';
 import { refuseExtensions } from './rpc/start-args.ts';
@@ -55,6 +62,14 @@ export interface HubDeps {
   storeBackend?: StoreBackend;
 }
 
+/** What the person must know when the last run died with diffs pending. */
+function crashWarning(leftovers: readonly PendingRecord[]): string | null {
+  if (leftovers.length === 0) return null;
+  const n = leftovers.length;
+  const files = leftovers.map((p) => `${p.path} (${p.id}, from ${p.agent})`).join(', ');
+  return `Patchbay stopped unexpectedly with ${n} ${n === 1 ? 'edit' : 'edits'} waiting for review: ${files}. The agent may have written ${n === 1 ? 'it' : 'them'} without review (pi-ide writes the file itself when its link to Patchbay drops): check ${n === 1 ? 'the file' : 'those files'}. The history lists ${n === 1 ? 'it' : 'them'} as interrupted.`;
+}
+
 async function lookupPeerProcess(remotePort: number, doorPort: number): Promise<ProcessInfo | null> {
   const pid = await findPeerPid(doorPort, remotePort);
   return pid === null ? null : processInfo(pid);
@@ -63,7 +78,15 @@ async function lookupPeerProcess(remotePort: number, doorPort: number): Promise<
 export async function createHub(options: HubOptions, deps: HubDeps = {}): Promise<Hub> {
   const log = deps.log ?? (() => {});
   const history = await DiffHistory.open(options.home, { entries: options.historyEntries, bytes: options.historyBytes, diffChars: options.historyDiffChars }, log);
-  const hub = new PatchbayHub(options, history, {
+  const { log: pending, leftovers } = await PendingLog.open(options.home, log);
+  // Diffs the last run never decided: it stopped without rejecting them (a crash, kill -9).
+  const cutOff = leftovers.map((p) => interruptedRecord(p, Date.now()));
+  if (cutOff.length > 0) {
+    history.addInterrupted(cutOff, leftovers);
+    log(`the last run stopped with ${cutOff.length} diffs pending: ${cutOff.map((r) => `${r.id} ${r.path}`).join(', ')}`);
+  }
+  pending.clear();
+  const hub = new PatchbayHub(options, history, pending, crashWarning(leftovers), {
     log,
     lookupPeer: deps.lookupPeer ?? lookupPeerProcess,
     processInfo: deps.processInfo ?? processInfo,
@@ -92,6 +115,8 @@ class PatchbayHub implements Hub {
   private paused = false;
   private idle: IdleAgent[] = [];
   private readonly warnings: string[] = [];
+  /** Review folders that are not folders on this machine (a typo, an unmounted disk). */
+  private folderWarnings: string[] = [];
   private readonly listeners = new Set<(event: HubEvent) => void>();
   /** Its own timers; the parts (relay, discovery, pi host, door) close themselves. */
   private readonly timers = new DisposableStore();
@@ -103,12 +128,15 @@ class PatchbayHub implements Hub {
   constructor(
     readonly options: HubOptions,
     private readonly history: DiffHistory,
+    private readonly pending: PendingLog,
+    crashed: string | null,
     deps: Required<Omit<HubDeps, 'storeBackend'>> & Pick<HubDeps, 'storeBackend'>,
   ) {
     const { log, lookupPeer } = deps;
     this.log = log;
     this.store = PatchbayStore.open(options.home, deps.storeBackend);
     this.warnings.push(...this.store.warnings);
+    if (crashed !== null) this.warnings.push(crashed);
     const settings = this.store.settings();
     const now = (): number => Date.now();
     this.inbox = new Inbox(
@@ -117,12 +145,18 @@ class PatchbayHub implements Hub {
         editorDialect: (editorId) => this.relay.editors.get(editorId)?.instance.dialect ?? null,
         route: () => this.store.settings().reviewRoute,
         now,
-        settled: (decided) => history.add(decided),
+        settled: (decided) => {
+          pending.remove(decided.id);
+          history.add(decided);
+        },
+        arrived: (diff, agent) =>
+          pending.add({ id: diff.id, sessionId: diff.sessionId, agent, path: diff.path, tabName: diff.tabName, createdAt: diff.createdAt, editorId: diff.editorId }),
       },
       history.lastId(),
     );
     this.relay = new Relay({
       version: options.version,
+      lastSessionNumber: history.lastSessionNumber(),
       inbox: this.inbox,
       settings: () => this.store.settings(),
       paused: () => this.paused,
@@ -157,7 +191,7 @@ class PatchbayHub implements Hub {
       log,
     });
     this.pi = new PiHost({
-      command: () => piCommand(this.store.settings().piCommand, options.piCommand),
+      command: () => choosePiCommand(this.store.settings().piCommand, options.piCommand).command,
       // A hosted pi with pi-ide looks for editors where this Patchbay publishes its door.
       env: { ...options.piEnv, PI_IDE_LOCK_DIR: options.piLockDir },
       startTimeoutMs: options.piStartTimeoutMs,
@@ -197,6 +231,7 @@ class PatchbayHub implements Hub {
     this.door = await Door.open(this.doorOptions());
     await this.discovery.start();
     await this.publishDoor();
+    void this.checkReviewFolders();
     if (this.options.scanProcesses) {
       void this.scanIdle();
       this.timers.interval(PROCESS_SCAN_MS, () => void this.scanIdle());
@@ -233,6 +268,21 @@ class PatchbayHub implements Hub {
     } catch (err) {
       this.log(`door: ${(err as Error).message}`);
     }
+    this.changed();
+  }
+
+  /** Says which review folders do not exist: agents there would never find the door. */
+  private async checkReviewFolders(): Promise<void> {
+    const problems: string[] = [];
+    for (const folder of this.store.settings().reviewFolders) {
+      const isFolder = await stat(folder).then(
+        (s) => s.isDirectory(),
+        () => false,
+      );
+      if (!isFolder) problems.push(`Review folder ${folder} is not a folder on this machine: no agent works there, so none reaches Patchbay through it. Check it in Settings.`);
+    }
+    if (JSON.stringify(problems) === JSON.stringify(this.folderWarnings)) return;
+    this.folderWarnings = problems;
     this.changed();
   }
 
@@ -300,13 +350,13 @@ class PatchbayHub implements Hub {
       const hint = pending.length > 0 ? `pending: ${pending.join(', ')}` : 'nothing is pending';
       throw new HubError(`no diff ${id} (${hint}; the history keeps the latest ${this.options.historyEntries} decisions)`, 'not-found');
     },
-    'diffs.accept': ({ id, contents }) =>
-      this.relay.decide(id, contents === undefined ? { outcome: 'accept' } : { outcome: 'accept', contents }),
-    'diffs.reject': ({ id }) => this.relay.decide(id, { outcome: 'reject' }),
+    'diffs.accept': ({ id, contents, changes, reason }) => this.decide(id, acceptDecision(this.pendingDetail(id), contents, changes, reason)),
+    'diffs.reject': ({ id, reason }) => this.decide(id, reason === undefined ? { outcome: 'reject' } : { outcome: 'reject', reason }),
     'diffs.acceptAll': ({ sessionId }) => this.relay.decideAll(sessionId, { outcome: 'accept' }),
     'diffs.rejectAll': ({ sessionId }) => this.relay.decideAll(sessionId, { outcome: 'reject' }),
     traffic: ({ sessionId, limit }) => this.relay.traffic(sessionId, limit),
-    'settings.get': () => this.store.settings(),
+    // What the CLI wrote to config.json as the person (the pi command…) shows at once.
+    'settings.get': () => this.reloadSettings(),
     'settings.set': ({ patch }) => this.updateSettings(patch),
     'autoconnect.get': ({ project }) =>
       readAutoconnect({ globalFile: this.options.piSettingsFile, ...(project ? { project } : {}) }),
@@ -317,7 +367,8 @@ class PatchbayHub implements Hub {
     'suggestionModel.set': ({ choice, editorId }) =>
       this.updateSettings(suggestionModelPatch(this.store.settings(), choice, editorId)),
     'pi.start': ({ cwd, model, args }) => {
-      refuseExtensions(args ?? [], this.store.settings().allowPiExtensions);
+      // The pi command and allowPiExtensions are set in config.json, not over this API: as they are now.
+      refuseExtensions(args ?? [], this.reloadSettings().allowPiExtensions);
       return this.pi.start({ cwd, ...(model !== undefined ? { model } : {}), ...(args !== undefined ? { args } : {}) });
     },
     'pi.get': ({ id }) => this.pi.detail(id),
@@ -332,17 +383,47 @@ class PatchbayHub implements Hub {
     'pi.stop': ({ id, keep }) => this.pi.stop(id, keep === true),
   };
 
+  /** A pending diff's contents; a decided one is refused saying when and where it was decided. */
+  private pendingDetail(id: string): DiffDetail {
+    const detail = this.inbox.get(id);
+    if (detail) return detail;
+    const record = this.history.records().find((r) => r.id === id);
+    if (record) throw new HubError(alreadyDecided(record), 'conflict');
+    throw new HubError(`no pending diff ${id}`, 'not-found');
+  }
+
+  private decide(id: string, decision: Decision): DecisionRecord {
+    this.pendingDetail(id);
+    return this.relay.decide(id, decision);
+  }
+
   private updateSettings(patch: Partial<PatchbaySettings>): PatchbaySettings {
     const before = this.store.settings();
     const after = this.store.updateSettings(patch);
+    this.applySettings(before, after);
+    return after;
+  }
+
+  /** Takes in config.json as another writer (the CLI, an editor) left it, as if changed here. */
+  private reloadSettings(): PatchbaySettings {
+    const before = this.store.settings();
+    this.store.reload();
+    const after = this.store.settings();
+    if (JSON.stringify(after) !== JSON.stringify(before)) this.applySettings(before, after);
+    return after;
+  }
+
+  private applySettings(before: PatchbaySettings, after: PatchbaySettings): void {
     if (after.takeover !== before.takeover) void this.discovery.setTakeover(after.takeover).then(() => this.publishDoor());
     if (JSON.stringify(after.trustedLockDirs) !== JSON.stringify(before.trustedLockDirs)) {
       void this.discovery.setTrustedDirs(after.trustedLockDirs);
     }
-    if (JSON.stringify(after.reviewFolders) !== JSON.stringify(before.reviewFolders)) void this.publishDoor();
+    if (JSON.stringify(after.reviewFolders) !== JSON.stringify(before.reviewFolders)) {
+      void this.publishDoor();
+      void this.checkReviewFolders();
+    }
     if (after.reviewRoute !== before.reviewRoute) this.relay.rebalance();
     this.changed();
-    return after;
   }
 
   snapshot(): Snapshot {
@@ -359,9 +440,16 @@ class PatchbayHub implements Hub {
       diffs: this.inbox.pending(),
       history: this.history.records(),
       settings: this.store.settings(),
+      hostedPi: this.hostedPiView(),
       hosted: this.pi.views(),
-      warnings: [...this.warnings, ...this.state.warnings],
+      warnings: [...this.warnings, ...this.state.warnings, ...this.folderWarnings],
     };
+  }
+
+  private hostedPiView(): HostedPiView {
+    const settings = this.store.settings();
+    const { command, source } = choosePiCommand(settings.piCommand, this.options.piCommand);
+    return { command, commandSource: source, allowExtensions: settings.allowPiExtensions, settingsFile: this.store.path };
   }
 
   subscribe(listener: (event: HubEvent) => void): () => void {
@@ -405,6 +493,7 @@ class PatchbayHub implements Hub {
       await this.door?.close();
       await this.terminalDoors.close();
       await this.discovery.close();
+      await this.pending.close();
       await this.history.close();
       this.listeners.clear();
     })();

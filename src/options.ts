@@ -45,10 +45,11 @@ export interface HubOptions {
   /** Scan for running pi processes that are not connected (Linux /proc, macOS ps). */
   scanProcesses: boolean;
   /**
-   * How hosted sessions run pi: the program and its leading arguments, before `--mode rpc`.
-   * `$PATCHBAY_PI_COMMAND`: a path, or a JSON array (`["/opt/node22/bin/node","/opt/pi/cli.js"]`).
+   * How hosted sessions run pi when the piCommand setting is empty: the program and its leading
+   * arguments, before `--mode rpc`. `$PATCHBAY_PI_COMMAND`: a path, or a JSON array
+   * (`["/opt/node22/bin/node","/opt/pi/cli.js"]`); null when it is not set (`pi` on PATH).
    */
-  piCommand: string[];
+  piCommand: string[] | null;
   /** The environment hosted pi sessions start with (the entry point's; `PI_IDE_LOCK_DIR` is added). */
   piEnv: NodeJS.ProcessEnv;
   /** A hosted pi must answer its first `get_state` within this. */
@@ -83,9 +84,17 @@ export function parsePiCommand(value: string | undefined): string[] {
   return [text];
 }
 
-/** The hosted pi command: Patchbay's setting when it is set, else the environment's (or `pi`). */
-export function piCommand(setting: string, fromEnv: readonly string[]): readonly string[] {
-  return setting.trim() === '' ? fromEnv : parsePiCommand(setting);
+export interface PiCommandChoice {
+  command: string[];
+  /** The piCommand setting, `$PATCHBAY_PI_COMMAND`, or neither (`pi` on PATH). */
+  source: 'settings' | 'environment' | 'default';
+}
+
+/** The hosted pi command: Patchbay's setting when it is set, else the environment's, else `pi`. */
+export function choosePiCommand(setting: string, fromEnv: readonly string[] | null): PiCommandChoice {
+  if (setting.trim() !== '') return { command: parsePiCommand(setting), source: 'settings' };
+  if (fromEnv !== null) return { command: [...fromEnv], source: 'environment' };
+  return { command: ['pi'], source: 'default' };
 }
 
 /** The Electron app's user-data dir, so desktop and headless share one state file. */
@@ -118,7 +127,7 @@ export function resolveOptions(env: NodeJS.ProcessEnv, overrides: Partial<HubOpt
     historyBytes: 64 * 1024 * 1024,
     historyDiffChars: 8 * 1024 * 1024,
     scanProcesses: env.PATCHBAY_SCAN_PROCESSES !== '0',
-    piCommand: parsePiCommand(env.PATCHBAY_PI_COMMAND),
+    piCommand: env.PATCHBAY_PI_COMMAND?.trim() ? parsePiCommand(env.PATCHBAY_PI_COMMAND) : null,
     piEnv: env,
     piStartTimeoutMs: 30_000,
     piCommandTimeoutMs: 30_000,

@@ -21,6 +21,12 @@ const absolutePath = z
   .refine(isAbsolutePath, { error: 'must be an absolute path' });
 const text = z.string({ error: 'must be a string' });
 const flag = z.boolean({ error: 'must be true or false' });
+const changeNumber = z.number({ error: 'must be a change number (1, 2, …)' }).int({ error: 'must be a change number (1, 2, …)' }).min(1, { error: 'must be a change number (1, 2, …)' });
+const changeNumbers = z
+  .array(changeNumber, { error: 'must be a list of change numbers (1, 2, …)' })
+  .max(100_000, { error: 'must be a list of change numbers (1, 2, …)' });
+/** Words for the agent: a short note, not a file. */
+const reason = z.string({ error: 'must be a string' }).max(2000, { error: 'must be at most 2000 characters' });
 /** Commands without parameters take nothing, or an empty object. */
 const none = z
   .strictObject({}, { error: 'takes no parameters' })
@@ -40,8 +46,8 @@ export const COMMAND_SCHEMAS = {
   restore: none,
   setPaused: params({ paused: flag }),
   'diffs.get': params({ id: diffId }),
-  'diffs.accept': params({ id: diffId, contents: text.optional() }),
-  'diffs.reject': params({ id: diffId }),
+  'diffs.accept': params({ id: diffId, contents: text.optional(), changes: changeNumbers.optional(), reason: reason.optional() }),
+  'diffs.reject': params({ id: diffId, reason: reason.optional() }),
   'diffs.acceptAll': params({ sessionId }),
   'diffs.rejectAll': params({ sessionId }),
   traffic: params({

@@ -61,8 +61,10 @@ export interface IdleAgent {
   reason: string;
 }
 
-export type DiffStatus = 'pending' | 'accepted' | 'rejected' | 'withdrawn';
-export type DecidedBy = 'editor' | 'patchbay' | 'agent' | 'shutdown';
+/** `interrupted`: Patchbay stopped unexpectedly (a crash, kill -9) before any decision. */
+export type DiffStatus = 'pending' | 'accepted' | 'rejected' | 'withdrawn' | 'interrupted';
+/** `crash`: nobody decided; Patchbay went away with the diff pending (the agent may have written it unreviewed). */
+export type DecidedBy = 'editor' | 'patchbay' | 'agent' | 'shutdown' | 'crash';
 
 export interface DiffSummary {
   id: string;
@@ -93,14 +95,28 @@ export interface DiffDetail extends DiffSummary {
   contentsNotKept?: string;
 }
 
+/** Which of a proposal's changes (1-based, numbered as the review and `diffs show` number them) were taken. */
+export interface ChangeChoices {
+  total: number;
+  accepted: number[];
+  rejected: number[];
+}
+
 export interface DecisionRecord {
   id: string;
   sessionId: string;
   path: string;
-  outcome: 'accepted' | 'rejected' | 'withdrawn';
+  outcome: 'accepted' | 'rejected' | 'withdrawn' | 'interrupted';
   by: DecidedBy;
   at: number;
+  /** The person typed into the proposal (beyond taking or leaving whole changes). */
   edited: boolean;
+  /** Some of the proposal's changes were taken and others left as on disk (absent: all of them, or not known). */
+  changes?: ChangeChoices;
+  /** What the person wrote for the agent with the decision. */
+  reason?: string;
+  /** What the agent was told in words beside FILE_SAVED / DIFF_REJECTED, when anything. */
+  told?: string;
   tool: DiffSummary['tool'];
   /** The editor the diff was offered to, if any (where it was decided when `by` is `editor`). */
   editorId: string | null;
@@ -231,6 +247,22 @@ export interface HostedDetail extends HostedView {
 
 export type DialogAnswer = { value: string } | { confirmed: boolean } | { cancelled: true };
 
+/**
+ * What runs hosted pi sessions. Set only where the person alone writes, never over this API:
+ * config.json (`patchbay settings set …` in a terminal, or by hand), or `$PATCHBAY_PI_COMMAND`
+ * where Patchbay was started.
+ */
+export interface HostedPiView {
+  /** The program and leading arguments Patchbay runs now. */
+  command: string[];
+  /** Where `command` comes from: the piCommand setting, `$PATCHBAY_PI_COMMAND`, or neither (`pi` on PATH). */
+  commandSource: 'settings' | 'environment' | 'default';
+  /** The allowPiExtensions setting. */
+  allowExtensions: boolean;
+  /** The file that holds both settings (config.json in Patchbay's home). */
+  settingsFile: string;
+}
+
 export interface Snapshot {
   version: string;
   pid: number;
@@ -248,6 +280,7 @@ export interface Snapshot {
   diffs: DiffSummary[];
   history: DecisionRecord[];
   settings: PatchbaySettings;
+  hostedPi: HostedPiView;
   hosted: HostedView[];
   /** Problems the person should see (unparsable store moved aside, another instance…). */
   warnings: string[];
@@ -269,8 +302,12 @@ export interface HubCommands {
   restore: [void, RestoreReport];
   setPaused: [{ paused: boolean }, void];
   'diffs.get': [{ id: string }, DiffDetail];
-  'diffs.accept': [{ id: string; contents?: string }, DecisionRecord];
-  'diffs.reject': [{ id: string }, DecisionRecord];
+  /**
+   * `changes`: the proposal's changes to take (1-based); the others keep the disk's lines.
+   * `contents`: what to write instead (the person's edits); `reason`: words for the agent.
+   */
+  'diffs.accept': [{ id: string; contents?: string; changes?: number[]; reason?: string }, DecisionRecord];
+  'diffs.reject': [{ id: string; reason?: string }, DecisionRecord];
   'diffs.acceptAll': [{ sessionId: string }, DecisionRecord[]];
   'diffs.rejectAll': [{ sessionId: string }, DecisionRecord[]];
   traffic: [{ sessionId: string; limit?: number }, TrafficEntry[]];

@@ -1,7 +1,8 @@
 // The commands that are one or two HubApi calls through the running daemon.
 // Every `patchbay` call loads this module: what only one command needs is imported in it.
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { DIRECTIONS, filterTraffic } from '../api/traffic.ts';
 import type { DiffDetail, HubApi, PatchbaySettings } from '../api/types.ts';
 import { colorDiff, colorWanted } from './color.ts';
@@ -23,7 +24,7 @@ import {
 } from './format.ts';
 
 // For `open` alone: the HTTP client and child_process load when it runs.
-const requestOpenUrl = async (home: string): Promise<string> => (await import('../web/control-client.ts')).requestOpenUrl(home);
+const controlClient = () => import('../web/control-client.ts');
 const openInBrowser = async (url: string, env: NodeJS.ProcessEnv): Promise<string | null> => (await import('./open-browser.ts')).openInBrowser(url, env);
 
 export const status: Command = {
@@ -34,7 +35,20 @@ export const status: Command = {
     const { values, positionals: rest } = parse(args, { json: { type: 'boolean' }, watch: { type: 'boolean' } });
     positionals(rest, []);
     if (values.watch) return watchStatus(ctx, values.json === true);
-    const snapshot = await (await ctx.connect()).call('snapshot', undefined);
+    let hub;
+    try {
+      hub = await ctx.connect();
+    } catch (err) {
+      // Not running: say what a Patchbay that died left behind, and how to clear it.
+      const { NotRunningError } = await import('../web/control-client.ts');
+      if (!(err instanceof NotRunningError)) throw err;
+      const { leftoversOnDisk, leftoversText } = await import('./restore.ts');
+      const traces = leftoversText(await leftoversOnDisk(ctx.options));
+      if (traces === null) throw err;
+      ctx.io.stderr.write(`patchbay: ${err.message}\n${traces}`);
+      return 1;
+    }
+    const snapshot = await hub.call('snapshot', undefined);
     if (values.json) printJson(ctx.io, snapshot);
     else ctx.io.stdout.write(formatStatus(snapshot, ctx.options.host));
     return 0;
@@ -63,23 +77,41 @@ The choice is remembered for the agent's folder; auto forgets it and lets the ru
  * A unified diff from the on-disk contents ('' for a new file) to what an accepted diff wrote,
  * or else to the proposal (pending or rejected).
  */
-export async function unifiedDiff(detail: DiffDetail): Promise<string> {
-  const { FILE_HEADERS_ONLY, createTwoFilesPatch } = await import('diff');
+export async function unifiedDiff(detail: DiffDetail): Promise<{ patch: string; summary: string }> {
+  const { changeModel, lineCounts, unifiedPatch } = await import('../review/changes.ts');
   const oldHeader = detail.isNew ? 'new file' : detail.tooLarge ? 'on disk (too large to show)' : 'on disk';
   const written = detail.finalContents !== null;
   const newHeader = written ? (detail.decision?.edited ? 'written (edited)' : 'written') : detail.decision ? 'proposed (rejected)' : 'proposed';
-  return createTwoFilesPatch(detail.path, detail.path, detail.oldContents ?? '', detail.finalContents ?? detail.newContents, oldHeader, newHeader, {
-    headerOptions: FILE_HEADERS_ONLY,
-  });
+  // The same changes, numbered the same, as the review editor shows (and `accept --changes` takes).
+  const model = changeModel(detail.oldContents ?? '', detail.finalContents ?? detail.newContents);
+  const { added, removed } = lineCounts(model.changes);
+  const count = model.changes.length;
+  const summary = `${count} ${count === 1 ? 'change' : 'changes'}, +${added} −${removed} lines${model.precise ? '' : ' (too different to split further)'}`;
+  return { patch: unifiedPatch(model, { path: detail.path, oldHeader, newHeader }), summary };
 }
 
 const DIFFS_USAGE = `Usage:
   patchbay diffs [--json]                         pending diffs and recent decisions
-  patchbay diffs show <id>                        the change as a unified diff (decided: what was written)
-  patchbay diffs accept <id> [--contents-file F]  accept, with F's contents instead if given
-  patchbay diffs reject <id>
+  patchbay diffs show <id>                        the edit as a unified diff, its changes numbered
+                                                  (decided: what was written)
+  patchbay diffs accept <id> [--changes 1,3] [--contents-file F] [--reason TEXT]
+      --changes        write only these changes (numbered as diffs show numbers them);
+                       the others keep the file's lines
+      --contents-file  write F's contents instead
+      --reason         words the agent receives with the decision
+  patchbay diffs reject <id> [--reason TEXT]
   patchbay diffs accept-all --session <id>
   patchbay diffs reject-all --session <id>`;
+
+/** "1,3" or "1 3" → [1, 3]. */
+function changeNumbers(text: string): number[] {
+  const parts = text.split(/[\s,]+/).filter((p) => p !== '');
+  const numbers = parts.map(Number);
+  if (parts.length === 0 || numbers.some((n) => !Number.isInteger(n) || n < 1)) {
+    throw new UsageError(`--changes takes change numbers such as 1,3 (as diffs show numbers them), not "${text}"`);
+  }
+  return numbers;
+}
 
 async function decideAll(args: string[], ctx: CommandContext, method: 'diffs.acceptAll' | 'diffs.rejectAll'): Promise<number> {
   const { values, positionals: rest } = parse(args, { session: { type: 'string' } });
@@ -109,22 +141,35 @@ export const diffs: Command = {
         if (detail.tooLarge && detail.oldContents === null) {
           ctx.io.stderr.write(`patchbay: ${detail.path} was too large to keep; the diff shows the proposed contents as new\n`);
         }
-        const patch = await unifiedDiff(detail);
+        const { patch, summary } = await unifiedDiff(detail);
+        ctx.io.stderr.write(`patchbay: ${id}: ${summary}\n`);
         ctx.io.stdout.write(colorWanted(ctx.io.stdout, ctx.io.env) ? colorDiff(patch) : patch);
         return 0;
       }
       case 'accept': {
-        const { values, positionals: given } = parse(rest, { 'contents-file': { type: 'string' } });
+        const { values, positionals: given } = parse(rest, {
+          'contents-file': { type: 'string' },
+          changes: { type: 'string' },
+          reason: { type: 'string' },
+        });
         const [id] = positionals(given, ['id']) as [string];
         const file = values['contents-file'];
+        const changes = values.changes === undefined ? undefined : changeNumbers(values.changes);
         const contents = file === undefined ? undefined : await readFile(resolve(ctx.io.cwd, file), 'utf8');
-        const record = await (await ctx.connect()).call('diffs.accept', contents === undefined ? { id } : { id, contents });
+        const record = await (await ctx.connect()).call('diffs.accept', {
+          id,
+          ...(contents !== undefined ? { contents } : {}),
+          ...(changes !== undefined ? { changes } : {}),
+          ...(values.reason !== undefined ? { reason: values.reason } : {}),
+        });
         ctx.io.stdout.write(formatDecision(record));
         return 0;
       }
       case 'reject': {
-        const [id] = positionals(parse(rest, {}).positionals, ['id']) as [string];
-        ctx.io.stdout.write(formatDecision(await (await ctx.connect()).call('diffs.reject', { id })));
+        const { values, positionals: given } = parse(rest, { reason: { type: 'string' } });
+        const [id] = positionals(given, ['id']) as [string];
+        const record = await (await ctx.connect()).call('diffs.reject', values.reason === undefined ? { id } : { id, reason: values.reason });
+        ctx.io.stdout.write(formatDecision(record));
         return 0;
       }
       case 'accept-all':
@@ -216,11 +261,43 @@ Without a value, prints the global and project values and the effective one.`,
   },
 };
 
+/**
+ * piCommand or allowPiExtensions: what makes Patchbay run a program is written by the person
+ * (this process, as them) to config.json, never sent over the API. A running Patchbay reads it
+ * again when asked for its settings (at once, below) and before it starts pi.
+ */
+async function setLocalSetting(ctx: CommandContext, key: string, value: unknown): Promise<number> {
+  const [{ checkHome }, { PatchbayStore }, { NotRunningError }] = await Promise.all([
+    import('../fs/home-check.ts'),
+    import('../settings/store.ts'),
+    import('../web/control-client.ts'),
+  ]);
+  await checkHome(ctx.options.home);
+  const store = PatchbayStore.open(ctx.options.home);
+  const updated = store.updateSettings({ [key]: value }, { local: true });
+  // Saved whatever happens next: a daemon that cannot be told now reads it before it starts pi.
+  const running = await ctx.connect().then(
+    (hub) => hub.call('settings.get', undefined).then(() => true),
+    (err: unknown) => {
+      if (err instanceof NotRunningError) return false;
+      ctx.io.stderr.write(`patchbay: warning: could not tell the running Patchbay (${(err as Error).message})\n`);
+      return true;
+    },
+  );
+  const when = running ? 'the running Patchbay uses it from the next pi start' : 'Patchbay uses it when it starts pi';
+  ctx.io.stdout.write(`${key} ${JSON.stringify(updated[key as keyof PatchbaySettings])} (in ${store.path}; ${when})\n`);
+  return 0;
+}
+
 export const settings: Command = {
   summary: 'Show or change Patchbay’s own settings',
   usage: `Usage:
   patchbay settings [--json]
-  patchbay settings set <key> <json-value>   e.g. settings set diagnosticsDeadlineMs 2000`,
+  patchbay settings set <key> <json-value>   e.g. settings set diagnosticsDeadlineMs 2000
+piCommand and allowPiExtensions decide what Patchbay runs: only this command (run as you) or an
+edit of config.json changes them, never the UI or the API; the daemon need not be running.
+  patchbay settings set piCommand '"/opt/pi/bin/pi"'   ('""': $PATCHBAY_PI_COMMAND, else pi on PATH)
+  patchbay settings set allowPiExtensions true`,
   async run(args, ctx) {
     const [sub, ...rest] = args;
     if (sub === 'set') {
@@ -231,6 +308,7 @@ export const settings: Command = {
       } catch {
         throw new UsageError(`the value of ${key} must be JSON (quote strings: '"${text}"')`);
       }
+      if (key === 'piCommand' || key === 'allowPiExtensions') return setLocalSetting(ctx, key, value);
       const hub = await ctx.connect();
       const current = await hub.call('settings.get', undefined);
       if (!Object.hasOwn(current, key)) {
@@ -243,9 +321,10 @@ export const settings: Command = {
     if (sub !== undefined && !sub.startsWith('-')) throw new UsageError(`unknown settings command "${sub}"`);
     const { values, positionals: given } = parse(args, { json: { type: 'boolean' } });
     positionals(given, []);
-    const current = await (await ctx.connect()).call('settings.get', undefined);
+    const hub = await ctx.connect();
+    const current = await hub.call('settings.get', undefined);
     if (values.json) printJson(ctx.io, current);
-    else ctx.io.stdout.write(formatSettings(current));
+    else ctx.io.stdout.write(formatSettings(current, (await hub.call('snapshot', undefined)).hostedPi));
     return 0;
   },
 };
@@ -295,10 +374,13 @@ export const resume = pauseCommand(false);
 export const open: Command = {
   summary: 'Open Patchbay’s UI in the browser, or sign every browser out',
   usage: `Usage: patchbay open [--print | --revoke-all]
-  --print       print the sign-in link instead of opening it (it works once, within 2 minutes)
+  --print       print a sign-in link to paste into a browser's address bar instead (it works
+                once, within 2 minutes; never pass it to a command: others can read commands)
   --revoke-all  sign every browser out (open pages close; each needs a new link)
-The browser is $BROWSER when set, else the system's opener; when it cannot be opened, the
-link is printed.`,
+The browser ($BROWSER when set, else the system's opener) is given a page in Patchbay's home
+that only you can read, so no secret is on its command line; the page signs it in once and is
+deleted. One sign-in serves every tab of that browser. When no browser can be opened, a link
+is printed.`,
   async run(args, ctx) {
     const { values, positionals: given } = parse(args, { print: { type: 'boolean' }, 'revoke-all': { type: 'boolean' } });
     positionals(given, []);
@@ -308,25 +390,31 @@ link is printed.`,
         import('../web/control-client.ts'),
         import('../web/browser-state.ts'),
       ]);
-      const closed = await revokeBrowserSessions(ctx.options.home).catch(async (err: unknown) => {
+      const report = await revokeBrowserSessions(ctx.options.home).catch(async (err: unknown) => {
         if (!(err instanceof NotRunningError)) throw err;
         // Nothing serves a browser now: a new key in browser.json voids every sign-in for the next start.
-        await rotateSigningKey(ctx.options.home, (line) => ctx.io.stderr.write(`patchbay: ${line}\n`));
-        return null;
+        return { closed: null, unsaved: await rotateSigningKey(ctx.options.home, (line) => ctx.io.stderr.write(`patchbay: ${line}\n`)) };
       });
-      const pages = closed === null ? '' : ` (${closed} open ${closed === 1 ? 'page' : 'pages'} closed)`;
+      if (report.unsaved !== null) {
+        const now = report.closed === null ? 'No Patchbay is running' : 'Every browser is signed out of the running Patchbay';
+        ctx.io.stderr.write(`patchbay: ${now}, but ${report.unsaved}\n`);
+        return 1;
+      }
+      const pages = report.closed === null ? '' : ` (${report.closed} open ${report.closed === 1 ? 'page' : 'pages'} closed)`;
       ctx.io.stdout.write(`Every browser is signed out${pages}; \`patchbay open\` signs one in again.\n`);
       return 0;
     }
-    const url = await requestOpenUrl(ctx.options.home);
+    const client = await controlClient();
     if (values.print) {
-      ctx.io.stdout.write(`${url}\n`);
+      ctx.io.stdout.write(`${await client.requestOpenUrl(ctx.options.home)}\n`);
       return 0;
     }
-    const failed = await openInBrowser(url, ctx.io.env);
+    const page = await client.requestOpenPage(ctx.options.home);
+    const failed = await openInBrowser(pathToFileURL(page).href, ctx.io.env);
     if (failed !== null) {
-      ctx.io.stderr.write(`patchbay: could not open a browser: ${failed}. Open this link yourself (it works once, within 2 minutes):\n`);
-      ctx.io.stdout.write(`${url}\n`);
+      await rm(page, { force: true });
+      ctx.io.stderr.write(`patchbay: could not open a browser: ${failed}. Paste this link into your browser's address bar (it works once, within 2 minutes):\n`);
+      ctx.io.stdout.write(`${await client.requestOpenUrl(ctx.options.home)}\n`);
     }
     return 0;
   },

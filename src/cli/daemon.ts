@@ -2,6 +2,7 @@
 import type { HubApi } from '../api/types.ts';
 import type { HubOptions } from '../options.ts';
 import type { ControlServer, ControlServerOptions } from '../web/control-server.ts';
+import { checkHome } from '../fs/home-check.ts';
 import { acquireInstanceLock } from '../web/instance-lock.ts';
 import { parse, positionals, type CommandContext } from './command.ts';
 
@@ -20,6 +21,8 @@ export interface DaemonDeps {
 
 export async function runDaemon(args: string[], ctx: CommandContext, deps: DaemonDeps): Promise<number> {
   positionals(parse(args, {}).positionals, []);
+  // Before anything in it is read or asked: another user's home could name programs to run.
+  await checkHome(ctx.options.home);
   // Two hubs would fight over the lock dirs: of any number of starts, one runs; the others
   // fail here, naming its pid. A stale control.json is simply replaced.
   const lock = await acquireInstanceLock(ctx.options.home, 'daemon');

@@ -16,8 +16,8 @@ const USAGE = `Usage:
   patchbay pi state <id> [--json]      pi's state (model, thinking level, streaming…)
   patchbay pi list [--json]            the hosted sessions
   patchbay pi stop <id>                stop pi and forget the session
-The daemon runs pi as the "pi command" setting (Settings → Hosted pi sessions), else
-$PATCHBAY_PI_COMMAND, else pi on PATH.`;
+The daemon runs pi as the piCommand setting (patchbay settings set piCommand '"/path/to/pi"'),
+else its $PATCHBAY_PI_COMMAND, else pi on PATH.`;
 
 /** How often a streaming `prompt` checks that the daemon still answers (events alone cannot tell). */
 const ALIVE_CHECK_MS = 2000;

@@ -32,7 +32,8 @@ export type PrivateRead = { kind: 'text'; text: string } | { kind: 'missing' } |
 export async function readPrivateFile(path: string, maxBytes: number): Promise<PrivateRead> {
   let handle;
   try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // Non-blocking: a FIFO put in the file's place must not hang the reader (it is refused below).
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { kind: 'missing' };

@@ -29,6 +29,8 @@ import { TrafficLog } from './traffic.ts';
 
 export interface RelayDeps {
   version: string;
+  /** The highest session number a past run used (its sessions are in the history): ids go on from it. */
+  lastSessionNumber?: number;
   /** The review inbox; the hub owns it. */
   inbox: RelayInbox;
   settings(): PatchbaySettings;
@@ -82,10 +84,11 @@ export class Relay {
   private readonly timers = new DisposableStore();
   private readonly tools: ToolContext;
   private lastFocused: string | null = null;
-  private sessionSeq = 0;
+  private sessionSeq: number;
   private closed = false;
 
   constructor(private readonly deps: RelayDeps) {
+    this.sessionSeq = deps.lastSessionNumber ?? 0;
     this.requests = new EditorRequests(
       () => this.sessions.values(),
       () => deps.settings(),
@@ -199,6 +202,7 @@ export class Relay {
       models: noModels(id),
       modelsAsked: null,
       inFlight: 0,
+      reviewNotes: [],
       closed: false,
       lookup: new DisposableStore(),
       timers: new DisposableStore(),

@@ -7,6 +7,7 @@ import { LazyText } from '../protocol/lazy-json.ts';
 import { resultTexts } from '../protocol/mcp.ts';
 import type { Decision, Inbox, InboxEffect } from '../review/inbox.ts';
 import type { Original } from '../review/read-original.ts';
+import { MAX_NOTES } from './review-notes.ts';
 import type { Frame, Reply, RpcLink } from './rpc-link.ts';
 import type { Session } from './session.ts';
 import type { OpenDiffArgs } from './tools/open-diff.ts';
@@ -104,6 +105,11 @@ export class ReviewBridge {
       written = session.link.sendAndWait(result(reply.id, effect.result));
     }
     reply.answered();
+    // pi-ide shows the model only its own tool's result: the words go to its next diagnostics too.
+    const { told, path } = effect.record;
+    if (session && told !== undefined && session.dialect === 'pi') {
+      session.reviewNotes = [...session.reviewNotes, { path, message: told }].slice(-MAX_NOTES);
+    }
     this.deps.onDiffDecided(effect.record);
     return written;
   }

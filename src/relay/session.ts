@@ -1,6 +1,7 @@
 // One agent connection to the door, and what Patchbay knows about it.
 import type { BindReason, Dialect, SessionModels, SessionView } from '../api/types.ts';
 import type { ProcessInfo } from '../discovery/peer-process.ts';
+import type { ReviewNote } from './review-notes.ts';
 import type { RpcLink } from './rpc-link.ts';
 import type { TrafficLog } from './traffic.ts';
 
@@ -34,6 +35,8 @@ export interface Session {
   modelsAsked: Promise<SessionModels> | null;
   /** Agent requests and notifications not yet answered or handled (limited per session). */
   inFlight: number;
+  /** What the agent is to read of the person's decisions at its next getDiagnostics (review-notes.ts). */
+  reviewNotes: ReviewNote[];
   closed: boolean;
 }
 

@@ -4,6 +4,7 @@
 import type { DecidedBy, DecisionRecord, Dialect, DiffDetail, DiffSummary, ReviewRoute } from '../api/types.ts';
 import { closesDecidedDiffs, editorTabName } from '../protocol/dialect.ts';
 import { textResult, type ToolResult } from '../protocol/mcp.ts';
+import { decisionFacts } from './decision-facts.ts';
 
 export interface NewDiff<R> {
   sessionId: string;
@@ -33,7 +34,11 @@ interface Diff<R> extends NewDiff<R> {
   answering: boolean;
 }
 
-export type Decision = { outcome: 'accept'; contents?: string } | { outcome: 'reject' };
+/**
+ * `taken`: the proposal's changes the person took (0-based), when they decided change by change;
+ * `reason`: their words for the agent.
+ */
+export type Decision = { outcome: 'accept'; contents?: string; taken?: number[]; reason?: string } | { outcome: 'reject'; reason?: string };
 
 /**
  * What the relay must carry out. `R` is its handle for answering the agent; `F` a frame as it
@@ -66,6 +71,8 @@ export interface InboxContext {
   now(): number;
   /** A diff was decided: its whole story, for the history (kept and shown after the fact). */
   settled?(decided: DiffDetail): void;
+  /** A diff arrived (after its offer): its facts, for the record of what is pending. */
+  arrived?(diff: DiffSummary, agent: string): void;
 }
 
 export function toolOf(tabName: string): DiffSummary['tool'] {
@@ -146,6 +153,7 @@ export class Inbox<R, F = never> {
     for (const offer of this.offer(diff)) {
       effects.push(offer.type === 'offer' && asSent !== undefined && offer.tabName === input.tabName ? { ...offer, asSent } : offer);
     }
+    this.ctx.arrived?.(summary(diff), diff.agent);
     return { id, effects };
   }
 
@@ -174,7 +182,8 @@ export class Inbox<R, F = never> {
       : { outcome: 'reject' };
     const effects = this.finish(id, decision, 'editor');
     if (!answer.saved || answer.contents === null || asSent === undefined) return effects;
-    return effects.map((e) => (e.type === 'reply' ? { ...e, asSent } : e));
+    // The editor's answer as sent, unless the agent is to hear what the person kept of its edit.
+    return effects.map((e) => (e.type === 'reply' && (e.record.told === undefined || diff.answering) ? { ...e, asSent } : e));
   }
 
   /**
@@ -278,6 +287,24 @@ export class Inbox<R, F = never> {
     return this.settle(id, decision, by, outcome).effects;
   }
 
+  /** What a decision amounts to (changes taken, typing, words for the agent); only a person's or an editor's. */
+  private factsOf(diff: Diff<R>, decision: Decision, contents: string, by: DecidedBy): ReturnType<typeof decisionFacts> {
+    if (by !== 'patchbay' && by !== 'editor') return { edited: false };
+    const facts = decisionFacts({
+      path: diff.path,
+      original: diff.isNew ? '' : diff.oldContents,
+      proposal: diff.newContents,
+      accepted: decision.outcome === 'accept',
+      written: contents,
+      ...(decision.outcome === 'accept' && decision.taken ? { taken: decision.taken } : {}),
+      ...(decision.reason ? { reason: decision.reason } : {}),
+      by: by === 'editor' ? 'editor' : 'person',
+    });
+    // An editor's answer already passed on (answering) reached the agent as the editor sent it.
+    if (diff.answering) delete facts.told;
+    return facts;
+  }
+
   /** Ends a pending diff: closes its editor tab, answers the agent, records the decision. */
   private settle(
     id: string,
@@ -293,6 +320,7 @@ export class Inbox<R, F = never> {
     }
     const accepted = decision.outcome === 'accept';
     const contents = accepted ? (decision.contents ?? diff.newContents) : '';
+    const facts = this.factsOf(diff, decision, contents, by);
     const record: DecisionRecord = {
       id,
       sessionId: diff.sessionId,
@@ -300,19 +328,15 @@ export class Inbox<R, F = never> {
       outcome: outcome ?? (accepted ? 'accepted' : 'rejected'),
       by,
       at: this.ctx.now(),
-      edited: accepted && contents !== diff.newContents,
+      ...facts,
       tool: diff.tool,
       editorId: diff.editorId,
       agent: diff.agent,
     };
-    effects.push({
-      type: 'reply',
-      diffId: id,
-      sessionId: diff.sessionId,
-      reply: diff.reply,
-      result: accepted ? fileSaved(contents) : diffRejected(diff.tabName),
-      record,
-    });
+    const result = accepted ? fileSaved(contents) : diffRejected(diff.tabName);
+    // After the two items the protocol defines: what the person decided, in words.
+    if (facts.told !== undefined) result.content.push({ type: 'text', text: facts.told });
+    effects.push({ type: 'reply', diffId: id, sessionId: diff.sessionId, reply: diff.reply, result, record });
     this.ctx.settled?.({
       ...summary(diff),
       status: record.outcome,

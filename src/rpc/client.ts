@@ -266,7 +266,7 @@ export class PiRpcClient {
       how =
         err.code === 'ENOENT'
           ? `pi not found: "${command}" is not an executable ${/[\\/]/.test(command) ? 'file' : 'on PATH'}. ` +
-            "Set Patchbay's Settings → Hosted pi sessions → pi command to pi's path"
+            "Set pi's path in a terminal: patchbay settings set piCommand '\"/path/to/pi\"'"
           : `pi could not start ("${command}"): ${err.message}`;
     } else if (signal) {
       how = `pi ${this.stopping ? 'was stopped' : 'was killed'} by ${signal}`;

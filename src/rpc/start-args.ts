@@ -17,7 +17,7 @@ export function refuseExtensions(args: readonly string[], allowed: boolean): voi
   throw new HubError(
     `pi.start: "args" would load an extension (${found.join(', ')}), which runs as code in pi; ` +
       'Patchbay starts pi with extensions only when the allowPiExtensions setting is on ' +
-      '(patchbay settings set allowPiExtensions true, or in Settings: “Let hosted pi load extensions”)',
+      '(in a terminal, as you: patchbay settings set allowPiExtensions true)',
     'invalid',
   );
 }

@@ -4,13 +4,36 @@
 import { mkdirSync, readFileSync, renameSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Conf from 'conf';
-import type { PatchbaySettings } from '../api/types.ts';
+import { HubError, type PatchbaySettings } from '../api/types.ts';
 import { parseStoredSettings, validateSettingsPatch } from './defaults.ts';
 import { isObject } from '../api/json.ts';
 
 export const STORE_FILE = 'config.json';
 /** Session keys remembered; the least recently remembered go first. */
 export const MEMORY_LIMIT = 1000;
+
+/**
+ * Settings that make Patchbay run a program (the hosted pi command; extensions hosted pi
+ * loads): set only where the person alone writes (config.json, by hand or with the CLI run as
+ * them), never through the API, which a browser's sign-in also reaches.
+ */
+export const LOCAL_ONLY_SETTINGS = ['piCommand', 'allowPiExtensions'] as const satisfies readonly (keyof PatchbaySettings)[];
+
+const LOCAL_EXAMPLES: Record<(typeof LOCAL_ONLY_SETTINGS)[number], string> = {
+  piCommand: `'"/path/to/pi"'`,
+  allowPiExtensions: 'true',
+};
+
+/** The refusal of an API patch that names a local-only setting, or null. */
+export function localOnlyRefusal(patch: object, settingsFile: string): HubError | null {
+  const key = LOCAL_ONLY_SETTINGS.find((k) => Object.hasOwn(patch, k));
+  if (key === undefined) return null;
+  return new HubError(
+    `settings: ${key} is not changed over Patchbay's API: it decides what Patchbay runs, so only you set it, in a terminal ` +
+      `(patchbay settings set ${key} ${LOCAL_EXAMPLES[key]}) or in "settings" of ${settingsFile}`,
+    'invalid',
+  );
+}
 
 /** Editor identity id, or null: "Patchbay reviews this session itself". */
 export type Remembered = string | null;
@@ -124,9 +147,14 @@ export class PatchbayStore {
     return this.#settings;
   }
 
-  /** Validates and stores `patch`; stored keys it does not name are kept as they are. */
-  updateSettings(patch: unknown): PatchbaySettings {
+  /**
+   * Validates and stores `patch`; stored keys it does not name are kept as they are. Only
+   * `local` (the CLI run as the person, writing the file itself) may change LOCAL_ONLY_SETTINGS.
+   */
+  updateSettings(patch: unknown, { local = false }: { local?: boolean } = {}): PatchbaySettings {
     const valid = validateSettingsPatch(patch);
+    const refusal = local ? null : localOnlyRefusal(valid, this.path);
+    if (refusal !== null) throw refusal;
     this.#write((file) => {
       const stored = isObject(file.settings) ? file.settings : {};
       file.settings = { ...stored, ...valid };

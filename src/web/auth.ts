@@ -1,7 +1,8 @@
-// Credentials of the control server: the CLI's bearer token, one-time browser tokens and
-// the browser sessions they turn into.
-import { createHmac } from 'node:crypto';
+// Credentials of the control server: the CLI's bearer token, one-time secrets (sign-in links,
+// renewal challenges, socket tickets) and the browser sessions a sign-in link turns into.
+import { createHash, createHmac } from 'node:crypto';
 import { newToken, tokensEqual } from '../transport/tokens.ts';
+import { proofMessage } from './session-proof.ts';
 
 /** The token of an `Authorization: Bearer <token>` header, if that is what it holds. */
 export function bearerToken(header: string | undefined): string | null {
@@ -9,38 +10,51 @@ export function bearerToken(header: string | undefined): string | null {
   return match?.[1] ?? null;
 }
 
-/** Tokens that open the UI in a browser: each works once, and only for a short while. */
-export class OneTimeTokens {
-  private readonly expiries = new Map<string, number>();
+/**
+ * Secrets that each work once, and only for a short while, each with what it stands for.
+ * Kept by their hash, so a lookup's timing says nothing about any secret; at most `capacity`
+ * live at once (the oldest go first), so a flood of requests costs no memory.
+ */
+export class OneTimeTokens<T = true> {
+  private readonly live = new Map<string, { value: T; expiresAt: number }>();
 
   constructor(
     private readonly ttlMs: number,
     private readonly now: () => number,
+    private readonly capacity = 256,
   ) {}
 
-  mint(): string {
+  mint(value: T): string {
     this.prune();
+    while (this.live.size >= this.capacity) this.live.delete(this.live.keys().next().value!);
     const token = newToken();
-    this.expiries.set(token, this.now() + this.ttlMs);
+    this.live.set(digest(token), { value, expiresAt: this.now() + this.ttlMs });
     return token;
   }
 
-  /** True once per minted token, before it expires. */
-  consume(given: string): boolean {
+  /** What `given` stands for, once per minted token before it expires; else undefined. */
+  consume(given: string): T | undefined {
     this.prune();
-    for (const token of this.expiries.keys()) {
-      if (tokensEqual(given, token)) {
-        this.expiries.delete(token);
-        return true;
-      }
-    }
-    return false;
+    const key = digest(given);
+    const entry = this.live.get(key);
+    if (entry === undefined) return undefined;
+    this.live.delete(key);
+    return entry.value;
+  }
+
+  /** Every token stops working. */
+  clear(): void {
+    this.live.clear();
   }
 
   private prune(): void {
     const now = this.now();
-    for (const [token, expiresAt] of this.expiries) if (expiresAt <= now) this.expiries.delete(token);
+    for (const [key, { expiresAt }] of this.live) if (expiresAt <= now) this.live.delete(key);
   }
+}
+
+function digest(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
 }
 
 export interface SessionPolicy {
@@ -54,28 +68,25 @@ export interface SessionPolicy {
 export interface IssuedCredential {
   credential: string;
   expiresAt: number;
-}
-
-export interface BrowserSession {
-  id: string;
-  issuedAt: number;
-  /** Idle or absolute expiry, whichever is first. */
-  expiresAt: number;
   /** The absolute expiry: no renewal goes past it. */
   endsAt: number;
 }
 
-const CREDENTIAL = /^v1\.([0-9a-f]{32})\.([0-9a-z]{1,11})\.([0-9a-z]{1,11})\.([A-Za-z0-9_-]{43})$/;
+const CLAIM = /^v2\.([0-9a-f]{32})\.([0-9a-z]{1,11})\.([0-9a-z]{1,11})$/;
 
 /**
- * Browser sessions as self-contained credentials `v1.<id>.<issued>.<renewed>.<mac>` (times in
- * base 36, an HMAC-SHA256 under the signing key): nothing to store, so they outlive a
- * restart when the key does, and a new key ends them all. Each is made of characters a
- * WebSocket subprotocol may carry.
+ * Browser sessions as self-contained credentials `<claim>.<secret>`, the claim
+ * `v2.<id>.<issued>.<renewed>` (times in base 36), the secret an HMAC-SHA256 of the claim and
+ * the server's origin under the signing key: nothing to store, so they outlive a restart when
+ * the key and the port do, a new key ends them all, and one made for one port is worth nothing
+ * on another. The page proves the secret for each renewal rather than sending it (see
+ * session-proof.ts).
  */
 export class BrowserSessions {
   constructor(
     private key: string,
+    /** `http://127.0.0.1:<port>`: the only origin these credentials are good for. */
+    private readonly origin: string,
     private readonly policy: SessionPolicy,
     private readonly now: () => number,
   ) {}
@@ -86,24 +97,22 @@ export class BrowserSessions {
     return this.sign(newToken().slice(0, 32), now, now);
   }
 
-  /** The same session with its idle time restarted, or null when `given` is not (or no longer) valid. */
-  renew(given: string): IssuedCredential | null {
-    const session = this.verify(given);
-    return session === null ? null : this.sign(session.id, session.issuedAt, this.now());
-  }
-
-  verify(given: string): BrowserSession | null {
-    const match = CREDENTIAL.exec(given);
+  /**
+   * The session `claim` names with its idle time restarted, when `proof` shows its secret
+   * answered `nonce` (a challenge this server issued) and the session is still valid; else null.
+   */
+  renew(claim: string, nonce: string, proof: string): IssuedCredential | null {
+    const match = CLAIM.exec(claim);
     if (!match) return null;
-    const [, id, issuedText, renewedText, mac] = match as unknown as [string, string, string, string, string];
-    if (!tokensEqual(mac, this.mac(id, issuedText, renewedText))) return null;
+    const [, id, issuedText, renewedText] = match as unknown as [string, string, string, string];
+    const secret = this.secret(id, issuedText, renewedText);
+    const expected = createHmac('sha256', Buffer.from(secret, 'base64url')).update(proofMessage(nonce)).digest('base64url');
+    if (!tokensEqual(proof, expected)) return null;
     const issuedAt = parseInt(issuedText, 36);
     const renewedAt = parseInt(renewedText, 36);
     const now = this.now();
-    const endsAt = issuedAt + this.policy.maxMs;
-    const expiresAt = Math.min(renewedAt + this.policy.idleMs, endsAt);
-    if (renewedAt < issuedAt || now >= expiresAt) return null;
-    return { id, issuedAt, expiresAt, endsAt };
+    if (renewedAt < issuedAt || now >= Math.min(renewedAt + this.policy.idleMs, issuedAt + this.policy.maxMs)) return null;
+    return this.sign(id, issuedAt, now);
   }
 
   /** Every credential signed so far stops working. */
@@ -114,13 +123,17 @@ export class BrowserSessions {
   private sign(id: string, issuedAt: number, renewedAt: number): IssuedCredential {
     const issued = issuedAt.toString(36);
     const renewed = renewedAt.toString(36);
+    const endsAt = issuedAt + this.policy.maxMs;
     return {
-      credential: `v1.${id}.${issued}.${renewed}.${this.mac(id, issued, renewed)}`,
-      expiresAt: Math.min(renewedAt + this.policy.idleMs, issuedAt + this.policy.maxMs),
+      credential: `v2.${id}.${issued}.${renewed}.${this.secret(id, issued, renewed)}`,
+      expiresAt: Math.min(renewedAt + this.policy.idleMs, endsAt),
+      endsAt,
     };
   }
 
-  private mac(id: string, issued: string, renewed: string): string {
-    return createHmac('sha256', Buffer.from(this.key, 'hex')).update(`patchbay-browser-session.v1.${id}.${issued}.${renewed}`).digest('base64url');
+  private secret(id: string, issued: string, renewed: string): string {
+    return createHmac('sha256', Buffer.from(this.key, 'hex'))
+      .update(`patchbay-browser-session.v2|${this.origin}|${id}|${issued}|${renewed}`)
+      .digest('base64url');
   }
 }

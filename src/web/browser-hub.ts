@@ -1,20 +1,25 @@
-// The page's HubApi in a browser: signs in with the link's one-time secret, keeps the session
-// credential in sessionStorage (per tab, per origin: no other port sees it), renews it while
-// the page is open, and reconnects by itself with backoff when the daemon goes away, as long
-// as the sign-in lasts. No node imports, no DOM types: the environment comes in as BrowserEnv.
+// The page's HubApi in a browser: signs in with the link's one-time secret, keeps the sign-in
+// for every tab of this origin in the browser profile (its secret as a key no script can read
+// back; no other port sees any of it), renews it while the page is open by proving it rather
+// than sending it, and reconnects by itself with backoff when the daemon goes away, as long as
+// the sign-in lasts. No node imports, no DOM types: the environment comes in as BrowserEnv.
 import { createRemoteHub, type RemoteHub } from '../api/remote.ts';
 import { HubError, type HubApi, type HubEvent, type HubMethod, type ParamsOf, type ResultOf } from '../api/types.ts';
 import {
   API_PATH,
   BROWSER_PROTOCOL,
-  CREDENTIAL_PROTOCOL_PREFIX,
   SESSION_PATH,
   SIGNED_OUT_CLOSE_CODE,
+  STALE_CHALLENGE_STATUS,
+  TICKET_PROTOCOL_PREFIX,
+  isChallengeAnswer,
   isSessionAnswer,
   signInSecretFrom,
+  type SessionAnswer,
   type SessionRequest,
 } from './browser-protocol.ts';
 import { browserMessageSocket, type BrowserWebSocket } from './browser-socket.ts';
+import { keepCredential, prove, type KeptSignIn } from './session-proof.ts';
 
 export type ConnectionState =
   | { kind: 'connecting' }
@@ -41,9 +46,19 @@ export interface BrowserEnv {
   hash: string;
   /** Takes the sign-in secret out of the address bar (and so out of history). */
   clearHash(): void;
-  storage: { getItem(key: string): string | null; setItem(key: string, value: string): void; removeItem(key: string): void };
+  signIns: SignInStore;
   post(url: string, body: string): Promise<HttpAnswer>;
   openSocket(url: string, protocols: string[]): BrowserWebSocket;
+}
+
+/** Where the sign-in is kept for every tab of this origin in the browser profile (IndexedDB in a browser). */
+export interface SignInStore {
+  load(): Promise<KeptSignIn | null>;
+  save(signIn: KeptSignIn): Promise<void>;
+  /** Forgets the sign-in with this claim; one another tab stored since stays. */
+  forget(claim: string): Promise<void>;
+  /** Calls `cb` when another tab stored or forgot one. */
+  onChange(cb: () => void): void;
 }
 
 export interface BrowserHub extends HubApi {
@@ -55,7 +70,6 @@ export interface BrowserHub extends HubApi {
   close(): void;
 }
 
-export const CREDENTIAL_KEY = 'patchbay.credential';
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 5000;
 const RENEW_RETRY_MS = 30_000;
@@ -77,6 +91,8 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
   let retryWaitMs = FIRST_RETRY_MS;
   let attempt = 0;
   let closed = false;
+  /** The sign-in this tab last used or stored (also what it falls back on if the store fails). */
+  let mine: KeptSignIn | null = null;
   /** A secret from the link not yet traded (kept until the daemon answers). */
   let secret = signInSecretFrom(env.hash);
   if (secret !== null) env.clearHash();
@@ -86,8 +102,12 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
     for (const cb of [...stateListeners]) cb(next);
   };
 
-  const signedOut = (why: string): void => {
-    env.storage.removeItem(CREDENTIAL_KEY);
+  /** `voided`: the sign-in found to be over, forgotten unless another tab has stored a newer one meanwhile. */
+  const signedOut = (why: string, voided?: KeptSignIn | null): void => {
+    if (voided != null) {
+      if (mine?.claim === voided.claim) mine = null;
+      env.signIns.forget(voided.claim).catch(() => {});
+    }
     stopTimers();
     const current = socket;
     remote = null;
@@ -102,31 +122,55 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
     retryTimer = renewTimer = null;
   };
 
-  /** POST SESSION_PATH: the new credential (stored), null when refused, Unreachable when the daemon is away. */
-  const session = async (request: SessionRequest): Promise<string | null> => {
+  /** POST SESSION_PATH: the status and JSON body; Unreachable when the daemon is away. */
+  const post = async (request: SessionRequest): Promise<{ status: number; body: unknown }> => {
     let answer: HttpAnswer;
     try {
       answer = await env.post(`${env.origin}${SESSION_PATH}`, JSON.stringify(request));
     } catch (err) {
       throw new Unreachable(`Patchbay is not answering (${(err as Error).message})`);
     }
-    if (answer.status === 401) return null;
-    if (answer.status !== 200) throw new Unreachable(`Patchbay answered ${answer.status}`);
-    const body = await answer.json().catch(() => null);
+    return { status: answer.status, body: await answer.json().catch(() => null) };
+  };
+
+  /** The sign-in every tab shares, or this tab's own when the store fails. */
+  const load = async (): Promise<KeptSignIn | null> => (await env.signIns.load().catch(() => null)) ?? mine;
+
+  /** Keeps a new credential (for every tab) and schedules its renewal; its ticket opens the socket. */
+  const accept = async (status: number, body: unknown): Promise<SessionAnswer | null> => {
+    if (status === 401) return null;
+    if (status !== 200) throw new Unreachable(`Patchbay answered ${status}`);
     if (!isSessionAnswer(body)) throw new Unreachable('Patchbay answered without a credential');
-    env.storage.setItem(CREDENTIAL_KEY, body.credential);
+    const kept = await keepCredential(body.credential);
+    if (kept === null) throw new Unreachable('Patchbay answered with a malformed credential');
+    mine = kept;
+    await env.signIns.save(kept).catch(() => {});
     if (renewTimer !== null) clearTimeout(renewTimer);
     renewTimer = setTimeout(() => void renew(), body.renewInMs);
-    return body.credential;
+    return body;
+  };
+
+  /**
+   * Renews a credential without sending it: whoever answers at this address gets only a proof
+   * for its own challenge, which is worth nothing anywhere else. Null: the sign-in has ended.
+   */
+  const renewCredential = async (signIn: KeptSignIn): Promise<SessionAnswer | null> => {
+    const challenge = await post({ challenge: true });
+    if (challenge.status !== 200 || !isChallengeAnswer(challenge.body)) throw new Unreachable(`Patchbay answered ${challenge.status} to a challenge`);
+    const { nonce } = challenge.body;
+    const answer = await post({ renew: signIn.claim, nonce, proof: await prove(signIn.key, nonce) });
+    if (answer.status === STALE_CHALLENGE_STATUS) throw new Unreachable('the renewal took too long');
+    return accept(answer.status, answer.body);
   };
 
   /** While connected: keeps the sign-in from going idle. A daemon away is the socket's business. */
   const renew = async (): Promise<void> => {
     renewTimer = null;
-    const credential = env.storage.getItem(CREDENTIAL_KEY);
-    if (closed || credential === null) return;
+    // The freshest sign-in of any tab: each one's renewals serve them all.
+    const signIn = await load();
+    if (closed || signIn === null) return;
     try {
-      if ((await session({ renew: credential })) === null) signedOut(SIGN_IN_ENDED);
+      if ((await renewCredential(signIn)) === null) signedOut(SIGN_IN_ENDED, signIn);
     } catch {
       // Unreachable: if the daemon is gone the socket notices and reconnects, renewing first;
       // if it only stumbled, try again soon, well within the idle time.
@@ -134,27 +178,27 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
     }
   };
 
-  /** A fresh credential: from the link's secret, else by renewing the stored one. Null: signed out (already said why). */
-  const credential = async (): Promise<string | null> => {
+  /** A ticket for the socket: from the link's secret, else by renewing the stored credential. Null: signed out (already said why). */
+  const ticket = async (): Promise<string | null> => {
     if (secret !== null) {
-      const traded = await session({ signin: secret });
+      const traded = await post({ signin: secret }).then(({ status, body }) => accept(status, body));
       secret = null;
       if (traded === null) signedOut(LINK_USED);
-      return traded;
+      return traded?.ticket ?? null;
     }
-    const stored = env.storage.getItem(CREDENTIAL_KEY);
+    const stored = await load();
     if (stored === null) {
       signedOut(NO_SIGN_IN);
       return null;
     }
-    const renewed = await session({ renew: stored });
-    if (renewed === null) signedOut(SIGN_IN_ENDED);
-    return renewed;
+    const renewed = await renewCredential(stored);
+    if (renewed === null) signedOut(SIGN_IN_ENDED, stored);
+    return renewed?.ticket ?? null;
   };
 
-  const open = (credentialText: string): Promise<RemoteHub> =>
+  const open = (ticketText: string): Promise<RemoteHub> =>
     new Promise((resolve, reject) => {
-      const ws = env.openSocket(`${env.origin.replace(/^http/, 'ws')}${API_PATH}`, [BROWSER_PROTOCOL, `${CREDENTIAL_PROTOCOL_PREFIX}${credentialText}`]);
+      const ws = env.openSocket(`${env.origin.replace(/^http/, 'ws')}${API_PATH}`, [BROWSER_PROTOCOL, `${TICKET_PROTOCOL_PREFIX}${ticketText}`]);
       let opened = false;
       ws.addEventListener('open', () => {
         opened = true;
@@ -174,7 +218,7 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
     if (renewTimer !== null) clearTimeout(renewTimer);
     renewTimer = null;
     if (closed) return;
-    if (code === SIGNED_OUT_CLOSE_CODE) return signedOut(reason === 'signed out' ? 'every browser was signed out' : SIGN_IN_ENDED);
+    if (code === SIGNED_OUT_CLOSE_CODE) return signedOut(reason === 'signed out' ? 'every browser was signed out' : SIGN_IN_ENDED, mine);
     const why = reason || (code === 1006 ? 'the connection dropped' : `closed with code ${code}`);
     retryWaitMs = FIRST_RETRY_MS;
     scheduleRetry(why);
@@ -195,7 +239,7 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
 
   const connect = async (): Promise<void> => {
     try {
-      const fresh = await credential();
+      const fresh = await ticket();
       if (fresh === null || closed) return;
       const next = await open(fresh);
       if (closed) return next.close();
@@ -211,6 +255,16 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
       scheduleRetry(err instanceof Unreachable ? err.message : `could not connect (${(err as Error).message})`);
     }
   };
+
+  // Another tab signed in (a new link) while this one was signed out: take its sign-in.
+  env.signIns.onChange(() => {
+    if (closed || state.kind !== 'signed-out') return;
+    void env.signIns.load().then((signIn) => {
+      if (signIn === null || closed || state.kind !== 'signed-out') return;
+      setState({ kind: 'connecting' });
+      void connect();
+    }, () => {});
+  });
 
   void connect();
 

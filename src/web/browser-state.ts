@@ -2,6 +2,7 @@
 // served it. The key signs browser sessions, so a restart keeps them valid (a new key signs
 // everyone out: `patchbay open --revoke-all`); the port is the control server's last one,
 // taken again when free, because a tab's sign-in belongs to its origin and so to that port.
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { newToken } from '../transport/tokens.ts';
@@ -51,10 +52,34 @@ export async function loadBrowserState(home: string, log: (message: string) => v
   return fresh;
 }
 
-/** Signs every browser out: the next start (or the running server, told so) uses a new key. */
-export async function rotateSigningKey(home: string, log: (message: string) => void): Promise<BrowserState> {
-  const current = await loadBrowserState(home, log);
-  const next = { ...current, signingKey: newToken() };
-  await saveBrowserState(home, next);
-  return next;
+/**
+ * Saves a new signing key (which signs every browser out). When it cannot be saved (a full
+ * disk), the old key is removed instead, so no later start accepts the old sign-ins: resolves
+ * with null when the old key is gone from disk, else with what went wrong, for the person.
+ */
+export async function persistNewKey(home: string, state: BrowserState): Promise<string | null> {
+  const path = browserStatePath(home);
+  try {
+    await saveBrowserState(home, state);
+    return null;
+  } catch (err) {
+    const why = `the new key could not be saved in ${path} (${(err as Error).message})`;
+    try {
+      await rm(path, { force: true });
+      return `${why}; the old key was removed, so the next start makes a new one`;
+    } catch (rmErr) {
+      return `${why}, nor the old key removed (${(rmErr as Error).message}): remove ${path} before Patchbay starts again, or it accepts the old sign-ins`;
+    }
+  }
+}
+
+/** Signs every browser out for the next start (nothing runs now); resolves like persistNewKey. */
+export async function rotateSigningKey(home: string, log: (message: string) => void): Promise<string | null> {
+  let current: BrowserState;
+  try {
+    current = await loadBrowserState(home, log);
+  } catch {
+    current = { signingKey: newToken(), controlPort: null };
+  }
+  return persistNewKey(home, { ...current, signingKey: newToken() });
 }

@@ -5,7 +5,7 @@ import { createRemoteHub, type RemoteHub } from '../api/remote.ts';
 import { HubError } from '../api/types.ts';
 import { pidAlive, portAccepting } from '../discovery/liveness.ts';
 import { controlFilePath, readControlFile, type ControlFile } from './control-file.ts';
-import { API_PATH, OPEN_TOKEN_PATH, REVOKE_PATH } from './control-paths.ts';
+import { API_PATH, OPEN_PAGE_PATH, OPEN_TOKEN_PATH, REVOKE_PATH } from './control-paths.ts';
 import { wsMessageSocket } from './ws-socket.ts';
 
 /** No daemon: its control file is missing or names a process that has exited. */
@@ -131,9 +131,16 @@ export async function requestOpenUrl(home: string): Promise<string> {
   return url;
 }
 
-/** Ends every browser sign-in of the running daemon; resolves with how many open pages it closed. */
-export async function revokeBrowserSessions(home: string): Promise<number> {
-  const { closed } = await postToDaemon(home, REVOKE_PATH);
+/** Asks the daemon for a page that signs a browser in once: a file only the user can read, so its path may go on a command line. */
+export async function requestOpenPage(home: string): Promise<string> {
+  const { file } = await postToDaemon(home, OPEN_PAGE_PATH);
+  if (typeof file !== 'string') throw new HubError(`bad answer to ${OPEN_PAGE_PATH}: no "file" in it`, 'unavailable');
+  return file;
+}
+
+/** Ends every browser sign-in of the running daemon: how many open pages it closed, and why the new key is not saved, if it is not. */
+export async function revokeBrowserSessions(home: string): Promise<{ closed: number; unsaved: string | null }> {
+  const { closed, unsaved } = await postToDaemon(home, REVOKE_PATH);
   if (typeof closed !== 'number') throw new HubError(`bad answer to ${REVOKE_PATH}: no "closed" count in it`, 'unavailable');
-  return closed;
+  return { closed, unsaved: typeof unsaved === 'string' ? unsaved : null };
 }

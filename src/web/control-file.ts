@@ -1,9 +1,12 @@
 // `<home>/control.json`: where the running daemon's control server listens and its token.
-// Written 0600 through a fresh temp file renamed into place, so a reader never sees half of it.
-import { readFile, rm } from 'node:fs/promises';
+// Written 0600 through a fresh temp file renamed into place, so a reader never sees half of it;
+// read only from a home of the user's own, only when it is still private, and only when it
+// names a loopback address (anything else is someone else's server).
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isObject } from '../api/json.ts';
-import { writePrivateFile } from '../fs/private-file.ts';
+import { checkHomeDir } from '../fs/home-check.ts';
+import { readPrivateFile, writePrivateFile } from '../fs/private-file.ts';
 
 export interface ControlFile {
   host: string;
@@ -25,6 +28,13 @@ const FIELDS: { [K in keyof ControlFile]: [valid: (value: unknown) => boolean, p
   version: [(v) => typeof v === 'string', 'must be a string'],
 };
 
+/** 127.0.0.0/8 or ::1, written as an address: a name could resolve anywhere. */
+export function isLoopbackAddress(host: string): boolean {
+  const v4 = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+  if (v4) return v4.slice(1).every((part) => Number(part) <= 255);
+  return host === '::1' || host === '[::1]';
+}
+
 /** The known fields of a parsed control file, or an error naming the first bad one. */
 function checkControlFile(value: unknown): ControlFile | string {
   if (!isObject(value)) return 'must be a JSON object';
@@ -32,8 +42,11 @@ function checkControlFile(value: unknown): ControlFile | string {
     if (!valid(value[field])) return `"${field}" ${problem}`;
   }
   const { host, port, pid, token, version } = value as unknown as ControlFile;
+  if (!isLoopbackAddress(host)) return `"host" must be a loopback address (127.x.x.x or ::1), not ${JSON.stringify(host)}`;
   return { host, port, pid, token, version };
 }
+
+const MAX_BYTES = 4096;
 
 export function controlFilePath(home: string): string {
   return join(home, 'control.json');
@@ -45,19 +58,26 @@ export async function writeControlFile(home: string, data: ControlFile): Promise
   return dest;
 }
 
-/** `null` when there is no file; throws naming the file when it is unreadable or malformed. */
+/**
+ * `null` when there is no file; throws naming the file when it is unreadable, malformed, or
+ * could be someone else's (so is their server's address and token).
+ */
 export async function readControlFile(home: string): Promise<ControlFile | null> {
   const path = controlFilePath(home);
-  let text: string;
+  await checkHomeDir(home, { create: false });
+  let read;
   try {
-    text = await readFile(path, 'utf8');
+    read = await readPrivateFile(path, MAX_BYTES);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new Error(`control file ${path}: ${(err as Error).message}`);
+  }
+  if (read.kind === 'missing') return null;
+  if (read.kind === 'unsafe') {
+    throw new Error(`control file ${path}: not used because ${read.why}; remove it (rm ${path}) if you did not make it`);
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(read.text);
   } catch (err) {
     throw new Error(`control file ${path}: not valid JSON (${(err as Error).message})`);
   }

@@ -1,7 +1,7 @@
 // The headless face: a loopback HTTP server that carries HubApi over a WebSocket (`/api`) and
 // serves the built renderer (static files carry no secrets: anyone may load them). The CLI
-// proves itself with the bearer token from control.json; a browser page with a session
-// credential it got for a one-time link (see browser-protocol.ts), from our own origin exactly.
+// proves itself with the bearer token from control.json; a browser page with a one-time ticket
+// it got with its sign-in or renewal (see browser-protocol.ts), from our own origin exactly.
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -19,22 +19,28 @@ import {
   SESSION_PATH,
   SIGNED_OUT_CLOSE_CODE,
   SIGNIN_PARAM,
-  credentialFromProtocols,
+  STALE_CHALLENGE_STATUS,
+  ticketFromProtocols,
+  type ChallengeAnswer,
   type SessionAnswer,
 } from './browser-protocol.ts';
-import { loadBrowserState, rotateSigningKey, saveBrowserState } from './browser-state.ts';
+import { loadBrowserState, persistNewKey, saveBrowserState } from './browser-state.ts';
 import { removeControlFile, writeControlFile } from './control-file.ts';
-import { OPEN_TOKEN_PATH, REVOKE_PATH } from './control-paths.ts';
+import { OPEN_PAGE_PATH, OPEN_TOKEN_PATH, REVOKE_PATH } from './control-paths.ts';
 import { notBuiltPage } from './pages.ts';
+import { SignInPages } from './sign-in-pages.ts';
 import { contentTypeFor, lookupStatic } from './static-files.ts';
 
-export { API_PATH, OPEN_TOKEN_PATH, REVOKE_PATH } from './control-paths.ts';
+export { API_PATH, OPEN_PAGE_PATH, OPEN_TOKEN_PATH, REVOKE_PATH } from './control-paths.ts';
 
 export interface ControlServerOptions {
   hub: HubApi;
   /** Loopback only. */
   host: string;
-  /** 0 = the port remembered from the last run when it is free (open tabs keep their origin), else any. */
+  /**
+   * 0 = the port remembered from the last run when it is free (open tabs keep their origin);
+   * when another program holds it, any port, and every browser is signed out (saying why).
+   */
   port: number;
   /** Where control.json and browser.json go. */
   home: string;
@@ -54,14 +60,23 @@ export interface ControlServerOptions {
   now?: () => number;
 }
 
+export interface RevokeReport {
+  /** Open pages closed. */
+  closed: number;
+  /** Why the new key is not on disk (it is in force anyway), or null when it is. */
+  unsaved: string | null;
+}
+
 export interface ControlServer {
   readonly port: number;
   /** `http://<host>:<port>`, without a trailing slash. */
   readonly url: string;
   /** A sign-in link `<url>/#signin=<secret>`: works once, within the TTL. */
   mintSignInUrl(): string;
-  /** Ends every browser sign-in (a new signing key) and closes their sockets; resolves with how many were open. */
-  revokeSessions(): Promise<number>;
+  /** A page only the user can read that forwards to a fresh sign-in link (see sign-in-pages.ts); resolves with its path. */
+  writeSignInPage(): Promise<string>;
+  /** Ends every browser sign-in (a new signing key) and closes their sockets. */
+  revokeSessions(): Promise<RevokeReport>;
   /** Closes every client and removes control.json; safe to call twice. */
   close(): Promise<void>;
 }
@@ -69,6 +84,8 @@ export interface ControlServer {
 const DEFAULT_STATIC_DIR = fileURLToPath(new URL('../../out/renderer', import.meta.url));
 const DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024;
 const DEFAULT_OPEN_TOKEN_TTL_MS = 2 * 60 * 1000;
+/** A renewal challenge or a socket ticket is used within moments of being issued. */
+const SHORT_TTL_MS = 30 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
 export const DEFAULT_SESSION_POLICY: SessionPolicy = { idleMs: 8 * HOUR_MS, maxMs: 7 * 24 * HOUR_MS };
 const DEFAULT_MAX_PENDING = 64;
@@ -123,8 +140,11 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
   });
 }
 
-/** Listens on `port`, or on any port when `port` (a remembered one) is taken and `fallBack` allows. */
-async function listen(server: Server, host: string, port: number, fallBack: boolean): Promise<void> {
+/**
+ * Listens on `port`, or on any port when `port` (a remembered one) is taken and `fallBack`
+ * allows; resolves with whether it fell back.
+ */
+async function listen(server: Server, host: string, port: number, fallBack: boolean): Promise<boolean> {
   const attempt = (p: number) =>
     new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -135,9 +155,14 @@ async function listen(server: Server, host: string, port: number, fallBack: bool
     });
   try {
     await attempt(port);
+    return false;
   } catch (err) {
-    if (!fallBack) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (!fallBack || code !== 'EADDRINUSE') {
+      throw new Error(`control server: cannot listen on ${host}:${port}: ${code === 'EADDRINUSE' ? 'another program holds that port' : (err as Error).message}`);
+    }
     await attempt(0);
+    return true;
   }
 }
 
@@ -148,9 +173,15 @@ export async function startControlServer(options: ControlServerOptions): Promise
   const now = options.now ?? Date.now;
   const policy = options.sessionPolicy ?? DEFAULT_SESSION_POLICY;
   const token = newToken();
-  const openTokens = new OneTimeTokens(options.openTokenTtlMs ?? DEFAULT_OPEN_TOKEN_TTL_MS, now);
+  const openTokenTtlMs = options.openTokenTtlMs ?? DEFAULT_OPEN_TOKEN_TTL_MS;
+  const openTokens = new OneTimeTokens(openTokenTtlMs, now, 64);
+  const signInPages = new SignInPages(home, openTokenTtlMs);
+  const challenges = new OneTimeTokens(SHORT_TTL_MS, now);
+  /** Socket tickets, each with the end of the sign-in it came from. */
+  const tickets = new OneTimeTokens<number>(SHORT_TTL_MS, now);
   const browserState = await loadBrowserState(home, log);
-  const sessions = new BrowserSessions(browserState.signingKey, policy, now);
+  // Made once the port (and so our origin) is known; nothing asks before that.
+  let sessions!: BrowserSessions;
   const clients = new Map<WebSocket, Client>();
   const refusals = new RefusalLog({ log, source: 'control server' });
   const upgradeDeadlineMs = options.upgradeDeadlineMs ?? DEFAULT_UPGRADE_DEADLINE_MS;
@@ -191,7 +222,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     send(res, 200, contentTypeFor(found.path), await readFile(found.path));
   }
 
-  /** POST SESSION_PATH: a one-time secret or a credential in, a (renewed) credential out. */
+  /** POST SESSION_PATH: a one-time secret, or a proof of a credential, in; a (renewed) credential and a socket ticket out. */
   async function serveSession(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // Browsers send Origin with every POST; only our own page may sign in or renew.
     if (req.headers.origin !== origin) {
@@ -206,7 +237,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
       if (err instanceof HttpError) throw err;
       return sendText(res, 400, 'The body is not JSON');
     }
-    const request = body as { signin?: unknown; renew?: unknown } | null;
+    const request = body as { signin?: unknown; challenge?: unknown; renew?: unknown; nonce?: unknown; proof?: unknown } | null;
     let issued;
     if (typeof request?.signin === 'string') {
       issued = openTokens.consume(request.signin) ? sessions.open() : null;
@@ -214,13 +245,22 @@ export async function startControlServer(options: ControlServerOptions): Promise
         refusals.refused('a used or expired sign-in link');
         return sendJson(res, 401, { error: 'This sign-in link has expired or was used already.' });
       }
-    } else if (typeof request?.renew === 'string') {
-      issued = sessions.renew(request.renew);
+      void signInPages.used(request.signin).catch((err: Error) => log(`could not remove a used sign-in page: ${err.message}`));
+      log('a browser signed in with a sign-in link');
+    } else if (request?.challenge === true) {
+      const answer: ChallengeAnswer = { nonce: challenges.mint(true) };
+      return sendJson(res, 200, answer);
+    } else if (typeof request?.renew === 'string' && typeof request.nonce === 'string' && typeof request.proof === 'string') {
+      if (challenges.consume(request.nonce) === undefined) {
+        return sendJson(res, STALE_CHALLENGE_STATUS, { error: 'This challenge has expired or was used; ask for another.' });
+      }
+      issued = sessions.renew(request.renew, request.nonce, request.proof);
       if (issued === null) return sendJson(res, 401, { error: 'This sign-in has ended.' });
     } else {
-      return sendText(res, 400, 'Expected {"signin": …} or {"renew": …}');
+      return sendText(res, 400, 'Expected {"signin": …}, {"challenge": true} or {"renew": …, "nonce": …, "proof": …}');
     }
-    const answer: SessionAnswer = { ...issued, renewInMs };
+    const { credential, expiresAt, endsAt } = issued;
+    const answer: SessionAnswer = { credential, expiresAt, renewInMs, ticket: tickets.mint(endsAt) };
     sendJson(res, 200, answer);
   }
 
@@ -251,8 +291,11 @@ export async function startControlServer(options: ControlServerOptions): Promise
       case OPEN_TOKEN_PATH:
         if (cliAllowed(req, res)) sendJson(res, 200, { url: mintSignInUrl() });
         return;
+      case OPEN_PAGE_PATH:
+        if (cliAllowed(req, res)) sendJson(res, 200, { file: await writeSignInPage() });
+        return;
       case REVOKE_PATH:
-        if (cliAllowed(req, res)) sendJson(res, 200, { closed: await revokeSessions() });
+        if (cliAllowed(req, res)) sendJson(res, 200, await revokeSessions());
         return;
       case SESSION_PATH:
         if (req.method !== 'POST') return sendText(res, 405, 'Method not allowed', { allow: 'POST' });
@@ -278,10 +321,10 @@ export async function startControlServer(options: ControlServerOptions): Promise
     const requestOrigin = req.headers.origin;
     if (requestOrigin === undefined) return bearerValid(req) ? { kind: 'cli' } : { status: 401, reason: 'missing or wrong token' };
     if (requestOrigin !== origin) return { status: 403, reason: `a page from ${requestOrigin}` };
-    const credential = credentialFromProtocols(req.headers['sec-websocket-protocol']);
-    const session = credential === null ? null : sessions.verify(credential);
-    if (session === null) return { status: 401, reason: credential === null ? 'a page without a sign-in' : 'an expired or revoked sign-in' };
-    return { kind: 'browser', endsAt: session.endsAt };
+    const ticket = ticketFromProtocols(req.headers['sec-websocket-protocol']);
+    const endsAt = ticket === null ? undefined : tickets.consume(ticket);
+    if (endsAt === undefined) return { status: 401, reason: ticket === null ? 'a page without a sign-in' : 'a used or expired ticket' };
+    return { kind: 'browser', endsAt };
   }
 
   function onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
@@ -347,21 +390,34 @@ export async function startControlServer(options: ControlServerOptions): Promise
   }, SWEEP_MS);
   sweep.unref();
 
-  function mintSignInUrl(): string {
-    return `${origin}/#${SIGNIN_PARAM}=${openTokens.mint()}`;
+  function signInLink(secret: string): string {
+    return `${origin}/#${SIGNIN_PARAM}=${secret}`;
   }
 
-  async function revokeSessions(): Promise<number> {
-    const next = await rotateSigningKey(home, log);
-    sessions.rekey(next.signingKey);
+  function mintSignInUrl(): string {
+    return signInLink(openTokens.mint(true));
+  }
+
+  function writeSignInPage(): Promise<string> {
+    const secret = openTokens.mint(true);
+    return signInPages.write(signInLink(secret), secret);
+  }
+
+  /** Memory first, then disk: a key that cannot be saved must not leave the old sign-ins working. */
+  async function revokeSessions(): Promise<RevokeReport> {
+    const signingKey = newToken();
+    sessions.rekey(signingKey);
+    // Tickets already handed out would open sockets under the old key.
+    tickets.clear();
     let closed = 0;
     for (const [ws, client] of clients) {
       if (client.kind !== 'browser') continue;
       signOut(ws, 'signed out');
       closed += 1;
     }
-    log(`every browser sign-in revoked (${closed} open ${closed === 1 ? 'page' : 'pages'} closed)`);
-    return closed;
+    const unsaved = await persistNewKey(home, { signingKey, controlPort: port });
+    log(`every browser sign-in revoked (${closed} open ${closed === 1 ? 'page' : 'pages'} closed)${unsaved === null ? '' : `, but ${unsaved}`}`);
+    return { closed, unsaved };
   }
 
   const server = createServer((req, res) => {
@@ -377,8 +433,9 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   const remembered = browserState.controlPort;
   const wanted = options.port !== 0 ? options.port : (remembered ?? 0);
+  let fellBack: boolean;
   try {
-    await listen(server, options.host, wanted, options.port === 0 && wanted !== 0);
+    fellBack = await listen(server, options.host, wanted, options.port === 0 && wanted !== 0);
   } catch (err) {
     clearInterval(sweep);
     throw err;
@@ -388,6 +445,10 @@ export async function startControlServer(options: ControlServerOptions): Promise
   port = (server.address() as AddressInfo).port;
   hostHeader = `${options.host}:${port}`;
   origin = `http://${hostHeader}`;
+  // Tabs signed in at the old address would keep talking to whoever holds it now: whatever
+  // they could hand over must be void, here and should Patchbay ever get that port back.
+  if (fellBack) browserState.signingKey = newToken();
+  sessions = new BrowserSessions(browserState.signingKey, origin, policy, now);
   securityHeaders = {
     'content-security-policy': contentSecurityPolicy(`ws://${hostHeader}`),
     'x-content-type-options': 'nosniff',
@@ -402,6 +463,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
   async function shutdown(): Promise<void> {
     clearInterval(sweep);
     await removeControlFile(home, token);
+    await signInPages.close().catch((err: Error) => log(`could not remove sign-in pages: ${err.message}`));
     server.close();
     server.closeAllConnections();
     gate.close();
@@ -417,6 +479,13 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   try {
     if (port !== remembered) await saveBrowserState(home, { ...browserState, controlPort: port });
+    await signInPages.clearLeftovers();
+    if (fellBack) {
+      log(
+        `port ${remembered}, where browsers signed in last time, is taken by another program; serving on ${port} instead. ` +
+          'Every browser sign-in was ended, since that address is no longer Patchbay: run `patchbay open` to sign in again',
+      );
+    }
     await writeControlFile(home, { host: options.host, port, pid: process.pid, token, version });
   } catch (err) {
     clearInterval(sweep);
@@ -428,6 +497,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     port,
     url: origin,
     mintSignInUrl,
+    writeSignInPage,
     revokeSessions,
     close: () => (closing ??= shutdown()),
   };

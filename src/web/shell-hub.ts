@@ -11,6 +11,7 @@ import type { StoreBackend } from '../settings/store.ts';
 import { answeringDaemon, connectControl } from './control-client.ts';
 import { startControlServer } from './control-server.ts';
 import { InstanceHeldError, acquireInstanceLock } from './instance-lock.ts';
+import { checkHome } from '../fs/home-check.ts';
 
 export interface ShellHub extends HubApi {
   /** false while it follows a daemon: closing then only disconnects, its pending diffs stay. */
@@ -47,6 +48,8 @@ const MAX_RETRY_MS = 5000;
 const START_ATTEMPTS = 8;
 
 async function ownBackend(options: HubOptions, deps: ShellHubDeps): Promise<Backend> {
+  // Before anything in it is read or asked: another user's home could name programs to run.
+  await checkHome(options.home);
   // Held while this hub lives: a daemon started meanwhile is refused, naming us.
   const lock = await acquireInstanceLock(options.home, 'desktop app');
   let hub;

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
-import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test, type TestContext } from 'node:test';
 import type { TrafficEntry } from '../../src/api/types.ts';
 import { main } from '../../src/cli/main.ts';
@@ -9,8 +11,10 @@ import { writeControlFile } from '../../src/web/control-file.ts';
 import { startControlServer } from '../../src/web/control-server.ts';
 import { createFakeHub } from '../web/fake-hub.ts';
 import { signInSecretFrom } from '../../src/web/browser-protocol.ts';
-import { httpRequest, sessionRequest } from '../web/helpers.ts';
-import { tempDir } from '../peers/wait.ts';
+import { browserStatePath } from '../../src/web/browser-state.ts';
+import { httpRequest, renewRequest, sessionRequest } from '../web/helpers.ts';
+import { tempDir, waitFor } from '../peers/wait.ts';
+import { DISK, PROPOSAL, withChanges } from '../ui/review-fixtures.ts';
 
 /** A pid no process has (above Linux's pid_max). */
 const DEAD_PID = 2_147_483_646;
@@ -189,13 +193,14 @@ test('diffs lists pending edits and recent decisions; --json prints both lists',
   assert.deepEqual(json, { diffs: hub.state.diffs, history: hub.state.history });
 });
 
-test('diffs show prints a unified diff of the proposed change', async (t) => {
+test('diffs show prints a unified diff of the proposed change, each change numbered as the review numbers it', async (t) => {
   const { run } = await withDaemon(t);
   const edit = await run('diffs', 'show', 'd1');
   assert.equal(edit.code, 0);
-  assert.equal(edit.stdout, '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\tproposed\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n');
+  assert.equal(edit.stdout, '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\tproposed\n@@ -1,2 +1,2 @@ change 1 of 1\n one\n-two\n+2\n');
+  assert.equal(edit.stderr, 'patchbay: d1: 1 change, +1 −1 lines\n');
   const created = await run('diffs', 'show', 'd2');
-  assert.match(created.stdout, /^--- \/work\/proj\/new\.txt\tnew file\n\+\+\+ \/work\/proj\/new\.txt\tproposed\n@@ -0,0 \+1,1 @@\n\+brand new\n$/);
+  assert.match(created.stdout, /^--- \/work\/proj\/new\.txt\tnew file\n\+\+\+ \/work\/proj\/new\.txt\tproposed\n@@ -0,0 \+1,1 @@ change 1 of 1\n\+brand new\n$/);
   const missing = await run('diffs', 'show', 'nope');
   assert.equal(missing.code, 1);
   assert.equal(missing.stderr, 'patchbay: no diff with id "nope"\n');
@@ -206,8 +211,8 @@ test('diffs show on a decided diff prints what was written, and who decided on s
   assert.equal((await run('diffs', 'accept', 'd1')).code, 0);
   const accepted = await run('diffs', 'show', 'd1');
   assert.equal(accepted.code, 0);
-  assert.equal(accepted.stdout, '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\twritten\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n');
-  assert.match(accepted.stderr, /^patchbay: d1 accepted in Patchbay \(pi-ide, \d{4}-\d\d-\d\d \d\d:\d\d UTC\)\n$/);
+  assert.equal(accepted.stdout, '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\twritten\n@@ -1,2 +1,2 @@ change 1 of 1\n one\n-two\n+2\n');
+  assert.match(accepted.stderr, /^patchbay: d1 accepted in Patchbay \(pi-ide, \d{4}-\d\d-\d\d \d\d:\d\d UTC\)\npatchbay: d1: 1 change, \+1 −1 lines\n$/);
   assert.equal((await run('diffs', 'reject', 'd2')).code, 0);
   const rejected = await run('diffs', 'show', 'd2');
   assert.match(rejected.stdout, /^--- \/work\/proj\/new\.txt\tnew file\n\+\+\+ \/work\/proj\/new\.txt\tproposed \(rejected\)\n/);
@@ -219,6 +224,29 @@ test('diffs show on a decided diff prints what was written, and who decided on s
   assert.match(notKept.stderr, /\npatchbay: what was proposed and written for d1 is not kept: too large to keep in the history\n$/);
 });
 
+test('diffs accept --changes writes only those changes, the agent is told which were rejected, and a second accept says when and where', async (t) => {
+  const { run, hub } = await withDaemon(t);
+  const summary = { ...hub.state.diffs[0]!, id: 'd5', path: '/work/proj/src/inventory.ts', inEditor: false };
+  hub.state.diffs.push(summary);
+  hub.details.set('d5', { ...summary, oldContents: DISK, newContents: PROPOSAL, decision: null, finalContents: null });
+  const shown = await run('diffs', 'show', 'd5');
+  assert.deepEqual(shown.stdout.match(/^@@ .*$/gm), ['@@ -1,4 +1,4 @@ change 1 of 3', '@@ -12,9 +12,7 @@ change 2 of 3', '@@ -23,4 +21,8 @@ change 3 of 3']);
+  assert.equal(shown.stderr, 'patchbay: d5: 3 changes, +6 −4 lines\n');
+  const bad = await run('diffs', 'accept', 'd5', '--changes', '1,4');
+  assert.equal(bad.code, 1);
+  assert.equal(bad.stderr, 'patchbay: the proposal has 3 changes; there is no change 4\n');
+  assert.equal((await run('diffs', 'accept', 'd5', '--changes', 'one')).code, 2);
+  const accepted = await run('diffs', 'accept', 'd5', '--changes', '1,3', '--reason', 'keep the loop');
+  assert.equal(accepted.code, 0, accepted.stderr);
+  assert.match(accepted.stdout, /^accepted d5 \/work\/proj\/src\/inventory\.ts \(2 of 3 changes\)\n  pi-ide was told: Patchbay: accepted 2 of 3 changes .*change 2 \(line 15 of your proposal\) rejected.*Their reason: "keep the loop"\.\n$/);
+  assert.equal(hub.details.get('d5')!.finalContents, withChanges(1, 3));
+  const again = await run('diffs', 'accept', 'd5');
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /^patchbay: d5 was already accepted in Patchbay \(2 of 3 changes\) at \d{4}-\d\d-\d\d \d\d:\d\d UTC\n$/);
+  const history = await run('diffs');
+  assert.match(history.stdout, /d5 +accepted \(2 of 3 changes\) +patchbay/);
+});
+
 test('diffs show colours the diff on a terminal, unless NO_COLOR; FORCE_COLOR colours it anywhere', async (t) => {
   const { dir, env } = await withDaemon(t);
   const show = async (extraEnv: NodeJS.ProcessEnv, isTTY: boolean) => {
@@ -227,8 +255,8 @@ test('diffs show colours the diff on a terminal, unless NO_COLOR; FORCE_COLOR co
     assert.equal(await main(['diffs', 'show', 'd1'], io), 0);
     return out;
   };
-  const coloured = '\x1b[1m--- /work/proj/a.txt\ton disk\x1b[0m\n\x1b[1m+++ /work/proj/a.txt\tproposed\x1b[0m\n\x1b[36m@@ -1,2 +1,2 @@\x1b[0m\n one\n\x1b[31m-two\x1b[0m\n\x1b[32m+2\x1b[0m\n';
-  const plain = '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\tproposed\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n';
+  const coloured = '\x1b[1m--- /work/proj/a.txt\ton disk\x1b[0m\n\x1b[1m+++ /work/proj/a.txt\tproposed\x1b[0m\n\x1b[36m@@ -1,2 +1,2 @@ change 1 of 1\x1b[0m\n one\n\x1b[31m-two\x1b[0m\n\x1b[32m+2\x1b[0m\n';
+  const plain = '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\tproposed\n@@ -1,2 +1,2 @@ change 1 of 1\n one\n-two\n+2\n';
   assert.equal(await show({}, true), coloured, 'a terminal');
   assert.equal(await show({}, false), plain, 'a pipe');
   assert.equal(await show({ NO_COLOR: '1' }, true), plain, 'NO_COLOR');
@@ -243,12 +271,15 @@ test('diffs accept sends the contents of --contents-file; reject and the -all fo
   await writeFile(join(dir.path, 'final.txt'), 'one\nTWO, edited\n');
   const accepted = await run('diffs', 'accept', 'd1', '--contents-file', 'final.txt');
   assert.equal(accepted.code, 0);
-  assert.equal(accepted.stdout, 'accepted d1 /work/proj/a.txt (edited)\n');
+  assert.equal(
+    accepted.stdout,
+    'accepted d1 /work/proj/a.txt (edited by you)\n  pi-ide was told: Patchbay: the person edited your proposal for /work/proj/a.txt before it was written. What was written is exactly the text above, not your proposal.\n',
+  );
   assert.deepEqual(hub.calls.at(-1), { method: 'diffs.accept', params: { id: 'd1', contents: 'one\nTWO, edited\n' } });
 
   const again = await run('diffs', 'reject', 'd1');
   assert.equal(again.code, 1);
-  assert.equal(again.stderr, 'patchbay: diff d1 is already accepted\n');
+  assert.equal(again.stderr, 'patchbay: d1 was already accepted in Patchbay (edited by you) at 2023-11-14 22:13 UTC\n');
 
   const noSession = await run('diffs', 'reject-all');
   assert.equal(noSession.code, 2);
@@ -364,7 +395,7 @@ test('traffic prints a session’s frames oldest first with directions and timin
   const clock = (ms: number) => new Date(at + ms).toTimeString().slice(0, 8) + `.${String(ms).padStart(3, '0')}`;
   assert.match(lines[1]!, new RegExp(`^${clock(0)} +→P +tools/call getDiagnostics +7 +60 B +16 ms +\\{"jsonrpc"`));
   assert.match(lines[2]!, /→E +tools\/call getDiagnostics +1 +60 B +12 ms/);
-  assert.match(lines[3]!, /E→ +reply +1 +2\.0 KiB +\{"id":1,"result": \{"x": 1\}\}$/, 'one line per frame');
+  assert.match(lines[3]!, /E→ +↳ tools\/call getDiagnostics +1 +2\.0 KiB +\{"id":1,"result": \{"x": 1\}\}$/, 'one line per frame, saying what it answers');
   assert.ok(lines[4]!.endsWith(`${'x'.repeat(99)}…`), 'long frames are cut');
   assert.match(lines[5]!, /E→ +selection_changed +90 B/);
 
@@ -399,34 +430,52 @@ test('open --print prints a one-time link, its secret in the fragment, that sign
   assert.equal((await sessionRequest(server.port, url.origin, { signin: secret })).status, 401);
 });
 
-/** A $BROWSER that records the link it was given and exits with `code`. */
+/** A $BROWSER that records its whole command line (what every user can read in /proc) and exits with `code`. */
 async function fakeBrowser(dir: string, code: number) {
   const opened = join(dir, 'opened.txt');
   const browser = join(dir, 'browser.sh');
-  await writeFile(browser, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\nexit ${code}\n`);
+  await writeFile(browser, `#!/bin/sh\nprintf '%s' "$*" > '${opened}'\nexit ${code}\n`);
   await chmod(browser, 0o755);
-  return { browser, link: () => readFile(opened, 'utf8') };
+  return { browser, commandLine: () => readFile(opened, 'utf8') };
 }
 
-test('open hands the link to $BROWSER and prints nothing', async (t) => {
+test('open gives the browser a page only you can read, so no secret is in any command line; the page signs in once and is then deleted', async (t) => {
   const { env, home, dir, server } = await withDaemon(t);
-  const { browser, link } = await fakeBrowser(dir.path, 0);
+  const { browser, commandLine } = await fakeBrowser(dir.path, 0);
   const io = captureIo({ ...env, BROWSER: browser, PATCHBAY_HOME: home }, dir.path);
   assert.equal(await main(['open'], io.io), 0);
   assert.equal(io.stdout(), '');
   assert.equal(io.stderr(), '');
-  assert.match(await link(), new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/#signin=[0-9a-f]{64}$`));
+
+  const argv = await commandLine();
+  assert.doesNotMatch(argv, /[0-9a-f]{64}|signin/, 'no secret where other users can read it');
+  assert.match(argv, /^file:\/\/\//);
+  const page = fileURLToPath(argv);
+  assert.ok(page.startsWith(`${home}/`), `${page} is in Patchbay's home`);
+  const info = await stat(page);
+  assert.equal(info.mode & 0o777, 0o600);
+  assert.equal(info.uid, process.getuid!());
+  assert.equal((await stat(dirname(page))).mode & 0o077, 0, 'in a folder only you can enter');
+
+  const link = /url=(http:[^"]+)"/.exec(await readFile(page, 'utf8'))?.[1];
+  assert.ok(link, 'the page forwards the browser to a sign-in link');
+  const url = new URL(link);
+  assert.equal(url.origin, server.url);
+  assert.equal((await sessionRequest(server.port, url.origin, { signin: signInSecretFrom(url.hash)! })).status, 200);
+  await waitFor(() => !existsSync(page), { message: 'the used page deleted' });
+  assert.equal((await sessionRequest(server.port, url.origin, { signin: signInSecretFrom(url.hash)! })).status, 401);
 });
 
-test('open prints the link, and why, when no browser can be opened', async (t) => {
+test('open prints a link to paste, and why, when no browser can be opened', async (t) => {
   const { env, home, dir, server } = await withDaemon(t);
   const { browser } = await fakeBrowser(dir.path, 3);
   for (const BROWSER of [browser, join(dir.path, 'no-such-browser')]) {
     const io = captureIo({ ...env, BROWSER, PATCHBAY_HOME: home }, dir.path);
     assert.equal(await main(['open'], io.io), 0);
     assert.match(io.stdout(), new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/#signin=[0-9a-f]{64}\n$`));
-    assert.match(io.stderr(), /^patchbay: could not open a browser: .*(exited with code 3|could not start).*Open this link yourself/);
+    assert.match(io.stderr(), /^patchbay: could not open a browser: .*(exited with code 3|could not start).*Paste this link into your browser's address bar/);
   }
+  assert.deepEqual(await readdir(join(home, 'sign-in')), [], 'the pages no browser opened are gone');
 });
 
 test('open --revoke-all signs every browser out, with the daemon running or not', async (t) => {
@@ -438,7 +487,7 @@ test('open --revoke-all signs every browser out, with the daemon running or not'
   const revoked = await run('open', '--revoke-all');
   assert.equal(revoked.code, 0, revoked.stderr);
   assert.equal(revoked.stdout, 'Every browser is signed out (0 open pages closed); `patchbay open` signs one in again.\n');
-  assert.equal((await sessionRequest(server.port, link.origin, { renew: credential })).status, 401);
+  assert.equal((await renewRequest(server.port, link.origin, credential)).status, 401);
 
   const again = new URL((await run('open', '--print')).stdout.trim());
   const second = JSON.parse((await sessionRequest(server.port, again.origin, { signin: signInSecretFrom(again.hash)! })).body) as { credential: string };
@@ -448,8 +497,28 @@ test('open --revoke-all signs every browser out, with the daemon running or not'
   assert.equal(offline.stdout, 'Every browser is signed out; `patchbay open` signs one in again.\n');
   const next = await startControlServer({ hub: createFakeHub(), host: '127.0.0.1', port: 0, home, version: 'test' });
   t.after(() => next.close());
-  assert.equal((await sessionRequest(next.port, next.url, { renew: second.credential })).status, 401, 'the next start uses the new key');
+  assert.equal((await renewRequest(next.port, next.url, second.credential)).status, 401, 'the next start uses the new key');
   assert.equal((await run('open', '--revoke-all', '--print')).code, 2);
+});
+
+test('open --revoke-all that cannot save the new key still signs every browser out of the running daemon, and fails saying so', async (t) => {
+  const { run, server, home } = await withDaemon(t);
+  const link = new URL((await run('open', '--print')).stdout.trim());
+  const signedIn = await sessionRequest(server.port, link.origin, { signin: signInSecretFrom(link.hash)! });
+  const { credential } = JSON.parse(signedIn.body) as { credential: string };
+  // A folder in browser.json's place: no new key can be written there, not even by root.
+  await rm(browserStatePath(home), { force: true });
+  await mkdir(join(browserStatePath(home), 'in-the-way'), { recursive: true });
+
+  const revoked = await run('open', '--revoke-all');
+  assert.equal(revoked.code, 1);
+  assert.match(revoked.stderr, /signed out of the running Patchbay, but .*browser\.json/);
+  assert.equal((await renewRequest(server.port, link.origin, credential)).status, 401, 'the old sign-in is refused');
+
+  await server.close();
+  const offline = await run('open', '--revoke-all');
+  assert.equal(offline.code, 1);
+  assert.match(offline.stderr, /No Patchbay is running, but the new key could not be saved .*remove .*browser\.json before Patchbay starts again/);
 });
 
 test('restore goes through the daemon when it runs', async (t) => {
@@ -473,6 +542,70 @@ test('restore without a daemon puts live editors’ lockfiles back and deletes d
   assert.equal(stdout, `restored ${join(env.PI_IDE_LOCK_DIR, '41000.lock')}\nremoved ${join(adopted, '41001.lock')}\n`);
   assert.deepEqual((await readdir(env.PI_IDE_LOCK_DIR)).sort(), ['.patchbay', '41000.lock']);
   assert.deepEqual(await readdir(adopted), []);
+});
+
+/** Another user (nobody); we run as root here, so files can be given to them. */
+const OTHER_UID = 65534;
+const asRoot = process.getuid?.() === 0 ? false : 'needs root to make files another user owns';
+
+test('daemon refuses a home another user owns, and reads nothing in it', { skip: asRoot }, async (t) => {
+  const { env, dir, home } = await emptyHome(t);
+  await mkdir(home, { mode: 0o700 });
+  await writeFile(join(home, 'config.json'), '{"settings":{"piCommand":"/tmp/their-program"}}', { mode: 0o600 });
+  await chown(home, OTHER_UID, OTHER_UID);
+  let created = false;
+  const io = captureIo(env, dir.path);
+  const code = await main(['daemon'], io.io, {
+    createHub: async () => {
+      created = true;
+      return { ...createFakeHub(), close: async () => {} };
+    },
+    stopRequested: async () => 'SIGTERM',
+  });
+  assert.equal(code, 1);
+  assert.equal(created, false, 'no hub was made from their files');
+  assert.match(io.stderr(), new RegExp(`^patchbay: Patchbay's home ${home} belongs to uid ${OTHER_UID}, not to you`));
+});
+
+test('daemon refuses to start when another user’s patchbay.sock claims Patchbay is running, naming the socket’s owner', { skip: asRoot }, async (t) => {
+  const { env, dir, home } = await emptyHome(t);
+  await mkdir(home, { mode: 0o700 });
+  const socket = join(home, 'patchbay.sock');
+  const liar = createServer((s) => s.end('{"pid":1,"kind":"daemon"}\n')).listen(socket);
+  await new Promise((r) => liar.once('listening', r));
+  t.after(() => new Promise((r) => liar.close(r)));
+  await chown(socket, OTHER_UID, OTHER_UID);
+  const io = captureIo(env, dir.path);
+  const code = await main(['daemon'], io.io, { createHub: async () => ({ ...createFakeHub(), close: async () => {} }), stopRequested: async () => 'SIGTERM' });
+  assert.equal(code, 1);
+  assert.doesNotMatch(io.stderr(), /already running/, 'not the lie it was told');
+  assert.match(io.stderr(), new RegExp(`${socket} belongs to uid ${OTHER_UID}`));
+});
+
+test('commands refuse a control.json another user put in the home, and send its server nothing', { skip: asRoot }, async (t) => {
+  const { run, home } = await emptyHome(t);
+  const requests: string[] = [];
+  const theirs = createServer((s) => {
+    requests.push('connection');
+    s.destroy();
+  }).listen(0, '127.0.0.1');
+  await new Promise((r) => theirs.once('listening', r));
+  t.after(() => new Promise((r) => theirs.close(r)));
+  const port = (theirs.address() as { port: number }).port;
+  await writeControlFile(home, { host: '127.0.0.1', port, pid: process.pid, token: 'a'.repeat(64), version: 'x' });
+  await chown(join(home, 'control.json'), OTHER_UID, OTHER_UID);
+  const status = await run('status');
+  assert.equal(status.code, 1);
+  assert.match(status.stderr, new RegExp(`control\\.json.*belongs to uid ${OTHER_UID}`));
+  assert.deepEqual(requests, []);
+});
+
+test('commands refuse a control.json whose host is not loopback', async (t) => {
+  const { run, home } = await emptyHome(t);
+  await writeControlFile(home, { host: '192.0.2.1', port: 4000, pid: process.pid, token: 'a'.repeat(64), version: 'x' });
+  const status = await run('status');
+  assert.equal(status.code, 1);
+  assert.match(status.stderr, /control\.json: "host" must be a loopback address \(127\.x\.x\.x or ::1\), not "192\.0\.2\.1"/);
 });
 
 test('daemon serves the hub until asked to stop, then closes it and removes control.json', async (t) => {

@@ -3,12 +3,14 @@
 // the configuration packs what the build produces and what the app loads when packaged.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { builtinModules } from 'node:module';
+import { spawnSync } from 'node:child_process';
+import { builtinModules, createRequire } from 'node:module';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { DESKTOP_OUTPUTS, buildIfStale } from '../../src/cli/start.ts';
+import { DESKTOP_OUTPUTS, buildIfStale, detectElectron } from '../../src/cli/start.ts';
+import { ELECTRON_BUILDER, electronDist } from '../../src/cli/dist.ts';
 import { trayIconFile } from '../../electron/main/tray-service.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -64,16 +66,37 @@ test('the installers carry the icons and tray images the packaged app loads from
   }
 });
 
-test('dist builds AppImage and deb for Linux and dmg for macOS, with the metadata a deb requires', () => {
-  assert.deepEqual(config.linux.target, ['AppImage', 'deb']);
+test('dist builds an AppImage for Linux, a dmg for macOS and an NSIS installer for Windows, naming no placeholder homepage', () => {
+  // electron-builder's deb needs a homepage and a maintainer: Patchbay has neither to name yet,
+  // so it ships no deb rather than invented ones.
+  assert.deepEqual(config.linux.target, ['AppImage']);
   assert.deepEqual(config.mac.target, ['dmg']);
-  // electron-builder's deb target refuses to build without a homepage and a maintainer.
-  assert.ok(config.extraMetadata?.homepage ?? pkg.homepage, 'a homepage');
-  assert.ok(config.linux.maintainer ?? pkg.author?.email, 'a maintainer');
+  assert.deepEqual(config.win.target, ['nsis']);
+  for (const text of [JSON.stringify(config), JSON.stringify(pkg)]) assert.doesNotMatch(text, /\.invalid\b|example\.(com|org)/, 'no placeholder address');
   assert.ok(pkg.description, 'a description');
   // Electron is an optional dependency, where electron-builder does not look for its version.
   assert.equal(config.electronVersion, pkg.optionalDependencies.electron);
-  assert.match(pkg.scripts.dist, /electron-builder@\d+\.\d+\.\d+ .*--config resources\/electron-builder\.json$/, 'dist runs a pinned electron-builder on this file');
+  assert.equal(pkg.scripts.dist, 'node --import tsx src/cli/dist.ts');
+});
+
+test('dist packs the Electron binary npm install downloaded, found from the binary on each platform', () => {
+  assert.equal(electronDist({ found: true, binary: '/p/node_modules/electron/dist/electron' }), '/p/node_modules/electron/dist');
+  assert.equal(
+    electronDist({ found: true, binary: '/p/node_modules/electron/dist/Electron.app/Contents/MacOS/Electron' }),
+    '/p/node_modules/electron/dist',
+  );
+  assert.equal(electronDist({ found: false, reason: 'not installed' }), null);
+  assert.match(ELECTRON_BUILDER, /^electron-builder@\d+\.\d+\.\d+$/, 'a pinned electron-builder');
+});
+
+test('without Electron\'s binary, npm run dist says why and how to get it, and builds nothing', (t) => {
+  const status = detectElectron(() => createRequire(import.meta.url)('electron'), existsSync);
+  if (status.found) return t.skip(`Electron's binary is installed here (${status.binary}): dist would really build`);
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/dist.ts'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /Electron's binary is not available \(.+\), so no installer can be built/);
+  assert.match(run.stderr, /npm install without ELECTRON_SKIP_BINARY_DOWNLOAD/);
+  assert.equal(existsSync(join(ROOT, 'dist')), false, 'no partial output');
 });
 
 test('every package the packaged main process imports is a production dependency (the only ones packed)', async () => {

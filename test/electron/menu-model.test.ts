@@ -43,6 +43,7 @@ function snapshot(parts: Partial<Snapshot>): Snapshot {
     diffs: [],
     history: [],
     settings: {} as Snapshot['settings'],
+    hostedPi: {} as Snapshot['hostedPi'],
     hosted: [],
     warnings: [],
     ...parts,

@@ -89,7 +89,7 @@ test('a saved diff writes the editor\'s final contents and then closes the tab',
   assert.deepEqual(diff.args, { old_file_path: join(w.proj, 'a.txt'), new_file_path: join(w.proj, 'a.txt'), new_file_contents: 'proposed\n', tab_name: 'pi-write:1' });
   editor.decide('pi-write:1', 'saved', 'edited by the person\n');
   const outcome = await writing;
-  assert.deepEqual(outcome, { outcome: 'saved', tabName: 'pi-write:1', path: join(w.proj, 'a.txt'), written: 'edited by the person\n' });
+  assert.deepEqual(outcome, { outcome: 'saved', tabName: 'pi-write:1', path: join(w.proj, 'a.txt'), written: 'edited by the person\n', said: [] });
   assert.equal(await readFile(join(w.proj, 'a.txt'), 'utf8'), 'edited by the person\n');
   const close = await editor.waitForCall('close_tab');
   assert.deepEqual((close.msg.params as { arguments: unknown }).arguments, { tab_name: 'pi-write:1' });
@@ -102,7 +102,7 @@ test('a rejected diff leaves the file as it was', async (t) => {
   await writeFile(join(w.proj, 'a.txt'), 'original');
   const writing = pi.write('a.txt', 'proposed');
   editor.decide((await editor.waitForDiff()).tabName, 'rejected');
-  assert.deepEqual(await writing, { outcome: 'rejected', tabName: 'pi-write:1', path: join(w.proj, 'a.txt'), answer: 'DIFF_REJECTED' });
+  assert.deepEqual(await writing, { outcome: 'rejected', tabName: 'pi-write:1', path: join(w.proj, 'a.txt'), answer: 'DIFF_REJECTED', said: [] });
   assert.equal(await readFile(join(w.proj, 'a.txt'), 'utf8'), 'original');
 });
 

@@ -83,8 +83,9 @@ export interface EditorState {
 const MAX_DIAGNOSTICS = 50;
 
 export type WriteOutcome =
-  | { outcome: 'saved'; tabName: string; path: string; written: string }
-  | { outcome: 'rejected'; tabName: string; path: string; answer: string }
+  /** `said`: text items after the two the extension reads (it ignores them; they are what it was sent). */
+  | { outcome: 'saved'; tabName: string; path: string; written: string; said: string[] }
+  | { outcome: 'rejected'; tabName: string; path: string; answer: string; said: string[] }
   | { outcome: 'unreviewed'; tabName: string; path: string; written: string; reason: string };
 
 export interface FakePiOptions {
@@ -285,13 +286,13 @@ export class FakePiClient {
     }
     if (response.error) return unreviewed(`openDiff failed: ${response.error.message}`);
     this.fireAndForget('tools/call', { name: 'close_tab', arguments: { tab_name: tabName } });
-    const [answer = '', saved] = toolTexts(response.result);
+    const [answer = '', saved, ...said] = toolTexts(response.result);
     if (answer === 'FILE_SAVED') {
       const written = saved ?? ''; // the real extension writes an empty file when the contents are missing
       await writeFileMkdir(path, written);
-      return { outcome: 'saved', tabName, path, written };
+      return { outcome: 'saved', tabName, path, written, said };
     }
-    return { outcome: 'rejected', tabName, path, answer };
+    return { outcome: 'rejected', tabName, path, answer, said };
   }
 
   private fireAndForget(method: string, params: unknown): void {

@@ -23,7 +23,7 @@ interface WorldOptions {
 function world({ dialect = 'pi', editorDialect = 'pi', deadlineMs = 1500 }: WorldOptions = {}) {
   const agent = fakeLink('agent');
   const editor = fakeLink('editor');
-  const session = { id: 's1', dialect, link: agent.link, closed: false, clientInfo: { name: 'pi-ide', version: '1' } } as unknown as Session;
+  const session = { id: 's1', dialect, link: agent.link, closed: false, reviewNotes: [], clientInfo: { name: 'pi-ide', version: '1' } } as unknown as Session;
   const connection = { tools: [], openLink: () => editor.link, link: async () => editor.link };
   const entry = editorDialect && ({ instance: { id: 'ed-1', port: 1, dialect: editorDialect }, connection, focusedAt: null } as unknown as EditorEntry);
   const { inbox, bridge: review, decided, logs } = fakeReview(session, editor.link, entry ? 'ed-1' : null);
@@ -121,7 +121,8 @@ describe('openDiff', () => {
     assert.equal(ended, false, 'the call stays open while the diff waits');
     w.review.decide(pending!.id, { outcome: 'accept', contents: 'mine\n' });
     await done;
-    assert.deepEqual(w.texts(id), ['FILE_SAVED', 'mine\n']);
+    assert.deepEqual(w.texts(id)?.slice(0, 2), ['FILE_SAVED', 'mine\n']);
+    assert.match(w.texts(id)?.[2] ?? '', /^Patchbay: the person edited your proposal for \/w\/a\.txt/);
     assert.equal(w.decided[0]!.by, 'patchbay');
   });
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { DecisionRecord, Dialect, DiffDetail, ReviewRoute } from '../../src/api/types.ts';
 import { diffRejected, fileSaved, Inbox, toolOf, type InboxContext, type InboxEffect, type NewDiff } from '../../src/review/inbox.ts';
+import { textResult } from '../../src/protocol/mcp.ts';
 
 /** An inbox whose decisions are kept here, newest first, as the hub's history keeps them. */
 class RecordingInbox extends Inbox<string, string> {
@@ -188,15 +189,18 @@ describe('deciding in Patchbay', () => {
     const { inbox } = world({});
     const { id } = inbox.arrive(diff());
     const outcome = inbox.decide(id, { outcome: 'accept', contents: 'edited\n' })!;
-    assert.deepEqual(outcome.effects, [{ type: 'reply', diffId: id, sessionId: 's1', reply: outcome.effects[0]!.type === 'reply' ? outcome.effects[0]!.reply : null, result: fileSaved('edited\n'), record: outcome.record }]);
+    const told = 'Patchbay: the person edited your proposal for /w/a.txt before it was written. What was written is exactly the text above, not your proposal.';
+    const result = textResult('FILE_SAVED', 'edited\n', told);
+    assert.deepEqual(outcome.effects, [{ type: 'reply', diffId: id, sessionId: 's1', reply: outcome.effects[0]!.type === 'reply' ? outcome.effects[0]!.reply : null, result, record: outcome.record }]);
     assert.equal(outcome.record.edited, true);
+    assert.equal(outcome.record.told, told);
   });
 
   test('accept with contents edited down to an empty file keeps them empty', () => {
     const { inbox } = world({});
     const { id } = inbox.arrive(diff());
     const outcome = inbox.decide(id, { outcome: 'accept', contents: '' })!;
-    assert.deepEqual(ofType(outcome.effects, 'reply')[0]!.result, fileSaved(''));
+    assert.deepEqual(ofType(outcome.effects, 'reply')[0]!.result.content.slice(0, 2), fileSaved('').content);
     assert.equal(outcome.record.edited, true);
   });
 

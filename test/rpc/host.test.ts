@@ -57,7 +57,7 @@ test('a missing pi binary fails the start with "pi not found", and the session i
   await assert.rejects(pi.start({ cwd: dir }), (err: unknown) => {
     assert.ok(err instanceof HubError);
     assert.equal(err.code, 'unavailable');
-    assert.match(err.message, /pi not found: "\/nonexistent\/bin\/pi" is not an executable file\. Set Patchbay's Settings → Hosted pi sessions → pi command/);
+    assert.match(err.message, /pi not found: "\/nonexistent\/bin\/pi" is not an executable file\. Set pi's path in a terminal: patchbay settings set piCommand/);
     return true;
   });
   assert.deepEqual(pi.views(), []);

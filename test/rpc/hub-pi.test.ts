@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { HubError, HubEvent } from '../../src/api/types.ts';
 import { pidAlive } from '../../src/discovery/liveness.ts';
 import { createHub } from '../../src/hub.ts';
+import { PatchbayStore } from '../../src/settings/store.ts';
 import { FakePiClient } from '../peers/fake-pi.ts';
 import { TSX_LOADER } from '../peers/spawn.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
@@ -67,7 +68,7 @@ test('a hosted pi’s pi-ide finds the door for its folder, is linked to the ses
   assert.equal(hub.openResources(), 0, 'no timer or child of the hosted session is left');
 });
 
-test('pi.start refuses extension arguments (-e) unless the person allowed them in settings', async (t) => {
+test('pi.start refuses extension arguments (-e) unless the person allowed them in config.json, which the API cannot change', async (t) => {
   const root = await tempDir('hub-pi-ext');
   t.after(() => root.cleanup());
   const work = join(root.path, 'work');
@@ -86,7 +87,9 @@ test('pi.start refuses extension arguments (-e) unless the person allowed them i
   }
   assert.deepEqual((await hub.call('snapshot', undefined)).hosted, [], 'no pi was started');
 
-  await hub.call('settings.set', { patch: { allowPiExtensions: true } });
+  await assert.rejects(hub.call('settings.set', { patch: { allowPiExtensions: true } }), /allowPiExtensions is not changed over Patchbay's API/);
+  // The person allows them where only they can write: config.json (what `patchbay settings set` writes).
+  PatchbayStore.open(options.home).updateSettings({ allowPiExtensions: true }, { local: true });
   const view = await hub.call('pi.start', { cwd: work, args: ['-e', join(work, 'mine.ts')] });
   assert.equal(view.cwd, work);
   await hub.call('pi.stop', { id: view.id });

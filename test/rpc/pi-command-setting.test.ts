@@ -1,51 +1,78 @@
 // The hosted pi command: Patchbay's setting, when set, wins over $PATCHBAY_PI_COMMAND (the
-// hub's options); emptied, the environment's command applies again.
+// hub's options); emptied, the environment's command applies again. It decides what program
+// Patchbay runs, so it is set by the person in a terminal (the CLI writes config.json as
+// them), never over the API a browser sign-in reaches; the running hub uses it from the next
+// pi start and shows where the command it runs comes from.
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { HubError } from '../../src/api/types.ts';
+import { main } from '../../src/cli/main.ts';
 import { createHub, type Hub } from '../../src/hub.ts';
+import { startControlServer, type ControlServer } from '../../src/web/control-server.ts';
 import { TSX_LOADER } from '../peers/spawn.ts';
 import { tempDir } from '../peers/wait.ts';
 import { isolatedOptions } from '../peers/hub-options.ts';
 
 const FAKE_PI_RPC = fileURLToPath(new URL('../peers/fake-pi-rpc.ts', import.meta.url));
 
-test('a pi command set in the settings is the one hosted sessions run, over the environment’s', async (t) => {
+test('the pi command is set in a terminal, never over the API; the running hub runs it from the next start and says where it comes from', async (t) => {
   const dir = await tempDir('pi-command');
   let hub: Hub | undefined;
+  let server: ControlServer | undefined;
   // One hook, in order: the hub (its lockfile takeover writes under dir) stops before dir goes.
   t.after(async () => {
+    await server?.close();
     await hub?.close('test over');
     await dir.cleanup();
   });
   const project = join(dir.path, 'project');
   await mkdir(project);
-  const options = isolatedOptions(dir.path, {
-    piCommand: [process.execPath, '--import', TSX_LOADER, FAKE_PI_RPC],
-    piStopGraceMs: 500,
-    piIdeConnectMs: null,
-  });
+  const fromEnv = [process.execPath, '--import', TSX_LOADER, FAKE_PI_RPC];
+  const options = isolatedOptions(dir.path, { piCommand: fromEnv, piStopGraceMs: 500, piIdeConnectMs: null });
   hub = await createHub(options);
+  server = await startControlServer({ hub, host: '127.0.0.1', port: 0, home: options.home, version: 'test', staticDir: dir.path, log: () => {} });
+  const settingsFile = join(options.home, 'config.json');
+  const hostedPi = async () => (await hub!.call('snapshot', undefined)).hostedPi;
+  assert.deepEqual(await hostedPi(), { command: fromEnv, commandSource: 'environment', allowExtensions: false, settingsFile });
 
   const missing = join(dir.path, 'no such pi');
-  await hub.call('settings.set', { patch: { piCommand: missing } });
+  await assert.rejects(hub.call('settings.set', { patch: { piCommand: missing } }), (err: unknown) => {
+    assert.ok(err instanceof HubError);
+    assert.match(err.message, /^settings: piCommand is not changed over Patchbay's API/);
+    return true;
+  });
+  assert.equal((await hostedPi()).commandSource, 'environment', 'the refused command is not used');
+
+  const cli = async (...argv: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, env: { PATCHBAY_HOME: options.home }, cwd: dir.path };
+    const code = await main(argv, io);
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  };
+  const set = await cli('settings', 'set', 'piCommand', JSON.stringify(missing));
+  assert.equal(set.stderr, '');
+  assert.equal(set.code, 0);
+  assert.equal(set.stdout, `piCommand ${JSON.stringify(missing)} (in ${settingsFile}; the running Patchbay uses it from the next pi start)\n`);
+  assert.deepEqual(await hostedPi(), { command: [missing], commandSource: 'settings', allowExtensions: false, settingsFile }, 'shown at once');
   await assert.rejects(hub.call('pi.start', { cwd: project }), (err: unknown) => {
     assert.ok(err instanceof HubError);
     assert.ok(err.message.includes(`pi not found: "${missing}" is not an executable file`), err.message);
-    assert.ok(err.message.includes("Patchbay's Settings → Hosted pi sessions → pi command"), err.message);
+    assert.ok(err.message.includes('patchbay settings set piCommand'), err.message);
     return true;
   });
 
-  await hub.call('settings.set', { patch: { piCommand: JSON.stringify(options.piCommand) } });
+  assert.equal((await cli('settings', 'set', 'piCommand', JSON.stringify(JSON.stringify(fromEnv)))).code, 0);
   const started = await hub.call('pi.start', { cwd: project });
   assert.equal(started.cwd, project);
   await hub.call('pi.stop', { id: started.id });
 
-  await hub.call('settings.set', { patch: { piCommand: '' } });
-  const fromEnv = await hub.call('pi.start', { cwd: project });
-  assert.equal(typeof fromEnv.pid, 'number', 'the environment’s command runs when the setting is empty');
-  await hub.call('pi.stop', { id: fromEnv.id });
+  assert.equal((await cli('settings', 'set', 'piCommand', '""')).code, 0);
+  assert.equal((await hostedPi()).commandSource, 'environment');
+  const again = await hub.call('pi.start', { cwd: project });
+  assert.equal(typeof again.pid, 'number', 'the environment’s command runs when the setting is empty');
+  await hub.call('pi.stop', { id: again.id });
 });

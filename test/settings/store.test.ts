@@ -205,3 +205,31 @@ test('the desktop app can open the same config.json through its own conf-compati
     // What one backend wrote, the other (headless conf) reads.
     assert.equal(PatchbayStore.open(home).settings().diagnosticsDeadlineMs, 900);
   }));
+
+test('what makes Patchbay run a program (piCommand, allowPiExtensions) is not changed through the API, only by the person in config.json', () =>
+  withHome(async (home) => {
+    const store = PatchbayStore.open(home);
+    for (const patch of [{ piCommand: '/tmp/their-program' }, { allowPiExtensions: true }, { takeover: false, piCommand: 'sh' }]) {
+      assert.throws(
+        () => store.updateSettings(patch),
+        (err: unknown) => {
+          assert.ok(err instanceof HubError);
+          assert.equal(err.code, 'invalid');
+          const key = Object.keys(patch).find((k) => k !== 'takeover')!;
+          assert.match(err.message, new RegExp(`^settings: ${key} is not changed over Patchbay's API`));
+          assert.ok(err.message.includes(`patchbay settings set ${key}`), err.message);
+          assert.ok(err.message.includes(join(home, 'config.json')), err.message);
+          return true;
+        },
+      );
+    }
+    assert.deepEqual(store.settings(), DEFAULT_SETTINGS, 'nothing of a refused patch was stored');
+
+    // The CLI, run as the person, writes the file; a running hub takes it in when it reloads.
+    const cli = PatchbayStore.open(home);
+    cli.updateSettings({ piCommand: '/opt/pi/bin/pi', allowPiExtensions: true }, { local: true });
+    assert.equal(store.settings().piCommand, '', 'not until reloaded');
+    store.reload();
+    assert.equal(store.settings().piCommand, '/opt/pi/bin/pi');
+    assert.equal(store.settings().allowPiExtensions, true);
+  }));

@@ -68,23 +68,26 @@ test('a bad deadline is outlined with its reason beside it and not saved; a good
   await waitFor(async () => !(await takeover.isChecked()), { message: 'the box unchecked' });
 });
 
-test('the pi command is a setting: the hub’s reason shows under a bad one, a good one is saved', { skip: skipWithoutChromium }, async (t) => {
+test('what hosted pi runs is shown, with where it comes from, and cannot be changed from the page: it says how to, in a terminal', { skip: skipWithoutChromium }, async (t) => {
   const { hub, ui } = await openFakeUi(t, 'ui-settings-pi', '#/settings');
   const { page } = ui;
-  const field = page.getByLabel('pi command');
-  await field.waitFor();
-  assert.equal(await field.inputValue(), '');
-  await field.fill('["/opt/node22/bin/node",');
-  await field.press('Enter');
-  await page.getByRole('alert').getByText(/"piCommand" must be a path, or a JSON array/).waitFor();
-  assert.equal(await field.getAttribute('aria-invalid'), 'true');
-  assert.equal(hub.state.settings.piCommand, '');
-  await page.getByRole('region', { name: 'Hosted pi sessions' }).scrollIntoViewIfNeeded();
-  await page.screenshot({ path: join(SHOTS, 'settings-pi-command-invalid.png') });
+  const hosted = page.getByRole('region', { name: 'Hosted pi sessions' });
+  await hosted.waitFor();
+  const text = () => hosted.innerText();
+  assert.match(await text(), /pi command\s+pi\s+pi on PATH: nothing else is set/);
+  assert.match(await text(), /Extensions \(-e\)\s+not allowed/);
+  assert.equal(await hosted.getByRole('textbox').count(), 0, 'no field to type a command into');
+  assert.equal(await page.getByRole('checkbox', { name: /extensions/i }).count(), 0, 'no box to allow extensions');
+  assert.ok((await text()).includes(`patchbay settings set piCommand '"/path/to/pi"'`), await text());
+  assert.ok((await text()).includes('patchbay settings set allowPiExtensions true'));
+  assert.ok((await text()).includes(hub.state.hostedPi.settingsFile));
 
-  await field.fill('["/opt/node22/bin/node","/opt/pi/cli.js"]');
-  await field.blur();
-  await waitFor(() => hub.state.settings.piCommand === '["/opt/node22/bin/node","/opt/pi/cli.js"]', { message: 'the command saved' });
-  await page.getByRole('region', { name: 'Hosted pi sessions' }).getByText('Saved', { exact: true }).waitFor();
-  assert.equal(await page.getByRole('alert').count(), 0);
+  // The daemon was started with $PATCHBAY_PI_COMMAND, and extensions were allowed in a terminal.
+  hub.state.hostedPi = { ...hub.state.hostedPi, command: ['/opt/node22/bin/node', '/opt/pi/cli.js'], commandSource: 'environment', allowExtensions: true };
+  hub.emit({ type: 'snapshot', snapshot: structuredClone(hub.state) });
+  await waitFor(async () => /\/opt\/node22\/bin\/node \/opt\/pi\/cli\.js\s+from \$PATCHBAY_PI_COMMAND/.test(await text()), { message: 'the environment’s command shown' });
+  assert.match(await text(), /Extensions \(-e\)\s+allowed/);
+  await hosted.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(SHOTS, 'settings-hosted-pi.png') });
+  assert.equal(hub.calls.filter((c) => c.method === 'settings.set').length, 0);
 });

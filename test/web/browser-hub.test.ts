@@ -1,42 +1,18 @@
 // The page's hub (src/web/browser-hub.ts) outside a browser: a real control server, node's
-// ws as the page's WebSocket, a Map as its sessionStorage.
+// ws as the page's WebSocket, an object as its browser profile's kept sign-in.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { WebSocket } from 'ws';
-import { CREDENTIAL_KEY, connectBrowserHub, type BrowserHub, type ConnectionState } from '../../src/web/browser-hub.ts';
-import type { BrowserWebSocket } from '../../src/web/browser-socket.ts';
+import type { ConnectionState } from '../../src/web/browser-hub.ts';
 import { startControlServer, type ControlServer, type ControlServerOptions } from '../../src/web/control-server.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
 import { createFakeHub, sampleSnapshot } from './fake-hub.ts';
-import { httpRequest } from './helpers.ts';
+import { ProfileSignIns, nodePage } from './helpers.ts';
 
-async function page(t: TestContext, server: { url: string }, link = '', storage = new Map<string, string>()) {
-  const states: ConnectionState[] = [];
-  let cleared = 0;
-  const hub: BrowserHub = connectBrowserHub({
-    origin: server.url,
-    hash: link === '' ? '' : new URL(link).hash,
-    clearHash: () => void (cleared += 1),
-    storage: {
-      getItem: (k) => storage.get(k) ?? null,
-      setItem: (k, v) => void storage.set(k, v),
-      removeItem: (k) => void storage.delete(k),
-    },
-    // The page's fetch, with the Origin a browser adds by itself.
-    post: async (url, body) => {
-      const answer = await httpRequest(Number(new URL(url).port), new URL(url).pathname, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', origin: server.url },
-        body,
-      });
-      return { status: answer.status, json: async () => JSON.parse(answer.body) as unknown };
-    },
-    openSocket: (url, protocols) => new WebSocket(url, protocols, { origin: server.url }) as unknown as BrowserWebSocket,
-  });
-  hub.onState((s) => states.push(s));
-  t.after(() => hub.close());
-  return { hub, states, storage, cleared: () => cleared };
+function page(t: TestContext, server: { url: string }, link?: string, profile?: ProfileSignIns) {
+  const tab = nodePage(server.url, { ...(link === undefined ? {} : { link }), ...(profile === undefined ? {} : { profile }) });
+  t.after(() => tab.close());
+  return tab;
 }
 
 async function server(t: TestContext, home: string, extra: Partial<ControlServerOptions> = {}): Promise<ControlServer> {
@@ -49,19 +25,44 @@ test('a page without a sign-in, or with a used link, is signed out and says why'
   const dir = await tempDir('browser-hub');
   t.after(() => dir.cleanup());
   const control = await server(t, join(dir.path, 'home'));
-  const none = await page(t, control);
+  const none = page(t, control);
   await waitFor(() => none.hub.state.kind === 'signed-out', { message: 'signed out' });
   assert.deepEqual(none.hub.state, { kind: 'signed-out', why: 'this page has no sign-in' });
   await assert.rejects(none.hub.call('snapshot', undefined), /signed out: this page has no sign-in/);
 
   const link = control.mintSignInUrl();
-  const first = await page(t, control, link);
+  const first = page(t, control, link);
   await waitFor(() => first.hub.state.kind === 'connected', { message: 'the first page connected' });
   assert.equal(first.cleared(), 1, 'the secret was taken out of the address bar');
   assert.deepEqual(await first.hub.call('snapshot', undefined), sampleSnapshot());
-  const replay = await page(t, control, link);
+  const replay = page(t, control, link);
   await waitFor(() => replay.hub.state.kind === 'signed-out', { message: 'the replay signed out' });
   assert.deepEqual(replay.hub.state, { kind: 'signed-out', why: 'this sign-in link has expired or was used already' });
+});
+
+test('one sign-in serves every tab of the browser: a second tab connects without a link; after revoking, a new link in one tab brings the others back', async (t) => {
+  const dir = await tempDir('browser-hub-tabs');
+  t.after(() => dir.cleanup());
+  const control = await server(t, join(dir.path, 'home'));
+  const profile = new ProfileSignIns();
+  const first = page(t, control, control.mintSignInUrl(), profile);
+  await waitFor(() => first.hub.state.kind === 'connected', { message: 'the first tab connected' });
+  const second = page(t, control, undefined, profile);
+  await waitFor(() => second.hub.state.kind === 'connected', { message: 'the second tab connected with the same sign-in' });
+  assert.deepEqual(await second.hub.call('snapshot', undefined), sampleSnapshot());
+  const elsewhere = page(t, control);
+  await waitFor(() => elsewhere.hub.state.kind === 'signed-out', { message: 'another browser profile is not signed in' });
+
+  await control.revokeSessions();
+  await waitFor(() => first.hub.state.kind === 'signed-out' && second.hub.state.kind === 'signed-out', { message: 'both signed out' });
+  assert.equal(profile.current, null, 'the void sign-in is forgotten');
+
+  const third = page(t, control, control.mintSignInUrl(), profile);
+  await waitFor(() => third.hub.state.kind === 'connected', { message: 'the new link’s tab connected' });
+  await waitFor(() => first.hub.state.kind === 'connected' && second.hub.state.kind === 'connected', {
+    message: 'the signed-out tabs took the new sign-in by themselves',
+  });
+  assert.equal(elsewhere.hub.state.kind, 'signed-out', 'but not another profile');
 });
 
 test('while the server is away the page keeps trying, saying why it lost it; back, it connects with the same sign-in', async (t) => {
@@ -69,10 +70,10 @@ test('while the server is away the page keeps trying, saying why it lost it; bac
   t.after(() => dir.cleanup());
   const home = join(dir.path, 'home');
   const first = await server(t, home);
-  const tab = await page(t, first, first.mintSignInUrl());
+  const tab = page(t, first, first.mintSignInUrl());
   await waitFor(() => tab.hub.state.kind === 'connected', { message: 'connected' });
-  const credential = tab.storage.get(CREDENTIAL_KEY);
-  assert.ok(credential);
+  const claim = tab.profile.current?.claim;
+  assert.ok(claim);
 
   await first.close();
   await waitFor(() => tab.states.filter((s) => s.kind === 'reconnecting').length >= 3, { timeoutMs: 5000, message: 'three attempts' });
@@ -87,7 +88,7 @@ test('while the server is away the page keeps trying, saying why it lost it; bac
   await waitFor(() => tab.hub.state.kind === 'connected', { timeoutMs: 7000, message: 'reconnected' });
   assert.equal(second.port, first.port);
   assert.deepEqual(await tab.hub.call('snapshot', undefined), sampleSnapshot());
-  assert.notEqual(tab.storage.get(CREDENTIAL_KEY), credential, 'renewed on the way in');
+  assert.notEqual(tab.profile.current?.claim, claim, 'renewed on the way in');
 });
 
 test('an open page renews its sign-in, so it outlives the idle time; revoked, it is signed out', async (t) => {
@@ -95,13 +96,13 @@ test('an open page renews its sign-in, so it outlives the idle time; revoked, it
   t.after(() => dir.cleanup());
   // Renewals every 500 ms (a quarter of the idle time).
   const control = await server(t, join(dir.path, 'home'), { sessionPolicy: { idleMs: 2000, maxMs: 60_000 } });
-  const tab = await page(t, control, control.mintSignInUrl());
+  const tab = page(t, control, control.mintSignInUrl());
   await waitFor(() => tab.hub.state.kind === 'connected', { message: 'connected' });
   const seen = new Set<string>();
-  await waitFor(() => seen.add(tab.storage.get(CREDENTIAL_KEY)!).size >= 3, { timeoutMs: 5000, message: 'two renewals' });
+  await waitFor(() => seen.add(tab.profile.current!.claim).size >= 3, { timeoutMs: 5000, message: 'two renewals' });
 
   await control.revokeSessions();
   await waitFor(() => tab.hub.state.kind === 'signed-out', { message: 'signed out' });
   assert.deepEqual(tab.hub.state, { kind: 'signed-out', why: 'every browser was signed out' });
-  assert.equal(tab.storage.has(CREDENTIAL_KEY), false, 'the void credential is dropped');
+  assert.equal(tab.profile.current, null, 'the void sign-in is forgotten');
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { chmod, mkdir, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -7,16 +8,47 @@ import { test, type TestContext } from 'node:test';
 import type { WebSocket } from 'ws';
 import { createRemoteHub } from '../../src/api/remote.ts';
 import type { HubEvent } from '../../src/api/types.ts';
-import { SIGNED_OUT_CLOSE_CODE, isSessionAnswer, signInSecretFrom } from '../../src/web/browser-protocol.ts';
+import { SIGNED_OUT_CLOSE_CODE, isSessionAnswer, signInSecretFrom, type SessionAnswer } from '../../src/web/browser-protocol.ts';
+import { splitCredential } from '../../src/web/session-proof.ts';
 import { browserStatePath } from '../../src/web/browser-state.ts';
 import { readControlFile } from '../../src/web/control-file.ts';
 import { startControlServer, type ControlServerOptions } from '../../src/web/control-server.ts';
 import { wsMessageSocket } from '../../src/web/ws-socket.ts';
 import { createFakeHub, sampleSnapshot } from './fake-hub.ts';
-import { browserProtocols, httpRequest, openSocket, sessionRequest } from './helpers.ts';
+import { ProfileSignIns, browserProtocols, httpRequest, nodePage, openSocket, renewRequest, sessionRequest } from './helpers.ts';
 import { tempDir, waitFor, withTimeout } from '../peers/wait.ts';
 
 const SECRET = 'top secret outside the renderer';
+
+/** A port nothing listens on (for the moment). */
+async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await new Promise((r) => probe.once('listening', r));
+  const { port } = probe.address() as { port: number };
+  await new Promise((r) => probe.close(r));
+  return port;
+}
+
+/** A tab at `origin` whose profile holds `credential` (signed in before). */
+async function browserPage(origin: string, credential: string) {
+  const profile = new ProfileSignIns();
+  await profile.keep(credential);
+  return nodePage(origin, { profile });
+}
+
+/** A sign-in's (or renewal's) answer, checked. */
+function answered(answer: { status: number; body: string }): SessionAnswer {
+  assert.equal(answer.status, 200, answer.body);
+  const parsed: unknown = JSON.parse(answer.body);
+  assert.ok(isSessionAnswer(parsed), answer.body);
+  return parsed;
+}
+
+/** The renewed credential and ticket, or the status that refused the renewal. */
+async function renewed(port: number, origin: string, credential: string): Promise<SessionAnswer | number> {
+  const answer = await renewRequest(port, origin, credential);
+  return answer.status === 200 ? answered(answer) : answer.status;
+}
 
 async function setup(t: TestContext, extra: Partial<ControlServerOptions> = {}) {
   const dir = await tempDir('control');
@@ -54,18 +86,14 @@ async function setup(t: TestContext, extra: Partial<ControlServerOptions> = {}) 
     if (result.ok) sockets.push(result.ws);
     return result;
   };
-  /** Follows a fresh sign-in link as the page does: the secret from its fragment, traded for a credential. */
+  /** Follows a fresh sign-in link as the page does: the secret from its fragment, traded for a credential and a socket ticket. */
   const signIn = async () => {
     const secret = signInSecretFrom(new URL(server.mintSignInUrl()).hash);
     assert.ok(secret, 'the link carries its secret in the fragment');
-    const answer = await sessionRequest(server.port, origin, { signin: secret });
-    assert.equal(answer.status, 200, answer.body);
-    const parsed: unknown = JSON.parse(answer.body);
-    assert.ok(isSessionAnswer(parsed));
-    return parsed.credential;
+    return answered(await sessionRequest(server.port, origin, { signin: secret }));
   };
-  /** The page's socket: our Origin and the credential as a subprotocol. */
-  const pageSocket = (credential: string, from = origin) => connect({ origin: from }, browserProtocols(credential));
+  /** The page's socket: our Origin and a ticket as a subprotocol. */
+  const pageSocket = (ticket: string, from = origin) => connect({ origin: from }, browserProtocols(ticket));
   return { dir, home, staticDir, hub, server, control, logs, api, origin, connect, signIn, pageSocket };
 }
 
@@ -128,41 +156,65 @@ test('each client gets hub events until it disconnects', async (t) => {
   await waitFor(() => fake.listenerCount() === 0, { message: 'the server to unsubscribe' });
 });
 
-test('a page from another origin is refused with 403, credential or not', async (t) => {
+test('a page from another origin is refused with 403, ticket or not', async (t) => {
   const { pageSocket, signIn, connect, control } = await setup(t);
-  const credential = await signIn();
-  assert.deepEqual(await pageSocket(credential, 'http://evil.example'), { ok: false, status: 403 });
-  assert.deepEqual(await pageSocket(credential, 'http://127.0.0.1:1'), { ok: false, status: 403 }, 'another loopback port is another origin');
-  assert.deepEqual(await pageSocket(credential, 'http://localhost:1'), { ok: false, status: 403 });
+  for (const from of ['http://evil.example', 'http://127.0.0.1:1', 'http://localhost:1']) {
+    const { ticket } = await signIn();
+    assert.deepEqual(await pageSocket(ticket, from), { ok: false, status: 403 }, from);
+  }
   assert.deepEqual(
     await connect({ authorization: `Bearer ${control!.token}`, origin: 'http://evil.example' }),
     { ok: false, status: 403 },
   );
 });
 
-test('a sign-in link works once: its secret, from the fragment, is traded for a credential the page presents on its socket', async (t) => {
+test('a sign-in link works once: its secret, from the fragment, is traded for a credential and a one-time ticket that opens the page’s socket', async (t) => {
   const { server, origin, signIn, pageSocket, connect } = await setup(t);
   const link = new URL(server.mintSignInUrl());
   assert.equal(`${link.origin}${link.pathname}${link.search}`, `${origin}/`, 'nothing secret in the part of the URL a server sees');
   const secret = signInSecretFrom(link.hash)!;
   const first = await sessionRequest(server.port, origin, { signin: secret });
-  assert.equal(first.status, 200);
   assert.equal(first.headers['set-cookie'], undefined, 'no cookie: other ports would receive it');
-  const { credential } = JSON.parse(first.body) as { credential: string };
+  const { credential, ticket } = answered(first);
   const again = await sessionRequest(server.port, origin, { signin: secret });
   assert.equal(again.status, 401, 'the link works only once');
   assert.match(again.body, /expired or was used/);
 
-  const page = await pageSocket(credential);
-  assert.ok(page.ok, 'our Origin plus the credential opens the socket');
-  assert.equal(page.ws.protocol, 'patchbay', 'the credential is never echoed');
-  assert.ok(await pageSocket(await signIn()), 'each link makes its own sign-in');
+  const page = await pageSocket(ticket);
+  assert.ok(page.ok, 'our Origin plus the ticket opens the socket');
+  assert.equal(page.ws.protocol, 'patchbay', 'the ticket is never echoed');
+  assert.deepEqual(await pageSocket(ticket), { ok: false, status: 401 }, 'a ticket works once');
+  assert.ok(await pageSocket((await signIn()).ticket), 'each link makes its own sign-in');
 
-  assert.deepEqual(await connect({ origin }), { ok: false, status: 401 }, 'our Origin without a credential');
-  assert.deepEqual(await connect({}, browserProtocols(credential)), { ok: false, status: 401 }, 'a credential without a page is no CLI');
-  const forged = credential.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
-  assert.deepEqual(await pageSocket(forged), { ok: false, status: 401 }, 'a credential changed by one character');
-  assert.deepEqual(await pageSocket(`v1.${'0'.repeat(32)}.1.1.${'A'.repeat(43)}`), { ok: false, status: 401 });
+  assert.deepEqual(await connect({ origin }), { ok: false, status: 401 }, 'our Origin without a ticket');
+  assert.deepEqual(await connect({}, browserProtocols((await signIn()).ticket)), { ok: false, status: 401 }, 'a ticket without a page is no CLI');
+  assert.deepEqual(await pageSocket(credential), { ok: false, status: 401 }, 'the credential itself opens nothing');
+  const forged = ticket.replace(/.$/, (c) => (c === 'a' ? 'b' : 'a'));
+  assert.deepEqual(await pageSocket(forged), { ok: false, status: 401 }, 'a ticket changed by one character');
+});
+
+test('a renewal proves the credential without sending it, and a proof, a challenge or a changed claim works only once', async (t) => {
+  const { server, origin, signIn } = await setup(t);
+  const { credential } = await signIn();
+  const parts = splitCredential(credential)!;
+  const challenge = async () => (JSON.parse((await sessionRequest(server.port, origin, { challenge: true })).body) as { nonce: string }).nonce;
+
+  const nonce = await challenge();
+  const { proveSecret } = await import('../../src/web/session-proof.ts');
+  const proof = await proveSecret(parts.secret, nonce);
+  const request = { renew: parts.claim, nonce, proof };
+  assert.ok(!JSON.stringify(request).includes(parts.secret), 'the secret part never travels');
+  assert.equal((await sessionRequest(server.port, origin, request)).status, 200);
+  assert.equal((await sessionRequest(server.port, origin, request)).status, 409, 'a challenge is answered once');
+  assert.equal((await sessionRequest(server.port, origin, { renew: parts.claim, nonce: 'f'.repeat(64), proof })).status, 409, 'only challenges this server made');
+
+  const fresh = await challenge();
+  assert.equal((await sessionRequest(server.port, origin, { renew: parts.claim, nonce: fresh, proof })).status, 401, 'a proof for another challenge');
+  const otherClaim = parts.claim.replace(/\.[0-9a-z]+$/, (renewedAt) => `.${(parseInt(renewedAt.slice(1), 36) + 1).toString(36)}`);
+  const fresher = await challenge();
+  const moved = await sessionRequest(server.port, origin, { renew: otherClaim, nonce: fresher, proof: await proveSecret(parts.secret, fresher) });
+  assert.equal(moved.status, 401, 'a claim with its times changed');
+  assert.equal(typeof (await renewed(server.port, origin, credential)), 'object', 'the credential itself still renews');
 });
 
 test('only our own page may sign in or renew: another Origin, or none, is refused', async (t) => {
@@ -170,9 +222,9 @@ test('only our own page may sign in or renew: another Origin, or none, is refuse
   const secret = () => signInSecretFrom(new URL(server.mintSignInUrl()).hash)!;
   assert.equal((await sessionRequest(server.port, 'http://127.0.0.1:1', { signin: secret() })).status, 403);
   assert.equal((await sessionRequest(server.port, undefined, { signin: secret() })).status, 403);
-  const credential = await signIn();
-  assert.equal((await sessionRequest(server.port, 'http://evil.example', { renew: credential })).status, 403);
-  const plain = await httpRequest(server.port, '/session', { method: 'POST', headers: { origin }, body: `{"renew":"${credential}"}` });
+  const { credential } = await signIn();
+  assert.equal((await renewRequest(server.port, 'http://evil.example', credential)).status, 403);
+  const plain = await httpRequest(server.port, '/session', { method: 'POST', headers: { origin }, body: '{"challenge":true}' });
   assert.equal(plain.status, 415, 'only JSON, which a cross-site form cannot send');
   assert.equal((await sessionRequest(server.port, origin, { something: 'else' })).status, 400);
   assert.equal((await httpRequest(server.port, '/session')).status, 405);
@@ -191,33 +243,28 @@ test('a sign-in link stops working after two minutes', async (t) => {
 test('a sign-in left idle ends; renewed, it lasts until its absolute limit', async (t) => {
   let now = 1_000_000;
   const { server, origin, signIn, pageSocket } = await setup(t, { now: () => now, sessionPolicy: { idleMs: 1000, maxMs: 3000 } });
-  const renew = async (credential: string) => {
-    const answer = await sessionRequest(server.port, origin, { renew: credential });
-    return answer.status === 200 ? (JSON.parse(answer.body) as { credential: string }).credential : answer.status;
-  };
+  const renew = (credential: string) => renewed(server.port, origin, credential);
 
   const idle = await signIn();
   now += 1000;
-  assert.deepEqual(await pageSocket(idle), { ok: false, status: 401 }, 'idle for the whole idle time');
-  assert.equal(await renew(idle), 401, 'and it cannot be renewed any more');
+  assert.equal(await renew(idle.credential), 401, 'idle for the whole idle time, it cannot be renewed any more');
 
   let kept = await signIn();
   for (let i = 0; i < 3; i++) {
     now += 900;
-    const renewed = await renew(kept);
-    assert.equal(typeof renewed, 'string', `renewal ${i + 1} within the idle time`);
-    kept = renewed as string;
+    const next = await renew(kept.credential);
+    assert.equal(typeof next, 'object', `renewal ${i + 1} within the idle time`);
+    kept = next as SessionAnswer;
   }
-  assert.ok((await pageSocket(kept)).ok, 'renewed, it outlives the idle time');
+  assert.ok((await pageSocket(kept.ticket)).ok, 'renewed, it outlives the idle time');
   now += 300; // 3000 ms since the link was used
-  assert.equal(await renew(kept), 401, 'no renewal goes past the absolute limit');
-  assert.deepEqual(await pageSocket(kept), { ok: false, status: 401 });
+  assert.equal(await renew(kept.credential), 401, 'no renewal goes past the absolute limit');
 });
 
 test('an open page is signed out (close code 4401) once its sign-in reaches its absolute limit', async (t) => {
   let now = 1_000_000;
   const { signIn, pageSocket, hub: fake } = await setup(t, { now: () => now, sessionPolicy: { idleMs: 1000, maxMs: 2000 } });
-  const page = await pageSocket(await signIn());
+  const page = await pageSocket((await signIn()).ticket);
   assert.ok(page.ok);
   const remote = createRemoteHub(wsMessageSocket(page.ws));
   assert.deepEqual(await remote.call('snapshot', undefined), sampleSnapshot());
@@ -234,8 +281,8 @@ test('an open page is signed out (close code 4401) once its sign-in reaches its 
 
 test('revoking every sign-in closes open pages with 4401 and voids their credentials; the CLI is unaffected', async (t) => {
   const { server, control, origin, signIn, pageSocket, connect, logs } = await setup(t);
-  const credential = await signIn();
-  const page = await pageSocket(credential);
+  const { credential, ticket } = await signIn();
+  const page = await pageSocket(ticket);
   assert.ok(page.ok);
   const cli = await connect({ authorization: `Bearer ${control!.token}` });
   assert.ok(cli.ok);
@@ -246,54 +293,117 @@ test('revoking every sign-in closes open pages with 4401 and voids their credent
   assert.equal((await httpRequest(server.port, '/revoke-sessions', { method: 'POST', headers: { ...auth, origin } })).status, 403);
   const revoked = await httpRequest(server.port, '/revoke-sessions', { method: 'POST', headers: auth });
   assert.equal(revoked.status, 200);
-  assert.deepEqual(JSON.parse(revoked.body), { closed: 1 });
+  assert.deepEqual(JSON.parse(revoked.body), { closed: 1, unsaved: null });
   assert.equal(await pageClosed, SIGNED_OUT_CLOSE_CODE);
-  assert.equal((await sessionRequest(server.port, origin, { renew: credential })).status, 401);
-  assert.deepEqual(await pageSocket(credential), { ok: false, status: 401 });
+  assert.equal(await renewed(server.port, origin, credential), 401);
   assert.equal(cli.ws.readyState, cli.ws.OPEN);
-  assert.ok(await pageSocket(await signIn()), 'a new link signs in again');
+  assert.ok(await pageSocket((await signIn()).ticket), 'a new link signs in again');
   assert.ok(logs.some((l) => /every browser sign-in revoked \(1 open page closed\)/.test(l)));
 });
 
 test('a sign-in outlives the server: the next one in the same home takes the same port and accepts it', async (t) => {
   const { server, home, staticDir, signIn, origin } = await setup(t);
-  const credential = await signIn();
+  const { credential } = await signIn();
   const port = server.port;
   await server.close();
   const next = await startControlServer({ hub: createFakeHub(), host: '127.0.0.1', port: 0, home, staticDir, version: 'again', log: () => {} });
   t.after(() => next.close());
   assert.equal(next.port, port, 'the remembered port, so the tab keeps its origin');
-  const renewed = await sessionRequest(next.port, origin, { renew: credential });
-  assert.equal(renewed.status, 200);
-  const page = await openSocket(`ws://127.0.0.1:${next.port}/api`, { origin }, browserProtocols(credential));
+  const again = await renewed(next.port, origin, credential);
+  assert.equal(typeof again, 'object');
+  const page = await openSocket(`ws://127.0.0.1:${next.port}/api`, { origin }, browserProtocols((again as SessionAnswer).ticket));
   assert.ok(page.ok);
   page.ws.terminate();
 });
 
-test('when the remembered port is taken, the server takes another and remembers that', async (t) => {
-  const { server, home, staticDir } = await setup(t);
+test('a sign-in works only at the address it was made for: the same key on another port refuses it', async (t) => {
+  const { home, staticDir, signIn, origin } = await setup(t);
+  const { credential } = await signIn();
+  const elsewhere = await startControlServer({ hub: createFakeHub(), host: '127.0.0.1', port: await freePort(), home, staticDir, version: 'again', log: () => {} });
+  t.after(() => elsewhere.close());
+  assert.equal(await renewed(elsewhere.port, elsewhere.url, credential), 401);
+  assert.equal(typeof (await renewed(Number(new URL(origin).port), origin, credential)), 'object', 'still good where it was made');
+});
+
+test('when the remembered port is taken, the server takes another, says why, and ends every sign-in, there and should it get the old port back', async (t) => {
+  const { server, home, staticDir, signIn, origin } = await setup(t);
+  const { credential } = await signIn();
   const port = server.port;
   await server.close();
   const squatter = createServer().listen(port, '127.0.0.1');
   await new Promise((r) => squatter.once('listening', r));
-  t.after(() => squatter.close());
-  const next = await startControlServer({ hub: createFakeHub(), host: '127.0.0.1', port: 0, home, staticDir, version: 'again', log: () => {} });
+  const logs: string[] = [];
+  const next = await startControlServer({ hub: createFakeHub(), host: '127.0.0.1', port: 0, home, staticDir, version: 'again', log: (l) => logs.push(l) });
   t.after(() => next.close());
   assert.notEqual(next.port, port);
   assert.equal((JSON.parse(await readFile(browserStatePath(home), 'utf8')) as { controlPort: number }).controlPort, next.port);
+  assert.ok(
+    logs.some((l) => l.includes(`port ${port}, where browsers signed in last time, is taken by another program; serving on ${next.port} instead`) && l.includes('patchbay open')),
+    logs.join('\n'),
+  );
+  assert.equal(await renewed(next.port, next.url, credential), 401, 'not at the new address');
+  await next.close();
+  await new Promise((r) => squatter.close(r));
+  const back = await startControlServer({ hub: createFakeHub(), host: '127.0.0.1', port, home, staticDir, version: 'back', log: () => {} });
+  t.after(() => back.close());
+  assert.equal(await renewed(port, origin, credential), 401, 'nor at the old one, should Patchbay get it back');
+});
+
+test('a port given explicitly that another program holds stops the start, saying so', async (t) => {
+  const { server, home, staticDir } = await setup(t);
+  await assert.rejects(
+    startControlServer({ hub: createFakeHub(), host: '127.0.0.1', port: server.port, home, staticDir, version: 'again', log: () => {} }),
+    new RegExp(`cannot listen on 127\\.0\\.0\\.1:${server.port}: another program holds that port`),
+  );
+});
+
+test('a tab whose Patchbay went away hands whoever takes its port nothing that signs in anywhere', async (t) => {
+  const { server, home, staticDir, signIn, origin } = await setup(t);
+  const { credential } = await signIn();
+  const port = server.port;
+  await server.close();
+
+  // The squatter answers like Patchbay would (a challenge of its own) and keeps everything it is sent.
+  const received: { body: string; protocols: string | undefined }[] = [];
+  const squatter = createHttpServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      received.push({ body, protocols: req.headers['sec-websocket-protocol'] });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ nonce: 'e'.repeat(64) }));
+    });
+  }).listen(port, '127.0.0.1');
+  await new Promise((r) => squatter.once('listening', r));
+  const tab = await browserPage(origin, credential);
+  t.after(() => tab.close());
+  await waitFor(() => received.some((r) => r.body.includes('"renew"')), { message: 'the tab to try renewing at the squatter' });
+  tab.close();
+  await new Promise((r) => squatter.close(r));
+  assert.ok(!received.some((r) => r.body.includes(splitCredential(credential)!.secret)), 'the credential’s secret never reached the squatter');
+
+  // Patchbay back on its port, with the same key: nothing the squatter got opens anything.
+  const back = await startControlServer({ hub: createFakeHub(), host: '127.0.0.1', port: 0, home, staticDir, version: 'back', log: () => {} });
+  t.after(() => back.close());
+  assert.equal(back.port, port);
+  for (const { body } of received) {
+    if (body === '') continue;
+    const replay = await httpRequest(port, '/session', { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body });
+    if (replay.status === 200) assert.ok(!('credential' in (JSON.parse(replay.body) as object)), `replayed ${body} signed in`);
+  }
+  assert.equal(typeof (await renewed(port, origin, credential)), 'object', 'while the tab’s own sign-in still works');
 });
 
 test('browser.json is 0600; one others could read is replaced, signing browsers out, and says why', async (t) => {
   const { server, home, staticDir, signIn } = await setup(t);
   assert.equal((await stat(browserStatePath(home))).mode & 0o777, 0o600);
-  const credential = await signIn();
+  const { credential } = await signIn();
   await server.close();
   await chmod(browserStatePath(home), 0o644);
   const logs: string[] = [];
   const next = await startControlServer({ hub: createFakeHub(), host: '127.0.0.1', port: 0, home, staticDir, version: 'again', log: (l) => logs.push(l) });
   t.after(() => next.close());
   assert.ok(logs.some((l) => l.includes('browser.json: not used because its mode is 644')), logs.join('\n'));
-  assert.equal((await sessionRequest(next.port, next.url, { renew: credential })).status, 401);
+  assert.equal(await renewed(next.port, next.url, credential), 401);
   assert.equal((await stat(browserStatePath(home))).mode & 0o777, 0o600);
 });
 
@@ -348,16 +458,16 @@ test('paths that climb out of the renderer folder are refused', async (t) => {
 
 test('a request naming another Host is refused (DNS rebinding)', async (t) => {
   const { server, signIn, api } = await setup(t);
-  const credential = await signIn();
+  const { ticket } = await signIn();
   const rebound = { host: `evil.example:${server.port}`, origin: `http://evil.example:${server.port}` };
   assert.equal((await httpRequest(server.port, '/', { headers: { host: rebound.host } })).status, 403);
   const session = await httpRequest(server.port, '/session', {
     method: 'POST',
     headers: { ...rebound, 'content-type': 'application/json' },
-    body: JSON.stringify({ renew: credential }),
+    body: JSON.stringify({ challenge: true }),
   });
   assert.equal(session.status, 403);
-  assert.deepEqual(await openSocket(api, rebound, browserProtocols(credential)), { ok: false, status: 403 });
+  assert.deepEqual(await openSocket(api, rebound, browserProtocols(ticket)), { ok: false, status: 403 });
 });
 
 test('without a built renderer the page says how to build it', async (t) => {
@@ -439,7 +549,7 @@ test('control.json and browser.json are replaced atomically and keep no temp fil
 test('a tab that vanishes without closing (connection reset) costs no log line', async (t) => {
   const { signIn, pageSocket, hub: fake, logs, server } = await setup(t);
   for (let i = 0; i < 5; i++) {
-    const page = await pageSocket(await signIn());
+    const page = await pageSocket((await signIn()).ticket);
     assert.ok(page.ok);
     await waitFor(() => fake.listenerCount() === 1, { message: 'the subscription' });
     // What a browser killed mid-session does to its socket: an RST, not a close frame.
@@ -447,5 +557,27 @@ test('a tab that vanishes without closing (connection reset) costs no log line',
     await waitFor(() => fake.listenerCount() === 0, { message: 'the server noticed the reset' });
   }
   await server.close();
-  assert.deepEqual(logs, []);
+  assert.deepEqual(logs.filter((l) => !l.startsWith('a browser signed in')), []);
+});
+
+/** Makes browser.json impossible to replace, even for root: a folder with something in it. */
+async function blockBrowserState(home: string): Promise<void> {
+  await rm(browserStatePath(home), { force: true });
+  await mkdir(browserStatePath(home));
+  await writeFile(join(browserStatePath(home), 'in-the-way'), '');
+}
+
+test('revoking signs every browser out even when the new key cannot be saved, and says that it was not saved', async (t) => {
+  const { server, home, origin, signIn, pageSocket } = await setup(t);
+  const { credential, ticket } = await signIn();
+  const page = await pageSocket(ticket);
+  assert.ok(page.ok);
+  const pageClosed = new Promise<number>((r) => page.ws.once('close', (code) => r(code)));
+  await blockBrowserState(home);
+
+  const report = await server.revokeSessions();
+  assert.equal(report.closed, 1);
+  assert.match(report.unsaved ?? '', /browser\.json/, 'the failure to persist is reported');
+  assert.equal(await pageClosed, SIGNED_OUT_CLOSE_CODE);
+  assert.equal(await renewed(server.port, origin, credential), 401, 'the old sign-in no longer works');
 });

@@ -15,6 +15,10 @@ import {
   type Snapshot,
 } from '../../src/api/types.ts';
 import { validateSettingsPatch } from '../../src/settings/defaults.ts';
+import { acceptDecision, decisionFacts } from '../../src/review/decision-facts.ts';
+import { alreadyDecided } from '../../src/review/decision-words.ts';
+import type { Decision } from '../../src/review/inbox.ts';
+import { localOnlyRefusal } from '../../src/settings/store.ts';
 
 export type Handlers = { [M in HubMethod]: (params: ParamsOf<M>) => ResultOf<M> | Promise<ResultOf<M>> };
 
@@ -107,6 +111,7 @@ export function sampleSnapshot(): Snapshot {
     ],
     history: [],
     settings: sampleSettings(),
+    hostedPi: { command: ['pi'], commandSource: 'default', allowExtensions: false, settingsFile: '/home/u/.config/Patchbay/config.json' },
     hosted: [],
     warnings: ['the store was unreadable and moved aside'],
   };
@@ -177,11 +182,28 @@ export function createFakeHub(): FakeHub {
     }));
   };
 
-  const decide = (id: string, outcome: 'accepted' | 'rejected', contents?: string): DecisionRecord => {
+  const decide = (id: string, decision: Decision): DecisionRecord => {
     const diff = state.diffs.find((d) => d.id === id);
     if (!diff) throw new HubError(`no diff with id "${id}"`, 'not-found');
-    if (diff.status !== 'pending') throw new HubError(`diff ${id} is already ${diff.status}`, 'conflict');
+    if (diff.status !== 'pending') {
+      const record = state.history.find((r) => r.id === id);
+      throw new HubError(record ? alreadyDecided(record) : `diff ${id} is already ${diff.status}`, 'conflict');
+    }
+    const outcome = decision.outcome === 'accept' ? 'accepted' : 'rejected';
+    const contents = decision.outcome === 'accept' ? decision.contents : undefined;
     diff.status = outcome;
+    const known = details.get(id);
+    // The hub's own rules for what a decision amounts to (changes taken, typing, words for the agent).
+    const facts = decisionFacts({
+      path: diff.path,
+      original: known ? (known.isNew ? '' : known.oldContents) : null,
+      proposal: known?.newContents ?? '',
+      accepted: outcome === 'accepted',
+      ...(contents !== undefined ? { written: contents } : {}),
+      ...(decision.outcome === 'accept' && decision.taken ? { taken: decision.taken } : {}),
+      ...(decision.reason ? { reason: decision.reason } : {}),
+      by: 'person',
+    });
     const record: DecisionRecord = {
       id,
       sessionId: diff.sessionId,
@@ -189,7 +211,7 @@ export function createFakeHub(): FakeHub {
       outcome,
       by: 'patchbay',
       at: NOW,
-      edited: contents !== undefined && contents !== details.get(id)?.newContents,
+      ...facts,
       tool: diff.tool,
       editorId: diff.editorId,
       agent: 'pi-ide',
@@ -244,12 +266,13 @@ export function createFakeHub(): FakeHub {
       if (!detail) throw new HubError(`no diff with id "${id}"`, 'not-found');
       return structuredClone(detail);
     },
-    'diffs.accept': ({ id, contents }) => decide(id, 'accepted', contents),
-    'diffs.reject': ({ id }) => decide(id, 'rejected'),
+    'diffs.accept': ({ id, contents, changes, reason }) =>
+      decide(id, acceptDecision(details.get(id) ?? { isNew: false, oldContents: null, newContents: '' }, contents, changes, reason)),
+    'diffs.reject': ({ id, reason }) => decide(id, reason === undefined ? { outcome: 'reject' } : { outcome: 'reject', reason }),
     'diffs.acceptAll': ({ sessionId }) =>
-      state.diffs.filter((d) => d.sessionId === sessionId && d.status === 'pending').map((d) => decide(d.id, 'accepted')),
+      state.diffs.filter((d) => d.sessionId === sessionId && d.status === 'pending').map((d) => decide(d.id, { outcome: 'accept' })),
     'diffs.rejectAll': ({ sessionId }) =>
-      state.diffs.filter((d) => d.sessionId === sessionId && d.status === 'pending').map((d) => decide(d.id, 'rejected')),
+      state.diffs.filter((d) => d.sessionId === sessionId && d.status === 'pending').map((d) => decide(d.id, { outcome: 'reject' })),
     traffic: () => [],
     'settings.get': () => structuredClone(state.settings),
     'settings.set': ({ patch }) => {
@@ -257,7 +280,10 @@ export function createFakeHub(): FakeHub {
         throw new HubError('diagnosticsDeadlineMs must be a number', 'invalid');
       }
       // Otherwise the hub's own rules, so a face shows the reasons a person would see.
-      Object.assign(state.settings, validateSettingsPatch(patch));
+      const valid = validateSettingsPatch(patch);
+      const refusal = localOnlyRefusal(valid, state.hostedPi.settingsFile);
+      if (refusal !== null) throw refusal;
+      Object.assign(state.settings, valid);
       // As the hub does: every face hears of the change.
       queueMicrotask(() => emit({ type: 'snapshot', snapshot: structuredClone(state) }));
       return structuredClone(state.settings);

@@ -123,6 +123,7 @@ const DECIDED_WHERE: Record<DecisionRecord['by'], string> = {
   patchbay: 'in Patchbay',
   agent: 'by pi',
   shutdown: 'as Patchbay stopped',
+  crash: 'by nobody (Patchbay stopped unexpectedly)',
 };
 
 function ReviewNote({ review }: { review: ToolReview }) {

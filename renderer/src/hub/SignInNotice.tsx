@@ -10,8 +10,8 @@ export function SignInNotice({ why }: { why: string }) {
         within two minutes.
       </p>
       <p>
-        A sign-in belongs to the tab that used the link and ends when that tab has been closed or idle for a while.{' '}
-        <code>patchbay open --revoke-all</code> signs every browser out.
+        A sign-in serves every tab of this browser at this address. It ends after 8 hours with no Patchbay tab open, or a
+        week after the link was used. <code>patchbay open --revoke-all</code> signs every browser out.
       </p>
     </section>
   );

@@ -4,6 +4,7 @@ import type { HubApi } from '../../../src/api/types.ts';
 import { connectBrowserHub, type ConnectionState } from '../../../src/web/browser-hub.ts';
 import { signInSecretFrom } from '../../../src/web/browser-protocol.ts';
 import { bridgeHub } from '../../../electron/shared/bridge.ts';
+import { indexedDbSignIns } from './sign-in-store.ts';
 
 export type { ConnectionState };
 
@@ -39,7 +40,8 @@ export function connectHub(win: Window = window): HubConnection {
     origin: win.location.origin,
     hash: win.location.hash,
     clearHash: () => win.history.replaceState(null, '', `${win.location.pathname}${win.location.search}`),
-    storage: win.sessionStorage,
+    // One sign-in per browser profile: every tab of this address shares it (other ports cannot read it).
+    signIns: indexedDbSignIns(win),
     post: (url, body) =>
       win.fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, credentials: 'omit', cache: 'no-store' }),
     openSocket: (url, protocols) => new WebSocket(url, protocols),

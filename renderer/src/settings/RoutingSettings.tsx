@@ -116,14 +116,6 @@ export function RoutingSettings({ desktop }: { desktop: boolean }) {
         <input type="checkbox" checked={settings.launchAtLogin} onChange={(e) => void save({ launchAtLogin: e.target.checked })} />{' '}
         Start Patchbay at login{desktop ? '' : ' (applies to the desktop app)'}
       </label>
-      <label className="check">
-        <input
-          type="checkbox"
-          checked={settings.allowPiExtensions}
-          onChange={(e) => void save({ allowPiExtensions: e.target.checked })}
-        />{' '}
-        Let hosted pi load extensions given as arguments (<code>-e</code>): an extension runs as code with your rights
-      </label>
       {section.error !== null && <ErrorText>{section.error}</ErrorText>}
     </section>
   );

@@ -79,10 +79,3 @@ export function toTriState(value: boolean | null): TriState {
 export function fromTriState(value: TriState): boolean | null {
   return value === 'unset' ? null : value === 'on';
 }
-
-/** The pi command as typed: trimmed; the hub checks its shape (a path, or a JSON array). */
-export function parsePiCommandText(text: string): Parsed<string> {
-  const trimmed = text.trim();
-  if (/[\r\n]/.test(trimmed)) return { ok: false, error: 'The pi command must be one line.' };
-  return { ok: true, value: trimmed };
-}
