@@ -37,7 +37,8 @@ import { refuseExtensions } from './rpc/start-args.ts';
 import { readAutoconnect, setAutoconnect } from './settings/pi-settings.ts';
 import { PatchbayStore, type StoreBackend } from './settings/store.ts';
 import { suggestionModelPatch } from './suggestions/models.ts';
-import { Door } from './transport/door.ts';
+import { Door, type DoorOptions } from './transport/door.ts';
+import { TerminalDoors } from './transport/terminal-doors.ts';
 import { newToken } from './transport/tokens.ts';
 
 export interface Hub extends HubApi {
@@ -111,6 +112,8 @@ class PatchbayHub implements Hub {
   private readonly pi: PiHost;
   private readonly tokens = { pi: newToken(), claude: newToken() };
   private door: Door | null = null;
+  /** Doors for Claude Code in the terminals of editors the main door's lockfile does not name. */
+  private readonly terminalDoors: TerminalDoors;
   private state: DiscoveryState = { editors: [], invalid: [], warnings: [], doorProblems: [] };
   private paused = false;
   private idle: IdleAgent[] = [];
@@ -166,7 +169,7 @@ class PatchbayHub implements Hub {
         set: (key, id) => this.store.remember(key, id),
         forget: (key) => this.store.forget(key),
       },
-      lookupPeer: async (remotePort) => (this.door ? lookupPeer(remotePort, this.door.port) : null),
+      lookupPeer: (remotePort, doorPort) => lookupPeer(remotePort, doorPort),
       processInfo: deps.processInfo,
       readOriginal: (path) => readOriginal(path, options.maxReviewFileBytes),
       trafficEntries: options.trafficEntries,
@@ -179,7 +182,7 @@ class PatchbayHub implements Hub {
         this.emit({ type: 'diffAdded', diff });
       },
       onDiffDecided: (record) => this.emit({ type: 'diffDecided', record }),
-      editorSuspect: (editor) => void this.discovery.markSuspect(editor.port),
+      editorSuspect: (editor, how) => void this.discovery.markSuspect(editor.port, how),
       log,
       now,
     });
@@ -218,6 +221,22 @@ class PatchbayHub implements Hub {
       sessionIdForPid: (pid) => this.relay.sessionIdForPid(pid),
       log,
     });
+    this.terminalDoors = new TerminalDoors((token) => Door.open({ ...this.doorOptions(), port: 0, tokens: { claude: token } }), log);
+  }
+
+  /** The main door's options; the doors for editors' terminals differ in port and token. */
+  private doorOptions(): DoorOptions {
+    const settings = this.store.settings();
+    return {
+      host: this.options.host,
+      port: this.options.doorPort,
+      tokens: settings.claude ? this.tokens : { pi: this.tokens.pi },
+      maxPayload: settings.maxFrameBytes,
+      onConnection: (conn) => this.relay.addAgent(conn.ws, conn.dialect, conn.remotePort, conn.localPort),
+      log: this.log,
+      maxPending: this.options.maxPendingConnections,
+      upgradeDeadlineMs: this.options.upgradeDeadlineMs,
+    };
   }
 
   get doorPort(): number {
@@ -225,17 +244,7 @@ class PatchbayHub implements Hub {
   }
 
   async start(): Promise<void> {
-    const settings = this.store.settings();
-    this.door = await Door.open({
-      host: this.options.host,
-      port: this.options.doorPort,
-      tokens: settings.claude ? this.tokens : { pi: this.tokens.pi },
-      maxPayload: settings.maxFrameBytes,
-      onConnection: (conn) => this.relay.addAgent(conn.ws, conn.dialect, conn.remotePort),
-      log: this.log,
-      maxPending: this.options.maxPendingConnections,
-      upgradeDeadlineMs: this.options.upgradeDeadlineMs,
-    });
+    this.door = await Door.open(this.doorOptions());
     await this.discovery.start();
     await this.publishDoor();
     void this.checkReviewFolders();
@@ -262,10 +271,15 @@ class PatchbayHub implements Hub {
     const settings = this.store.settings();
     const folders = this.advertisedFolders();
     try {
+      // Editors' pids are named only while their lockfiles are taken over: otherwise Claude Code
+      // in their terminals sees the editor's own lockfile, and a door naming it would make two.
+      const terminals = settings.claude && settings.takeover ? this.state.editors : [];
+      const claude = await this.terminalDoors.sync(terminals, process.pid);
       await this.discovery.publishDoor({
         port: this.door.port,
         tokens: settings.claude ? this.tokens : { pi: this.tokens.pi },
         folders,
+        ...(settings.claude ? { claude } : {}),
       });
     } catch (err) {
       this.log(`door: ${(err as Error).message}`);
@@ -434,7 +448,7 @@ class PatchbayHub implements Hub {
   }
 
   private applySettings(before: PatchbaySettings, after: PatchbaySettings): void {
-    if (after.takeover !== before.takeover) void this.discovery.setTakeover(after.takeover);
+    if (after.takeover !== before.takeover) void this.discovery.setTakeover(after.takeover).then(() => this.publishDoor());
     if (JSON.stringify(after.trustedLockDirs) !== JSON.stringify(before.trustedLockDirs)) {
       void this.discovery.setTrustedDirs(after.trustedLockDirs);
     }
@@ -497,7 +511,7 @@ class PatchbayHub implements Hub {
   }
 
   openResources(): number {
-    return this.timers.size + this.relay.resources + this.pi.resources;
+    return this.timers.size + this.relay.resources + this.pi.resources + this.terminalDoors.size;
   }
 
   close(reason = 'Patchbay stopped'): Promise<void> {
@@ -516,6 +530,7 @@ class PatchbayHub implements Hub {
       await this.hostedStore.close();
       this.relay.close();
       await this.door?.close();
+      await this.terminalDoors.close();
       await this.discovery.close();
       await this.pending.close();
       await this.history.close();

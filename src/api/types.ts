@@ -3,7 +3,7 @@
 
 export type Dialect = 'pi' | 'claude';
 export type AgentKind = 'pi' | 'claude' | 'unknown';
-export type BindReason = 'manual' | 'sticky' | 'cwd' | 'focus' | 'none';
+export type BindReason = 'manual' | 'sticky' | 'terminal' | 'cwd' | 'focus' | 'none';
 
 export interface EditorView {
   /** Stable across restarts: derived from (ideName, first workspace folder). */
@@ -18,7 +18,13 @@ export interface EditorView {
   lockfile: string;
   /** Epoch ms of its last `selection_changed`, if any. */
   focusedAt: number | null;
+  /** Patchbay's one link to it (every session's traffic goes over it); `taken`: another client has the editor. */
+  link?: EditorLinkState;
+  /** Why there is no link now, for the person (e.g. another client took it). */
+  linkProblem?: string | null;
 }
+
+export type EditorLinkState = 'open' | 'opening' | 'down' | 'taken';
 
 export interface InvalidLockfile {
   path: string;

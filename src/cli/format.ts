@@ -15,6 +15,7 @@ import type {
 } from '../api/types.ts';
 import { DIRECTIONS, byteSize, clockTime, durationText, requestTimings, rowLabels, shortId } from '../api/traffic.ts';
 import { containingDepth } from '../broker/folders.ts';
+import { editorLabel as editorName } from '../api/labels.ts';
 import { whatWasWritten } from '../review/decision-words.ts';
 import { age, onOff, table } from './table.ts';
 
@@ -42,16 +43,17 @@ export function formatStatus(snapshot: Snapshot, host: string): string {
     'Editors',
     snapshot.editors.map((e) => [
       e.id,
-      e.ideName,
+      editorName(e),
       e.workspaceFolders.join(', ') || '-',
       String(e.port),
       String(e.pid),
       e.dialect,
-      e.alive ? 'yes' : 'no',
+      e.alive ? 'yes' : e.link === 'taken' ? 'taken' : 'no',
     ]),
-    ['ID', 'IDE', 'FOLDERS', 'PORT', 'PID', 'DIALECT', 'ALIVE'],
+    ['ID', 'EDITOR', 'FOLDERS', 'PORT', 'PID', 'DIALECT', 'ALIVE'],
     'none',
   );
+  for (const e of snapshot.editors) if (e.linkProblem) out += `  ${e.id} (${editorName(e)}): ${e.linkProblem}\n`;
   out += section(
     'Sessions',
     snapshot.sessions.map((s) => [s.id, s.kind, dash(s.pid), dash(s.cwd), editorLabel(s.editorId), s.reason]),

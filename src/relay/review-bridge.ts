@@ -29,10 +29,8 @@ type Effect = InboxEffect<AgentReply, AsSent>;
 
 export interface ReviewBridgeDeps {
   session(id: string): Session | undefined;
-  /** The session's link to an editor, by id (rejects when it is not live). */
-  upstream(session: Session, editorId: string): Promise<RpcLink>;
-  /** Upstreams the session no longer needs close once nothing waits on them. */
-  settled(session: Session): void;
+  /** The link to an editor, by id, opened if need be (rejects when it is not live). */
+  link(editorId: string): Promise<RpcLink>;
   onDiffAdded(diff: DiffSummary): void;
   onDiffDecided(record: DecisionRecord): void;
   onChange(): void;
@@ -83,11 +81,16 @@ export class ReviewBridge {
     const writes: Promise<void>[] = [];
     for (const effect of effects) {
       if (effect.type === 'offer') this.offer(effect);
-      else if (effect.type === 'closeTab') this.closeTab(effect);
+      else if (effect.type === 'closeTab') void this.closeTab(effect);
       else writes.push(this.reply(effect));
     }
     if (effects.length > 0) this.deps.onChange();
     return writes;
+  }
+
+  /** Carries out only the tab closings among `effects`; each resolves once its editor answered (or could not). */
+  closeTabs(effects: Effect[]): Promise<void>[] {
+    return effects.flatMap((effect) => (effect.type === 'closeTab' ? [this.closeTab(effect)] : []));
   }
 
   private reply(effect: Extract<Effect, { type: 'reply' }>): Promise<void> {
@@ -116,11 +119,11 @@ export class ReviewBridge {
     if (!session) return;
     const { diffId, editorId, asSent } = effect;
     void this.deps
-      .upstream(session, editorId)
+      .link(editorId)
       .then((link) =>
         asSent && 'request' in asSent
-          ? link.relay(asSent.request, asSent.frame, true).response
-          : link.request('tools/call', { name: 'openDiff', arguments: effect.args }).response,
+          ? link.relay(asSent.request, asSent.frame, true, session).response
+          : link.request('tools/call', { name: 'openDiff', arguments: effect.args }, session).response,
       )
       .then((reply) => this.editorAnswered(diffId, editorId, reply))
       .catch((err: Error) => {
@@ -129,8 +132,7 @@ export class ReviewBridge {
           this.deps.log(`diff ${diffId}: editor ${editorId} did not decide it (${err.message}); it waits in Patchbay`);
           this.deps.onChange();
         }
-      })
-      .finally(() => this.deps.settled(session));
+      });
   }
 
   private editorAnswered(diffId: string, editorId: string, reply: Reply): void {
@@ -183,14 +185,19 @@ export class ReviewBridge {
     }
   }
 
-  private closeTab(effect: Extract<Effect, { type: 'closeTab' }>): void {
-    const session = this.deps.session(effect.sessionId);
-    const link = session?.upstreams.openLinkById(effect.editorId);
-    if (!session || !link) return;
-    void link
-      .request('tools/call', { name: 'close_tab', arguments: { tab_name: effect.tabName } })
-      .response.catch(() => {})
-      .finally(() => this.deps.settled(session));
+  /**
+   * Closes a decided diff's tab in its editor (over the editor's one link, opened for it if need
+   * be: no decided diff stays open there). The editor's answer does not matter, nor does VS
+   * Code's FILE_SAVED for a tab it saves as it closes it: the diff is decided already.
+   */
+  private async closeTab(effect: Extract<Effect, { type: 'closeTab' }>): Promise<void> {
+    const owner = this.deps.session(effect.sessionId);
+    try {
+      const link = await this.deps.link(effect.editorId);
+      await link.request('tools/call', { name: 'close_tab', arguments: { tab_name: effect.tabName } }, owner).response;
+    } catch (err) {
+      this.deps.log(`diff ${effect.diffId}: its tab in editor ${effect.editorId} could not be closed: ${(err as Error).message}`);
+    }
   }
 }
 

@@ -20,6 +20,8 @@ import {
 } from '../protocol/jsonrpc.ts';
 import { parseLazily } from '../protocol/lazy-json.ts';
 
+/** How many given-up requests' owners are remembered for their late answers. */
+const FORGOTTEN_KEPT = 64;
 /** Frames from this size on may be read lazily (a whole file in FILE_SAVED). */
 export const LAZY_FRAME_BYTES = 1024 * 1024;
 /** Strings from this size on stay undecoded in a lazily read frame. */
@@ -41,8 +43,11 @@ export interface Reply {
 export interface LinkHandlers {
   onRequest(msg: RpcRequest, link: RpcLink, frame: Frame): void;
   onNotification(msg: RpcNotification, link: RpcLink, frame: Frame): void;
-  /** Every frame both ways, for the traffic inspector. */
-  onFrame?(direction: 'in' | 'out', text: string, message: RpcMessage | null, bytes: number): void;
+  /**
+   * Every frame both ways, for the traffic inspector. `owner`: whom the request was sent for
+   * (relay/request's `owner`), on the request going out and on its answer coming in.
+   */
+  onFrame?(direction: 'in' | 'out', text: string, message: RpcMessage | null, bytes: number, owner?: unknown): void;
   onClose?(): void;
   /** A frame that is not JSON-RPC; the link has already answered it if it could. */
   onMalformed?(problem: string): void;
@@ -60,12 +65,17 @@ interface Pending {
   reject(err: Error): void;
   /** A big answer may come with its big strings as LazyText (the caller passes it on unread). */
   lazy: boolean;
+  owner: unknown;
 }
 
 export class RpcLink {
   private nextId = 1;
   private readonly pending = new Map<RpcId, Pending>();
+  /** Owners of requests given up on (forget), for their late answers' log entries; the newest few. */
+  private readonly forgotten = new Map<RpcId, unknown>();
   private closed = false;
+  /** The WebSocket close code, once closed (1005: the peer closed without one). */
+  closeCode: number | null = null;
 
   constructor(
     readonly ws: WebSocket,
@@ -76,7 +86,10 @@ export class RpcLink {
     private readonly answerMalformed = true,
   ) {
     ws.on('message', (data: RawData) => this.receive(toBuffer(data)));
-    ws.on('close', () => this.shutdown());
+    ws.on('close', (code: number) => {
+      this.closeCode = code;
+      this.shutdown();
+    });
     ws.on('error', () => this.shutdown());
   }
 
@@ -92,7 +105,10 @@ export class RpcLink {
     if (bytes.length >= LAZY_FRAME_BYTES && this.receiveLazily(bytes)) return;
     const text = bytes.toString('utf8');
     const parsed = parseFrame(text);
-    this.handlers.onFrame?.('in', text, parsed.ok ? parsed.message : null, bytes.length);
+    const answeredId = parsed.ok && parsed.message.kind === 'response' ? parsed.message.msg.id : null;
+    const owner = answeredId === null ? undefined : (this.pending.get(answeredId)?.owner ?? this.forgotten.get(answeredId));
+    if (answeredId !== null) this.forgotten.delete(answeredId);
+    this.handlers.onFrame?.('in', text, parsed.ok ? parsed.message : null, bytes.length, owner);
     if (!parsed.ok) {
       this.handlers.onMalformed?.(`${this.label}: ${parsed.error.message}`);
       if (this.answerMalformed) this.send(errorResponse(parsed.id, parsed.error.code, parsed.error.message));
@@ -128,15 +144,15 @@ export class RpcLink {
     const waiting = msg.id === null ? undefined : this.pending.get(msg.id);
     if (!waiting?.lazy) return false;
     const frame = { bytes, text: bytes.toString('utf8', 0, PREVIEW_BYTES) };
-    this.handlers.onFrame?.('in', frame.text, parsed.message, bytes.length);
+    this.handlers.onFrame?.('in', frame.text, parsed.message, bytes.length, waiting.owner);
     this.pending.delete(msg.id!);
     waiting.resolve({ msg, frame });
     return true;
   }
 
   /** Serializes and sends. */
-  send(message: RpcRequest | RpcNotification | RpcResponse): void {
-    this.write(JSON.stringify(message), classify(message));
+  send(message: RpcRequest | RpcNotification | RpcResponse, owner?: unknown): void {
+    this.write(JSON.stringify(message), classify(message), undefined, owner);
   }
 
   /** Like send, resolving once written: replies that must reach the agent before a close. */
@@ -145,18 +161,18 @@ export class RpcLink {
   }
 
   /** Sends a frame received elsewhere, byte for byte; `sent` runs once it is written (or cannot be). */
-  forward(frame: Frame, message: RpcMessage, sent?: () => void): void {
+  forward(frame: Frame, message: RpcMessage, sent?: () => void, owner?: unknown): void {
     if (!this.isOpen) return sent?.();
-    this.handlers.onFrame?.('out', frame.text, message, frame.bytes.length);
+    this.handlers.onFrame?.('out', frame.text, message, frame.bytes.length, owner);
     this.corkUntilNextTick();
     this.ws.send(frame.bytes, { binary: false }, sent && (() => sent()));
   }
 
-  private write(text: string, message: RpcMessage, done?: () => void): void {
+  private write(text: string, message: RpcMessage, done?: () => void, owner?: unknown): void {
     if (!this.isOpen) return done?.();
     // One encoding: the bytes measured for the log are the bytes ws sends.
     const bytes = Buffer.from(text, 'utf8');
-    this.handlers.onFrame?.('out', text, message, bytes.length);
+    this.handlers.onFrame?.('out', text, message, bytes.length, owner);
     this.corkUntilNextTick();
     this.ws.send(bytes, { binary: false }, done && (() => done()));
   }
@@ -191,12 +207,12 @@ export class RpcLink {
     this.send(notification(method, params));
   }
 
-  /** Sends a request with an id of Patchbay's own. Rejects if the link closes first. */
-  request(method: string, params?: unknown): { id: RpcId; response: Promise<Reply> } {
+  /** Sends a request with an id of Patchbay's own. Rejects if the link closes first. `owner`: see onFrame. */
+  request(method: string, params?: unknown, owner?: unknown): { id: RpcId; response: Promise<Reply> } {
     while (this.pending.has(this.nextId)) this.nextId++;
     const id = this.nextId++;
-    const response = this.expect(id);
-    this.send(request(id, method, params));
+    const response = this.expect(id, false, owner);
+    this.send(request(id, method, params), owner);
     return { id, response };
   }
 
@@ -205,22 +221,29 @@ export class RpcLink {
    * go back byte for byte; `frame` (the request as it arrived) is sent as is when given.
    * `lazyAnswer`: a big answer may hold LazyText strings (see receiveLazily).
    */
-  relay(msg: RpcRequest, frame: Frame | null, lazyAnswer = false): { id: RpcId; response: Promise<Reply> } {
-    if (this.pending.has(msg.id)) return this.request(msg.method, msg.params);
-    const response = this.expect(msg.id, lazyAnswer);
-    if (frame) this.forward(frame, { kind: 'request', msg });
-    else this.send(msg);
+  relay(msg: RpcRequest, frame: Frame | null, lazyAnswer = false, owner?: unknown): { id: RpcId; response: Promise<Reply> } {
+    // Taken by another request on this link (another session's, on a shared link): a new id.
+    if (this.pending.has(msg.id)) return this.request(msg.method, msg.params, owner);
+    const response = this.expect(msg.id, lazyAnswer, owner);
+    if (frame) this.forward(frame, { kind: 'request', msg }, undefined, owner);
+    else this.send(msg, owner);
     return { id: msg.id, response };
   }
 
-  private expect(id: RpcId, lazy = false): Promise<Reply> {
+  private expect(id: RpcId, lazy = false, owner?: unknown): Promise<Reply> {
     if (!this.isOpen) return Promise.reject(new LinkClosedError(this.label));
-    return new Promise<Reply>((resolve, reject) => this.pending.set(id, { resolve, reject, lazy }));
+    return new Promise<Reply>((resolve, reject) => this.pending.set(id, { resolve, reject, lazy, owner }));
   }
 
   /** Stop waiting for a response (a deadline passed); a late answer is then reported and dropped. */
   forget(id: RpcId): void {
+    const owner = this.pending.get(id)?.owner;
     this.pending.delete(id);
+    // A late answer is still logged for whom it was asked (the traffic inspector shows it).
+    if (owner !== undefined) {
+      this.forgotten.set(id, owner);
+      if (this.forgotten.size > FORGOTTEN_KEPT) this.forgotten.delete(this.forgotten.keys().next().value!);
+    }
   }
 
   close(): void {

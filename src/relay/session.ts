@@ -4,7 +4,6 @@ import type { ProcessInfo } from '../discovery/peer-process.ts';
 import type { ReviewNote } from './review-notes.ts';
 import type { RpcLink } from './rpc-link.ts';
 import type { TrafficLog } from './traffic.ts';
-import type { UpstreamPool } from './upstream-pool.ts';
 
 /** Whether Patchbay knows which process (and so which folder) the agent is. */
 export type Identity = 'looking' | 'known' | 'unknown';
@@ -30,7 +29,6 @@ export interface Session {
   sticky: string | null | undefined;
   editorId: string | null;
   reason: BindReason;
-  upstreams: UpstreamPool;
   traffic: TrafficLog;
   models: SessionModels;
   /** A `listSuggestionModels` asked and not yet answered: one at a time. */

@@ -63,7 +63,7 @@ test('status prints the door, editors, sessions, idle pi processes and problems'
   assert.equal(stderr, '');
   assert.match(stdout, /^Patchbay 0\.1\.0, pid 4242\n/);
   assert.match(stdout, /Door: 127\.0\.0\.1:40123\n {2}\/home\/u\/\.pi\/ide\/40123\.lock\n/);
-  assert.match(stdout, /ID +IDE +FOLDERS +PORT +PID +DIALECT +ALIVE\n {2}nvim-proj +Neovim +\/work\/proj +41000 +5000 +pi +yes\n/);
+  assert.match(stdout, /ID +EDITOR +FOLDERS +PORT +PID +DIALECT +ALIVE\n {2}nvim-proj +Neovim · proj +\/work\/proj +41000 +5000 +pi +yes\n/);
   assert.match(stdout, /s1 +pi +6000 +\/work\/proj +nvim-proj +cwd\n/);
   assert.match(stdout, /7000 +\/work\/other +pi-ide is not installed/);
   assert.match(stdout, /\/home\/u\/\.pi\/ide\/999\.lock +"pid" must be a number/);

@@ -12,8 +12,7 @@ export function fakeReview(session: Session, editor: RpcLink, boundEditor: strin
   const inbox = new Inbox<AgentReply, AsSent>({ boundEditor: () => boundEditor, route: () => 'editor-and-patchbay', now: () => now });
   const bridge = new ReviewBridge(inbox, {
     session: (id) => (id === session.id ? session : undefined),
-    upstream: async () => editor,
-    settled: () => {},
+    link: async () => editor,
     onDiffAdded: () => {},
     onDiffDecided: (record) => decided.push(record),
     onChange: () => {},

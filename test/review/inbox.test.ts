@@ -382,10 +382,10 @@ describe('a Claude-dialect editor (claudecode.nvim, VS Code)', () => {
     assert.deepEqual(ofType(effectsOfReject, 'reply')[0]!.result, diffRejected('pi-write:1'));
   });
 
-  test('a Claude Code tab name is kept as it is', () => {
+  test('a Claude Code tab name keeps its markers but not "[Claude Code]", which VS Code would save when another diff opens', () => {
     const { inbox } = world({ s1: 'cc' }, 'editor-and-patchbay', { cc: 'claude' });
     const name = '✻ [Claude Code] a.txt (998b60) ⧉';
-    assert.equal(ofType(inbox.arrive(diff({ tabName: name })).effects, 'offer')[0]!.tabName, name);
+    assert.equal(ofType(inbox.arrive(diff({ tabName: name })).effects, 'offer')[0]!.tabName, '✻ [Claude Code · Patchbay] a.txt (998b60) ⧉');
   });
 
   test('a diff decided in the editor is closed there by Patchbay, under the editor’s name, before the agent hears', () => {

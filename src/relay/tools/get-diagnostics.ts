@@ -27,12 +27,12 @@ export const getDiagnostics = defineTool({
     let link: RpcLink | undefined;
     let callId: RpcId | undefined;
     try {
-      // The usual case, an open upstream, needs no connect deadline of its own.
-      link = session.upstreams.openLink(editor.instance) ?? (await withTimeout(ctx.upstream(session, editor), deadline, 'getDiagnostics'));
+      // The usual case, an open link, needs no connect deadline of its own.
+      link = editor.connection.openLink() ?? (await withTimeout(editor.connection.link(), deadline, 'getDiagnostics'));
       const sameDialect = editor.instance.dialect === session.dialect;
       const call = sameDialect
-        ? link.relay(msg, frame)
-        : link.request('tools/call', { ...(msg.params as object), name: 'getDiagnostics', arguments: args });
+        ? link.relay(msg, frame, false, session)
+        : link.request('tools/call', { ...(msg.params as object), name: 'getDiagnostics', arguments: args }, session);
       callId = call.id;
       const remaining = Math.max(1, deadline - (ctx.now() - started));
       const reply = await withTimeout(call.response, remaining, 'getDiagnostics');
@@ -46,8 +46,6 @@ export const getDiagnostics = defineTool({
       if (link && callId !== undefined) link.forget(callId);
       ctx.log(`${session.id}: getDiagnostics answered empty: ${(err as Error).message}`);
       session.link.respond(msg.id, empty());
-    } finally {
-      ctx.settled(session);
     }
   },
 });
