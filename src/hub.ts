@@ -31,6 +31,8 @@ import { acceptDecision } from './review/decision-facts.ts';
 import { alreadyDecided } from './review/decision-words.ts';
 import { readOriginal } from './review/read-original.ts';
 import { PiHost } from './rpc/host.ts';
+import { HostedStore } from './rpc/hosted-store.ts';
+import { piSessionDir } from './rpc/session-list.ts';
 import { refuseExtensions } from './rpc/start-args.ts';
 import { readAutoconnect, setAutoconnect } from './settings/pi-settings.ts';
 import { PatchbayStore, type StoreBackend } from './settings/store.ts';
@@ -86,7 +88,8 @@ export async function createHub(options: HubOptions, deps: HubDeps = {}): Promis
     log(`the last run stopped with ${cutOff.length} diffs pending: ${cutOff.map((r) => `${r.id} ${r.path}`).join(', ')}`);
   }
   pending.clear();
-  const hub = new PatchbayHub(options, history, pending, crashWarning(leftovers), {
+  const hosted = await HostedStore.open(options.home, log);
+  const hub = new PatchbayHub(options, history, pending, crashWarning(leftovers), hosted, {
     log,
     lookupPeer: deps.lookupPeer ?? lookupPeerProcess,
     processInfo: deps.processInfo ?? processInfo,
@@ -130,12 +133,13 @@ class PatchbayHub implements Hub {
     private readonly history: DiffHistory,
     private readonly pending: PendingLog,
     crashed: string | null,
+    private readonly hostedStore: HostedStore,
     deps: Required<Omit<HubDeps, 'storeBackend'>> & Pick<HubDeps, 'storeBackend'>,
   ) {
     const { log, lookupPeer } = deps;
     this.log = log;
     this.store = PatchbayStore.open(options.home, deps.storeBackend);
-    this.warnings.push(...this.store.warnings);
+    this.warnings.push(...this.store.warnings, ...hostedStore.warnings);
     if (crashed !== null) this.warnings.push(crashed);
     const settings = this.store.settings();
     const now = (): number => Date.now();
@@ -169,8 +173,14 @@ class PatchbayHub implements Hub {
       processInfo: deps.processInfo,
       readOriginal: (path) => readOriginal(path, options.maxReviewFileBytes),
       trafficEntries: options.trafficEntries,
-      onChange: () => this.changed(),
-      onDiffAdded: (diff) => this.emit({ type: 'diffAdded', diff }),
+      onChange: () => {
+        this.pi.doorSessionsChanged();
+        this.changed();
+      },
+      onDiffAdded: (diff) => {
+        this.pi.noteDiff(diff);
+        this.emit({ type: 'diffAdded', diff });
+      },
       onDiffDecided: (record) => this.emit({ type: 'diffDecided', record }),
       editorSuspect: (editor, how) => void this.discovery.markSuspect(editor.port, how),
       log,
@@ -198,6 +208,12 @@ class PatchbayHub implements Hub {
       commandTimeoutMs: options.piCommandTimeoutMs,
       stopGraceMs: options.piStopGraceMs,
       ideConnectMs: options.piIdeConnectMs,
+      reviewWaitMs: options.piReviewWaitMs,
+      // Started or resumed, pi loads extensions only with the person's leave.
+      // The pi command and allowPiExtensions are set in config.json, not over the API: as they are now.
+      checkArgs: (args, command) => refuseExtensions(args, this.reloadSettings().allowPiExtensions, command),
+      memory: hostedStore,
+      sessionDir: () => piSessionDir({ agentDir: options.piAgentDir, envSessionDir: options.piSessionDir }, log),
       onEvent: (id, event) => this.emit({ type: 'pi', id, event }),
       onChange: () => this.changed(),
       onFoldersChanged: () => this.publishDoor(),
@@ -366,13 +382,12 @@ class PatchbayHub implements Hub {
     'models.refresh': ({ sessionId }) => this.relay.refreshModels(sessionId),
     'suggestionModel.set': ({ choice, editorId }) =>
       this.updateSettings(suggestionModelPatch(this.store.settings(), choice, editorId)),
-    'pi.start': ({ cwd, model, args }) => {
-      // The pi command and allowPiExtensions are set in config.json, not over this API: as they are now.
-      refuseExtensions(args ?? [], this.reloadSettings().allowPiExtensions);
-      return this.pi.start({ cwd, ...(model !== undefined ? { model } : {}), ...(args !== undefined ? { args } : {}) });
-    },
+    'pi.start': ({ cwd, model, args }) =>
+      this.pi.start({ cwd, ...(model !== undefined ? { model } : {}), ...(args !== undefined ? { args } : {}) }),
+    'pi.resume': (request) => this.pi.resume(request),
+    'pi.sessions': ({ sessionDir }) => this.pi.savedSessions(sessionDir),
     'pi.get': ({ id }) => this.pi.detail(id),
-    'pi.prompt': ({ id, text, streamingBehavior }) => this.pi.prompt(id, text, streamingBehavior),
+    'pi.prompt': ({ id, text, streamingBehavior, images }) => this.pi.prompt(id, text, streamingBehavior, images),
     'pi.abort': ({ id }) => this.pi.abort(id),
     'pi.state': ({ id }) => this.pi.getState(id),
     'pi.models': ({ id }) => this.pi.models(id),
@@ -381,6 +396,25 @@ class PatchbayHub implements Hub {
     'pi.stats': ({ id }) => this.pi.stats(id),
     'pi.answer': ({ id, requestId, answer }) => this.pi.answer(id, requestId, answer),
     'pi.stop': ({ id, keep }) => this.pi.stop(id, keep === true),
+    'pi.commands': ({ id }) => this.pi.commands(id),
+    'pi.thinkingLevels': ({ id }) => this.pi.thinkingLevels(id),
+    'pi.forkPoints': ({ id }) => this.pi.forkPoints(id),
+    'pi.fork': ({ id, entryId }) => this.pi.fork(id, entryId),
+    'pi.clone': ({ id }) => this.pi.clone(id),
+    'pi.newSession': ({ id }) => this.pi.newSession(id),
+    'pi.switchSession': ({ id, sessionFile }) => this.pi.switchSession(id, sessionFile),
+    'pi.tree': ({ id }) => this.pi.tree(id),
+    'pi.compact': ({ id, instructions }) => this.pi.compact(id, instructions),
+    'pi.setName': ({ id, name }) => this.pi.setName(id, name),
+    'pi.exportHtml': ({ id, outputPath }) => this.pi.exportHtml(id, outputPath),
+    'pi.bash': ({ id, command, excludeFromContext }) => this.pi.bash(id, command, excludeFromContext === true),
+    'pi.abortBash': ({ id }) => this.pi.abortBash(id),
+    'pi.clearQueue': ({ id }) => this.pi.clearQueue(id),
+    'pi.setQueueModes': ({ id, steering, followUp }) =>
+      this.pi.setQueueModes(id, { ...(steering !== undefined ? { steering } : {}), ...(followUp !== undefined ? { followUp } : {}) }),
+    'pi.setAutoCompaction': ({ id, enabled }) => this.pi.setAutoCompaction(id, enabled),
+    'pi.setAutoRetry': ({ id, enabled }) => this.pi.setAutoRetry(id, enabled),
+    'pi.abortRetry': ({ id }) => this.pi.abortRetry(id),
   };
 
   /** A pending diff's contents; a decided one is refused saying when and where it was decided. */
@@ -488,7 +522,12 @@ class PatchbayHub implements Hub {
       await this.relay.rejectAllForShutdown();
       // After the rejections (a pi blocked in openDiff can then abort at once), and before the
       // door closes: pi-ide writes an edit unreviewed when its connection drops.
+      const working = this.pi.working();
+      if (working.length > 0) {
+        this.log(`stopping ${working.map((v) => v.id).join(', ')} mid-turn; each can be resumed: patchbay pi resume <id>`);
+      }
       await this.pi.close();
+      await this.hostedStore.close();
       this.relay.close();
       await this.door?.close();
       await this.terminalDoors.close();

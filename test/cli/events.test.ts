@@ -61,7 +61,7 @@ test('events --json prints the state, then every change as a timestamped JSON li
 
 test('events without --json says what happened, with content: prompts, answers, where a diff was decided and what was written', async (t) => {
   const { hub, start } = await withDaemon(t);
-  hub.state.hosted = [{ id: 'pi-1a2b', cwd: '/work/proj-a', pid: 1, status: 'streaming', model: null, thinkingLevel: null, startedAt: 0, exit: null, sessionId: 's1', pendingDialogs: 0 }];
+  hub.state.hosted = [{ id: 'pi-1a2b', cwd: '/work/proj-a', pid: 1, status: 'streaming', model: null, thinkingLevel: null, startedAt: 0, exit: null, sessionId: 's1', review: 'reviewed', pendingDialogs: 0, sessionFile: null, sessionName: null, resumable: false, title: null }];
   const run = start(['events']);
   await waitFor(() => run.stdout().includes('\n'), { message: 'the first line' });
   hub.emit({ type: 'diffAdded', diff: hub.state.diffs[1]! });
@@ -97,7 +97,7 @@ test('events without --json says what happened, with content: prompts, answers, 
 
 test('events --diffs keeps only diffs; --session only what concerns that session, its hosted pi included', async (t) => {
   const { hub, start } = await withDaemon(t);
-  hub.state.hosted = [{ id: 'pi-1a2b', cwd: '/work/proj-a', pid: 1, status: 'idle', model: null, thinkingLevel: null, startedAt: 0, exit: null, sessionId: 's1', pendingDialogs: 0 }];
+  hub.state.hosted = [{ id: 'pi-1a2b', cwd: '/work/proj-a', pid: 1, status: 'idle', model: null, thinkingLevel: null, startedAt: 0, exit: null, sessionId: 's1', review: 'reviewed', pendingDialogs: 0, sessionFile: null, sessionName: null, resumable: false, title: null }];
   const diffs = start(['events', '--diffs']);
   const session = start(['events', '--session', 's2', '--json']);
   await waitFor(() => diffs.stdout().includes('\n') && session.stdout().includes('\n'), { message: 'the first lines' });

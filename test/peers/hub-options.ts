@@ -12,6 +12,8 @@ export function isolatedOptions(root: string, overrides: Partial<HubOptions> = {
       // `<CLAUDE_CONFIG_DIR>/ide`, as Claude Code (and its double) look there.
       claudeLockDir: join(root, 'claude', 'ide'),
       piSettingsFile: join(root, 'agent', 'settings.json'),
+      piAgentDir: join(root, 'agent'),
+      piSessionDir: null,
       scanProcesses: false,
       ...overrides,
     },

@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import type { EditorView, SessionView, TrafficEntry } from '../../src/api/types.ts';
 import { buildIfStale } from '../../src/cli/start.ts';
 import { tempDir, type TempDir } from '../peers/wait.ts';
-import { NOW, createFakeHub, idleHostedDetail, type FakeHub } from '../web/fake-hub.ts';
+import { NOW, createFakeHub, hostedView, idleHostedDetail, type FakeHub } from '../web/fake-hub.ts';
 import { SHOTS, openUi, skipWithoutChromium, type UiSession } from './chromium.ts';
 import { shootEverySize } from './live-review.ts';
 
@@ -105,8 +105,7 @@ function hostedSession(hub: FakeHub): void {
     id: 'dw', sessionId: 's1', editorId: null, tool: 'write', path: '/work/proj/NOTES.md', tabName: 'pi-write:c-write', status: 'pending',
     createdAt: NOW - 39_000, isNew: true, tooLarge: false, inEditor: false,
   });
-  const { transcript: _t, dialogs: _d, statusLines: _s, stats: _st, ...view } = detail;
-  hub.state.hosted = [{ ...view, pendingDialogs: 0 }];
+  hub.state.hosted = [hostedView(detail)];
 }
 
 describe('screens of every view but the review inbox, light and dark, large and small', { skip: skipWithoutChromium }, () => {
@@ -216,9 +215,9 @@ describe('screens of every view but the review inbox, light and dark, large and 
   test('sessions: a write waiting for review, an edit as its change, stats in words', async () => {
     await go('#/sessions/h1');
     await page.getByRole('link', { name: 'Review this edit' }).waitFor();
-    await page.getByRole('region', { name: 'Stats' }).getByText('16,020 of 128,000 tokens (13%)').waitFor();
+    await page.getByRole('region', { name: 'Stats' }).getByText('2 prompts · 2 tool calls · 16k tokens ($0.03) · context 13% of 128k').waitFor();
     await shoot('sessions-waiting-for-review');
-    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
     await page.getByRole('dialog', { name: 'Stop this pi session?' }).waitFor();
     await shoot('sessions-stop-confirm');
     await page.getByRole('button', { name: 'Cancel' }).click();
