@@ -1,23 +1,25 @@
 // Which of pi's command-line arguments load code into it, and which pick its session. An
 // extension (`-e <path>`, `--extension <path>`; `--hook` in older pi) is a module pi imports and
-// runs with the person's rights, so `pi.start` (and `pi.resume`, with the arguments it keeps)
-// passes one only when the person allowed it in settings.
+// runs with the person's rights, and `--approve` (`-a`) trusts the folder's own `.pi/` without
+// asking: its extensions run and its packages are installed (pi 0.87 otherwise loads them only
+// for a folder the person trusted in pi's terminal). So `pi.start` (and `pi.resume`, with the
+// arguments it keeps) passes these only when the person allowed extensions in settings.
 import { HubError } from '../api/types.ts';
 
-const LOADS_CODE = /^(-e|--extension|--hook)/;
+const LOADS_CODE = /^(-e|--extension|--hook)|^(-a|--approve)$/;
 
-/** The arguments of `args` that would make pi load an extension, in order. */
+/** The arguments of `args` that would make pi load code (an extension, or the folder's own), in order. */
 export function extensionArgs(args: readonly string[]): string[] {
   return args.filter((arg) => LOADS_CODE.test(arg));
 }
 
-/** Throws unless `args` loads no extension or the person allowed extensions (`command` names the call in the message). */
+/** Throws unless `args` loads no code into pi or the person allowed extensions (`command` names the call in the message). */
 export function refuseExtensions(args: readonly string[], allowed: boolean, command = 'pi.start'): void {
   const found = extensionArgs(args);
   if (found.length === 0 || allowed) return;
   throw new HubError(
-    `${command}: "args" would load an extension (${found.join(', ')}), which runs as code in pi; ` +
-      'Patchbay starts pi with extensions only when the allowPiExtensions setting is on ' +
+    `${command}: "args" would load code into pi (${found.join(', ')}): an extension, or with --approve the ` +
+      "folder's own .pi extensions and packages; Patchbay starts pi with these only when the allowPiExtensions setting is on " +
       '(in a terminal, as you: patchbay settings set allowPiExtensions true)',
     'invalid',
   );

@@ -157,7 +157,7 @@ test('a resumed session’s arguments are checked again: an extension needs the 
   await pi.prompt(a.id, 'hi');
   await pi.stop(a.id, true);
   allowed = false;
-  await assert.rejects(pi.resume({ id: a.id }), /^HubError: pi\.resume: "args" would load an extension \(-e\)/);
+  await assert.rejects(pi.resume({ id: a.id }), /^HubError: pi\.resume: "args" would load code into pi \(-e\)/);
   assert.equal(pi.views()[0]?.status, 'exited');
   allowed = true;
   assert.equal((await pi.resume({ id: a.id })).status, 'idle');

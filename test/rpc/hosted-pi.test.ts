@@ -74,7 +74,7 @@ describe('hosted pi sessions against the real pi', { skip }, () => {
     // The test's extension is loaded with -e: refused until the person allows extensions.
     const refused = await cli('pi', 'start', 'work', '--model', 'fake/fake-1', '--', '-e', world.extension);
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /^patchbay: pi\.start: "args" would load an extension \(-e\)/);
+    assert.match(refused.stderr, /^patchbay: pi\.start: "args" would load code into pi \(-e\)/);
     assert.deepEqual((await hub.call('snapshot', undefined)).hosted, []);
     assert.equal((await cli('settings', 'set', 'allowPiExtensions', 'true')).code, 0);
 
