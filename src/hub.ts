@@ -340,7 +340,26 @@ class PatchbayHub implements Hub {
     if (!isHubMethod(method)) throw new HubError(`unknown command ${String(method)}`, 'invalid');
     if (this.closing) throw new HubError('Patchbay is shutting down', 'unavailable');
     const handler = this.handlers[method] as (p: ParamsOf<M>) => Promise<ResultOf<M>> | ResultOf<M>;
-    return handler(parseParams(method, params));
+    return handler(this.oneSessionId(method, parseParams(method, params)));
+  }
+
+  /**
+   * One id per session, whichever a person has at hand: a hosted pi is also a door session (its
+   * pi-ide's, `s3`), so the pi commands take that id and the session commands (bind, traffic,
+   * diffs, models) take the hosted one (`pi-…`), each mapped to the other here.
+   */
+  private oneSessionId<M extends HubMethod>(method: M, params: ParamsOf<M>): ParamsOf<M> {
+    if (typeof params !== 'object' || params === null) return params;
+    const given = params as { id?: unknown; sessionId?: unknown };
+    if (method.startsWith('pi.') && typeof given.id === 'string' && this.relay.hasSession(given.id)) {
+      const hosted = this.pi.views().find((v) => v.sessionId === given.id);
+      if (hosted) return { ...params, id: hosted.id };
+    }
+    if (typeof given.sessionId === 'string' && !this.relay.hasSession(given.sessionId)) {
+      const door = this.pi.views().find((v) => v.id === given.sessionId)?.sessionId;
+      if (door) return { ...params, sessionId: door };
+    }
+    return params;
   }
 
   private readonly handlers: { [M in HubMethod]: (params: ParamsOf<M>) => Promise<ResultOf<M>> | ResultOf<M> } = {

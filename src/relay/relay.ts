@@ -126,6 +126,10 @@ export class Relay {
     return this.editors.views();
   }
 
+  hasSession(id: string): boolean {
+    return this.sessions.has(id);
+  }
+
   /** The session a process opened, if any (a hosted pi's pi-ide connection). */
   sessionIdForPid(pid: number): string | null {
     for (const session of this.sessions.values()) if (session.process?.pid === pid) return session.id;
