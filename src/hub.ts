@@ -1,6 +1,9 @@
 // The composition root: wires discovery, the door, the relay, the inbox, the store and
 // pi's settings into the one HubApi every face uses. Nothing else builds long-lived objects.
+import { stat } from 'node:fs/promises';
 import type {
+  DecisionRecord,
+  DiffDetail,
   HubApi,
   HubEvent,
   HubMethod,
@@ -22,14 +25,20 @@ import { DisposableStore, type Disposable } from './lifecycle/disposables.ts';
 import { Relay } from './relay/relay.ts';
 import type { RelayInbox } from './relay/review-bridge.ts';
 import { DiffHistory } from './review/history.ts';
-import { Inbox } from './review/inbox.ts';
+import { interruptedRecord, PendingLog, type PendingRecord } from './review/pending-log.ts';
+import { Inbox, type Decision } from './review/inbox.ts';
+import { acceptDecision } from './review/decision-facts.ts';
+import { alreadyDecided } from './review/decision-words.ts';
 import { readOriginal } from './review/read-original.ts';
 import { PiHost } from './rpc/host.ts';
+import { HostedStore } from './rpc/hosted-store.ts';
+import { piSessionDir } from './rpc/session-list.ts';
 import { refuseExtensions } from './rpc/start-args.ts';
 import { readAutoconnect, setAutoconnect } from './settings/pi-settings.ts';
 import { PatchbayStore, type StoreBackend } from './settings/store.ts';
 import { suggestionModelPatch } from './suggestions/models.ts';
-import { Door } from './transport/door.ts';
+import { Door, type DoorOptions } from './transport/door.ts';
+import { TerminalDoors } from './transport/terminal-doors.ts';
 import { newToken } from './transport/tokens.ts';
 
 export interface Hub extends HubApi {
@@ -55,6 +64,14 @@ export interface HubDeps {
   storeBackend?: StoreBackend;
 }
 
+/** What the person must know when the last run died with diffs pending. */
+function crashWarning(leftovers: readonly PendingRecord[]): string | null {
+  if (leftovers.length === 0) return null;
+  const n = leftovers.length;
+  const files = leftovers.map((p) => `${p.path} (${p.id}, from ${p.agent})`).join(', ');
+  return `Patchbay stopped unexpectedly with ${n} ${n === 1 ? 'edit' : 'edits'} waiting for review: ${files}. The agent may have written ${n === 1 ? 'it' : 'them'} without review (pi-ide writes the file itself when its link to Patchbay drops): check ${n === 1 ? 'the file' : 'those files'}. The history lists ${n === 1 ? 'it' : 'them'} as interrupted.`;
+}
+
 async function lookupPeerProcess(remotePort: number, doorPort: number): Promise<ProcessInfo | null> {
   const pid = await findPeerPid(doorPort, remotePort);
   return pid === null ? null : processInfo(pid);
@@ -63,7 +80,16 @@ async function lookupPeerProcess(remotePort: number, doorPort: number): Promise<
 export async function createHub(options: HubOptions, deps: HubDeps = {}): Promise<Hub> {
   const log = deps.log ?? (() => {});
   const history = await DiffHistory.open(options.home, { entries: options.historyEntries, bytes: options.historyBytes, diffChars: options.historyDiffChars }, log);
-  const hub = new PatchbayHub(options, history, {
+  const { log: pending, leftovers } = await PendingLog.open(options.home, log);
+  // Diffs the last run never decided: it stopped without rejecting them (a crash, kill -9).
+  const cutOff = leftovers.map((p) => interruptedRecord(p, Date.now()));
+  if (cutOff.length > 0) {
+    history.addInterrupted(cutOff, leftovers);
+    log(`the last run stopped with ${cutOff.length} diffs pending: ${cutOff.map((r) => `${r.id} ${r.path}`).join(', ')}`);
+  }
+  pending.clear();
+  const hosted = await HostedStore.open(options.home, log);
+  const hub = new PatchbayHub(options, history, pending, crashWarning(leftovers), hosted, {
     log,
     lookupPeer: deps.lookupPeer ?? lookupPeerProcess,
     processInfo: deps.processInfo ?? processInfo,
@@ -86,10 +112,14 @@ class PatchbayHub implements Hub {
   private readonly pi: PiHost;
   private readonly tokens = { pi: newToken(), claude: newToken() };
   private door: Door | null = null;
+  /** Doors for Claude Code in the terminals of editors the main door's lockfile does not name. */
+  private readonly terminalDoors: TerminalDoors;
   private state: DiscoveryState = { editors: [], invalid: [], warnings: [], doorProblems: [] };
   private paused = false;
   private idle: IdleAgent[] = [];
   private readonly warnings: string[] = [];
+  /** Review folders that are not folders on this machine (a typo, an unmounted disk). */
+  private folderWarnings: string[] = [];
   private readonly listeners = new Set<(event: HubEvent) => void>();
   /** Its own timers; the parts (relay, discovery, pi host, door) close themselves. */
   private readonly timers = new DisposableStore();
@@ -101,12 +131,16 @@ class PatchbayHub implements Hub {
   constructor(
     readonly options: HubOptions,
     private readonly history: DiffHistory,
+    private readonly pending: PendingLog,
+    crashed: string | null,
+    private readonly hostedStore: HostedStore,
     deps: Required<Omit<HubDeps, 'storeBackend'>> & Pick<HubDeps, 'storeBackend'>,
   ) {
     const { log, lookupPeer } = deps;
     this.log = log;
     this.store = PatchbayStore.open(options.home, deps.storeBackend);
-    this.warnings.push(...this.store.warnings);
+    this.warnings.push(...this.store.warnings, ...hostedStore.warnings);
+    if (crashed !== null) this.warnings.push(crashed);
     const settings = this.store.settings();
     const now = (): number => Date.now();
     this.inbox = new Inbox(
@@ -115,12 +149,18 @@ class PatchbayHub implements Hub {
         editorDialect: (editorId) => this.relay.editors.get(editorId)?.instance.dialect ?? null,
         route: () => this.store.settings().reviewRoute,
         now,
-        settled: (decided) => history.add(decided),
+        settled: (decided) => {
+          pending.remove(decided.id);
+          history.add(decided);
+        },
+        arrived: (diff, agent) =>
+          pending.add({ id: diff.id, sessionId: diff.sessionId, agent, path: diff.path, tabName: diff.tabName, createdAt: diff.createdAt, editorId: diff.editorId }),
       },
       history.lastId(),
     );
     this.relay = new Relay({
       version: options.version,
+      lastSessionNumber: history.lastSessionNumber(),
       inbox: this.inbox,
       settings: () => this.store.settings(),
       paused: () => this.paused,
@@ -129,15 +169,21 @@ class PatchbayHub implements Hub {
         set: (key, id) => this.store.remember(key, id),
         forget: (key) => this.store.forget(key),
       },
-      lookupPeer: async (remotePort) => (this.door ? lookupPeer(remotePort, this.door.port) : null),
+      lookupPeer: (remotePort, doorPort) => lookupPeer(remotePort, doorPort),
       processInfo: deps.processInfo,
       readOriginal: (path, maxBytes) => readOriginal(path, Math.min(maxBytes, options.maxReviewFileBytes)),
       pendingDiffBytes: options.maxPendingDiffBytes,
       trafficEntries: options.trafficEntries,
-      onChange: () => this.changed(),
-      onDiffAdded: (diff) => this.emit({ type: 'diffAdded', diff }),
+      onChange: () => {
+        this.pi.doorSessionsChanged();
+        this.changed();
+      },
+      onDiffAdded: (diff) => {
+        this.pi.noteDiff(diff);
+        this.emit({ type: 'diffAdded', diff });
+      },
       onDiffDecided: (record) => this.emit({ type: 'diffDecided', record }),
-      editorSuspect: (editor) => void this.discovery.markSuspect(editor.port),
+      editorSuspect: (editor, how) => void this.discovery.markSuspect(editor.port, how),
       log,
       now,
     });
@@ -163,6 +209,12 @@ class PatchbayHub implements Hub {
       commandTimeoutMs: options.piCommandTimeoutMs,
       stopGraceMs: options.piStopGraceMs,
       ideConnectMs: options.piIdeConnectMs,
+      reviewWaitMs: options.piReviewWaitMs,
+      // Started or resumed, pi loads extensions only with the person's leave.
+      // The pi command and allowPiExtensions are set in config.json, not over the API: as they are now.
+      checkArgs: (args, command) => refuseExtensions(args, this.reloadSettings().allowPiExtensions, command),
+      memory: hostedStore,
+      sessionDir: () => piSessionDir({ agentDir: options.piAgentDir, envSessionDir: options.piSessionDir }, log),
       onEvent: (id, event) => this.emit({ type: 'pi', id, event }),
       onChange: () => this.changed(),
       onFoldersChanged: () => this.publishDoor(),
@@ -170,6 +222,22 @@ class PatchbayHub implements Hub {
       sessionIdForPid: (pid) => this.relay.sessionIdForPid(pid),
       log,
     });
+    this.terminalDoors = new TerminalDoors((token) => Door.open({ ...this.doorOptions(), port: 0, tokens: { claude: token } }), log);
+  }
+
+  /** The main door's options; the doors for editors' terminals differ in port and token. */
+  private doorOptions(): DoorOptions {
+    const settings = this.store.settings();
+    return {
+      host: this.options.host,
+      port: this.options.doorPort,
+      tokens: settings.claude ? this.tokens : { pi: this.tokens.pi },
+      maxPayload: settings.maxFrameBytes,
+      onConnection: (conn) => this.relay.addAgent(conn.ws, conn.dialect, conn.remotePort, conn.localPort),
+      log: this.log,
+      maxPending: this.options.maxPendingConnections,
+      upgradeDeadlineMs: this.options.upgradeDeadlineMs,
+    };
   }
 
   get doorPort(): number {
@@ -177,19 +245,10 @@ class PatchbayHub implements Hub {
   }
 
   async start(): Promise<void> {
-    const settings = this.store.settings();
-    this.door = await Door.open({
-      host: this.options.host,
-      port: this.options.doorPort,
-      tokens: settings.claude ? this.tokens : { pi: this.tokens.pi },
-      maxPayload: settings.maxFrameBytes,
-      onConnection: (conn) => this.relay.addAgent(conn.ws, conn.dialect, conn.remotePort),
-      log: this.log,
-      maxPending: this.options.maxPendingConnections,
-      upgradeDeadlineMs: this.options.upgradeDeadlineMs,
-    });
+    this.door = await Door.open(this.doorOptions());
     await this.discovery.start();
     await this.publishDoor();
+    void this.checkReviewFolders();
     if (this.options.scanProcesses) {
       void this.scanIdle();
       this.timers.interval(PROCESS_SCAN_MS, () => void this.scanIdle());
@@ -213,14 +272,34 @@ class PatchbayHub implements Hub {
     const settings = this.store.settings();
     const folders = this.advertisedFolders();
     try {
+      // Editors' pids are named only while their lockfiles are taken over: otherwise Claude Code
+      // in their terminals sees the editor's own lockfile, and a door naming it would make two.
+      const terminals = settings.claude && settings.takeover ? this.state.editors : [];
+      const claude = await this.terminalDoors.sync(terminals, process.pid);
       await this.discovery.publishDoor({
         port: this.door.port,
         tokens: settings.claude ? this.tokens : { pi: this.tokens.pi },
         folders,
+        ...(settings.claude ? { claude } : {}),
       });
     } catch (err) {
       this.log(`door: ${(err as Error).message}`);
     }
+    this.changed();
+  }
+
+  /** Says which review folders do not exist: agents there would never find the door. */
+  private async checkReviewFolders(): Promise<void> {
+    const problems: string[] = [];
+    for (const folder of this.store.settings().reviewFolders) {
+      const isFolder = await stat(folder).then(
+        (s) => s.isDirectory(),
+        () => false,
+      );
+      if (!isFolder) problems.push(`Review folder ${folder} is not a folder on this machine: no agent works there, so none reaches Patchbay through it. Check it in Settings.`);
+    }
+    if (JSON.stringify(problems) === JSON.stringify(this.folderWarnings)) return;
+    this.folderWarnings = problems;
     this.changed();
   }
 
@@ -262,7 +341,26 @@ class PatchbayHub implements Hub {
     if (!isHubMethod(method)) throw new HubError(`unknown command ${String(method)}`, 'invalid');
     if (this.closing) throw new HubError('Patchbay is shutting down', 'unavailable');
     const handler = this.handlers[method] as (p: ParamsOf<M>) => Promise<ResultOf<M>> | ResultOf<M>;
-    return handler(parseParams(method, params));
+    return handler(this.oneSessionId(method, parseParams(method, params)));
+  }
+
+  /**
+   * One id per session, whichever a person has at hand: a hosted pi is also a door session (its
+   * pi-ide's, `s3`), so the pi commands take that id and the session commands (bind, traffic,
+   * diffs, models) take the hosted one (`pi-…`), each mapped to the other here.
+   */
+  private oneSessionId<M extends HubMethod>(method: M, params: ParamsOf<M>): ParamsOf<M> {
+    if (typeof params !== 'object' || params === null) return params;
+    const given = params as { id?: unknown; sessionId?: unknown };
+    if (method.startsWith('pi.') && typeof given.id === 'string' && this.relay.hasSession(given.id)) {
+      const hosted = this.pi.views().find((v) => v.sessionId === given.id);
+      if (hosted) return { ...params, id: hosted.id };
+    }
+    if (typeof given.sessionId === 'string' && !this.relay.hasSession(given.sessionId)) {
+      const door = this.pi.views().find((v) => v.id === given.sessionId)?.sessionId;
+      if (door) return { ...params, sessionId: door };
+    }
+    return params;
   }
 
   private readonly handlers: { [M in HubMethod]: (params: ParamsOf<M>) => Promise<ResultOf<M>> | ResultOf<M> } = {
@@ -288,9 +386,8 @@ class PatchbayHub implements Hub {
       const hint = pending.length > 0 ? `pending: ${pending.join(', ')}` : 'nothing is pending';
       throw new HubError(`no diff ${id} (${hint}; the history keeps the latest ${this.options.historyEntries} decisions)`, 'not-found');
     },
-    'diffs.accept': ({ id, contents }) =>
-      this.relay.decide(id, contents === undefined ? { outcome: 'accept' } : { outcome: 'accept', contents }),
-    'diffs.reject': ({ id }) => this.relay.decide(id, { outcome: 'reject' }),
+    'diffs.accept': ({ id, contents, changes, reason }) => this.decide(id, acceptDecision(this.pendingDetail(id), contents, changes, reason)),
+    'diffs.reject': ({ id, reason }) => this.decide(id, reason === undefined ? { outcome: 'reject' } : { outcome: 'reject', reason }),
     'diffs.acceptAll': ({ sessionId }) => this.relay.decideAll(sessionId, { outcome: 'accept' }),
     'diffs.rejectAll': ({ sessionId }) => this.relay.decideAll(sessionId, { outcome: 'reject' }),
     traffic: ({ sessionId, limit }) => this.relay.traffic(sessionId, limit),
@@ -305,13 +402,12 @@ class PatchbayHub implements Hub {
     'models.refresh': ({ sessionId }) => this.relay.refreshModels(sessionId),
     'suggestionModel.set': ({ choice, editorId }) =>
       this.updateSettings(suggestionModelPatch(this.store.settings(), choice, editorId)),
-    'pi.start': ({ cwd, model, args }) => {
-      // The pi command and allowPiExtensions are set in config.json, not over this API: as they are now.
-      refuseExtensions(args ?? [], this.reloadSettings().allowPiExtensions);
-      return this.pi.start({ cwd, ...(model !== undefined ? { model } : {}), ...(args !== undefined ? { args } : {}) });
-    },
+    'pi.start': ({ cwd, model, args }) =>
+      this.pi.start({ cwd, ...(model !== undefined ? { model } : {}), ...(args !== undefined ? { args } : {}) }),
+    'pi.resume': (request) => this.pi.resume(request),
+    'pi.sessions': ({ sessionDir }) => this.pi.savedSessions(sessionDir),
     'pi.get': ({ id }) => this.pi.detail(id),
-    'pi.prompt': ({ id, text, streamingBehavior }) => this.pi.prompt(id, text, streamingBehavior),
+    'pi.prompt': ({ id, text, streamingBehavior, images }) => this.pi.prompt(id, text, streamingBehavior, images),
     'pi.abort': ({ id }) => this.pi.abort(id),
     'pi.state': ({ id }) => this.pi.getState(id),
     'pi.models': ({ id }) => this.pi.models(id),
@@ -320,7 +416,40 @@ class PatchbayHub implements Hub {
     'pi.stats': ({ id }) => this.pi.stats(id),
     'pi.answer': ({ id, requestId, answer }) => this.pi.answer(id, requestId, answer),
     'pi.stop': ({ id, keep }) => this.pi.stop(id, keep === true),
+    'pi.commands': ({ id }) => this.pi.commands(id),
+    'pi.thinkingLevels': ({ id }) => this.pi.thinkingLevels(id),
+    'pi.forkPoints': ({ id }) => this.pi.forkPoints(id),
+    'pi.fork': ({ id, entryId }) => this.pi.fork(id, entryId),
+    'pi.clone': ({ id }) => this.pi.clone(id),
+    'pi.newSession': ({ id }) => this.pi.newSession(id),
+    'pi.switchSession': ({ id, sessionFile }) => this.pi.switchSession(id, sessionFile),
+    'pi.tree': ({ id }) => this.pi.tree(id),
+    'pi.compact': ({ id, instructions }) => this.pi.compact(id, instructions),
+    'pi.setName': ({ id, name }) => this.pi.setName(id, name),
+    'pi.exportHtml': ({ id, outputPath }) => this.pi.exportHtml(id, outputPath),
+    'pi.bash': ({ id, command, excludeFromContext }) => this.pi.bash(id, command, excludeFromContext === true),
+    'pi.abortBash': ({ id }) => this.pi.abortBash(id),
+    'pi.clearQueue': ({ id }) => this.pi.clearQueue(id),
+    'pi.setQueueModes': ({ id, steering, followUp }) =>
+      this.pi.setQueueModes(id, { ...(steering !== undefined ? { steering } : {}), ...(followUp !== undefined ? { followUp } : {}) }),
+    'pi.setAutoCompaction': ({ id, enabled }) => this.pi.setAutoCompaction(id, enabled),
+    'pi.setAutoRetry': ({ id, enabled }) => this.pi.setAutoRetry(id, enabled),
+    'pi.abortRetry': ({ id }) => this.pi.abortRetry(id),
   };
+
+  /** A pending diff's contents; a decided one is refused saying when and where it was decided. */
+  private pendingDetail(id: string): DiffDetail {
+    const detail = this.inbox.get(id);
+    if (detail) return detail;
+    const record = this.history.records().find((r) => r.id === id);
+    if (record) throw new HubError(alreadyDecided(record), 'conflict');
+    throw new HubError(`no pending diff ${id}`, 'not-found');
+  }
+
+  private decide(id: string, decision: Decision): DecisionRecord {
+    this.pendingDetail(id);
+    return this.relay.decide(id, decision);
+  }
 
   private updateSettings(patch: Partial<PatchbaySettings>): PatchbaySettings {
     const before = this.store.settings();
@@ -339,11 +468,14 @@ class PatchbayHub implements Hub {
   }
 
   private applySettings(before: PatchbaySettings, after: PatchbaySettings): void {
-    if (after.takeover !== before.takeover) void this.discovery.setTakeover(after.takeover);
+    if (after.takeover !== before.takeover) void this.discovery.setTakeover(after.takeover).then(() => this.publishDoor());
     if (JSON.stringify(after.trustedLockDirs) !== JSON.stringify(before.trustedLockDirs)) {
       void this.discovery.setTrustedDirs(after.trustedLockDirs);
     }
-    if (JSON.stringify(after.reviewFolders) !== JSON.stringify(before.reviewFolders)) void this.publishDoor();
+    if (JSON.stringify(after.reviewFolders) !== JSON.stringify(before.reviewFolders)) {
+      void this.publishDoor();
+      void this.checkReviewFolders();
+    }
     if (after.reviewRoute !== before.reviewRoute) this.relay.rebalance();
     this.changed();
   }
@@ -364,7 +496,7 @@ class PatchbayHub implements Hub {
       settings: this.store.settings(),
       hostedPi: this.hostedPiView(),
       hosted: this.pi.views(),
-      warnings: [...this.warnings, ...this.state.warnings],
+      warnings: [...this.warnings, ...this.state.warnings, ...this.folderWarnings],
     };
   }
 
@@ -399,7 +531,7 @@ class PatchbayHub implements Hub {
   }
 
   openResources(): number {
-    return this.timers.size + this.relay.resources + this.pi.resources;
+    return this.timers.size + this.relay.resources + this.pi.resources + this.terminalDoors.size;
   }
 
   close(reason = 'Patchbay stopped'): Promise<void> {
@@ -410,10 +542,17 @@ class PatchbayHub implements Hub {
       await this.relay.rejectAllForShutdown();
       // After the rejections (a pi blocked in openDiff can then abort at once), and before the
       // door closes: pi-ide writes an edit unreviewed when its connection drops.
+      const working = this.pi.working();
+      if (working.length > 0) {
+        this.log(`stopping ${working.map((v) => v.id).join(', ')} mid-turn; each can be resumed: patchbay pi resume <id>`);
+      }
       await this.pi.close();
+      await this.hostedStore.close();
       this.relay.close();
       await this.door?.close();
+      await this.terminalDoors.close();
       await this.discovery.close();
+      await this.pending.close();
       await this.history.close();
       this.listeners.clear();
     })();

@@ -13,6 +13,10 @@ export interface HubOptions {
   claudeLockDir: string;
   /** pi's global settings file: `$PI_CODING_AGENT_DIR/settings.json`. */
   piSettingsFile: string;
+  /** pi's agent dir: `$PI_CODING_AGENT_DIR` or `~/.pi/agent` (its sessions are under it). */
+  piAgentDir: string;
+  /** `$PI_CODING_AGENT_SESSION_DIR`: where pi saves sessions instead, when set. */
+  piSessionDir: string | null;
   /** Host for the door and the control server; loopback only. */
   host: string;
   /** 0 = any free port. */
@@ -65,6 +69,8 @@ export interface HubOptions {
   piStopGraceMs: number;
   /** A hosted pi not at the door this long after starting gets its pi-ide's `/ide` run (null: never). */
   piIdeConnectMs: number | null;
+  /** A prompt to a hosted pi whose pi-ide has not reached the door waits this long, then is refused. */
+  piReviewWaitMs: number;
   version: string;
 }
 
@@ -118,6 +124,8 @@ export function resolveOptions(env: NodeJS.ProcessEnv, overrides: Partial<HubOpt
     piLockDir: env.PI_IDE_LOCK_DIR || join(home, '.pi', 'ide'),
     claudeLockDir: join(env.CLAUDE_CONFIG_DIR || join(home, '.claude'), 'ide'),
     piSettingsFile: join(piAgentDir, 'settings.json'),
+    piAgentDir,
+    piSessionDir: env.PI_CODING_AGENT_SESSION_DIR || null,
     host: '127.0.0.1',
     doorPort: Number(env.PATCHBAY_DOOR_PORT ?? 0) || 0,
     controlPort: Number(env.PATCHBAY_CONTROL_PORT ?? 0) || 0,
@@ -139,6 +147,7 @@ export function resolveOptions(env: NodeJS.ProcessEnv, overrides: Partial<HubOpt
     piCommandTimeoutMs: 30_000,
     piStopGraceMs: 3000,
     piIdeConnectMs: 1500,
+    piReviewWaitMs: 20_000,
     version: '0.1.0',
     ...overrides,
   };

@@ -158,7 +158,8 @@ async function start(): Promise<void> {
     if (quitting === 'done') return;
     event.preventDefault();
     if (quitting === 'closing') return;
-    const prompt = hub.owned && askFirst && latest !== null ? quitPrompt(pendingCount(latest)) : null;
+    const working = latest === null ? 0 : (latest.hosted ?? []).filter((h) => h.status === 'streaming').length;
+    const prompt = hub.owned && askFirst && latest !== null ? quitPrompt(pendingCount(latest), working) : null;
     if (prompt !== null && dialog.showMessageBoxSync({ type: 'warning', ...prompt }) !== 0) return;
     quitting = 'closing';
     unsubscribe();

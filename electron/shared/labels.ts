@@ -1,20 +1,11 @@
 // How editors, sessions and counts are named to a person, the same in the tray and the windows.
 // Browser-safe: paths are split by hand, not with node:path.
 import type { EditorView, SessionView } from '../../src/api/types.ts';
+import { baseName, editorLabel } from '../../src/api/labels.ts';
+
+export { baseName, editorLabel };
 
 export const PATCHBAY_REVIEW = 'Patchbay review';
-
-/** The last segment of a path, for either separator. */
-export function baseName(path: string): string {
-  const trimmed = path.replace(/[\\/]+$/, '');
-  const cut = Math.max(trimmed.lastIndexOf('/'), trimmed.lastIndexOf('\\'));
-  return trimmed.slice(cut + 1) || path;
-}
-
-export function editorLabel(editor: Pick<EditorView, 'ideName' | 'workspaceFolders'>): string {
-  const folder = editor.workspaceFolders[0];
-  return folder === undefined ? editor.ideName : `${editor.ideName} · ${baseName(folder)}`;
-}
 
 const AGENT_NAMES: Record<SessionView['kind'], string> = { pi: 'pi', claude: 'Claude Code', unknown: 'agent' };
 
@@ -41,6 +32,7 @@ export function count(n: number, one: string, many = `${one}s`): string {
 export const REASON_TEXT: Record<SessionView['reason'], string> = {
   manual: 'chosen by you',
   sticky: 'remembered for this folder',
+  terminal: 'runs in its terminal',
   cwd: 'its folder contains the session',
   focus: 'focused last among several matches',
   none: 'no editor matches; Patchbay reviews',

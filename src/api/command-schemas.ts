@@ -21,11 +21,40 @@ const absolutePath = z
   .refine(isAbsolutePath, { error: 'must be an absolute path' });
 const text = z.string({ error: 'must be a string' });
 const flag = z.boolean({ error: 'must be true or false' });
+const changeNumber = z.number({ error: 'must be a change number (1, 2, …)' }).int({ error: 'must be a change number (1, 2, …)' }).min(1, { error: 'must be a change number (1, 2, …)' });
+const changeNumbers = z
+  .array(changeNumber, { error: 'must be a list of change numbers (1, 2, …)' })
+  .max(100_000, { error: 'must be a list of change numbers (1, 2, …)' });
+/** Words for the agent: a short note, not a file. */
+const reason = z.string({ error: 'must be a string' }).max(2000, { error: 'must be at most 2000 characters' });
 /** Commands without parameters take nothing, or an empty object. */
 const none = z
   .strictObject({}, { error: 'takes no parameters' })
   .optional()
   .transform(() => undefined);
+
+/** A prompt may be a whole document (200 KB is common); the control socket's frame cap bounds it too. */
+const MAX_PROMPT_CHARS = 16 * 1024 * 1024;
+/** Base64 of one image (about 12 MB of image), and images per prompt. */
+const MAX_IMAGE_CHARS = 16 * 1024 * 1024;
+const MAX_IMAGES = 10;
+
+const image = z.strictObject(
+  {
+    data: z
+      .string({ error: 'must be base64 text' })
+      .min(1, { error: 'must be base64 text' })
+      .max(MAX_IMAGE_CHARS, { error: `must be at most ${MAX_IMAGE_CHARS} characters of base64` })
+      .regex(/^[A-Za-z0-9+/]+={0,2}$/, { error: 'must be base64 text' }),
+    mimeType: z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp'], { error: 'must be image/png, image/jpeg, image/gif or image/webp' }),
+  },
+  { error: 'must be {"data": base64, "mimeType": "image/png"}' },
+);
+const sessionFile = absolutePath.refine((p) => p.endsWith('.jsonl'), { error: "must be a pi session file (…/<name>.jsonl)" });
+const htmlFile = absolutePath.refine((p) => p.toLowerCase().endsWith('.html'), { error: 'must be an absolute path ending in .html' });
+const queueMode = z.enum(['all', 'one-at-a-time'], { error: 'must be "all" or "one-at-a-time"' });
+const nonEmpty = (what: string, max: number) =>
+  z.string({ error: `must be ${what}` }).max(max, { error: `must be at most ${max} characters` }).refine((v) => v.trim() !== '', { error: `must be ${what}` });
 
 const dialogAnswer = z.union([z.strictObject({ value: text }), z.strictObject({ confirmed: flag }), z.strictObject({ cancelled: z.literal(true) })], {
   error: 'must be {"value": text}, {"confirmed": true|false} or {"cancelled": true}',
@@ -40,8 +69,8 @@ export const COMMAND_SCHEMAS = {
   restore: none,
   setPaused: params({ paused: flag }),
   'diffs.get': params({ id: diffId }),
-  'diffs.accept': params({ id: diffId, contents: text.optional() }),
-  'diffs.reject': params({ id: diffId }),
+  'diffs.accept': params({ id: diffId, contents: text.optional(), changes: changeNumbers.optional(), reason: reason.optional() }),
+  'diffs.reject': params({ id: diffId, reason: reason.optional() }),
   'diffs.acceptAll': params({ sessionId }),
   'diffs.rejectAll': params({ sessionId }),
   traffic: params({
@@ -66,11 +95,16 @@ export const COMMAND_SCHEMAS = {
     model: id('"provider/id"').optional(),
     args: z.array(text, { error: 'must be a list of strings' }).max(100, { error: 'must hold at most 100 arguments' }).optional(),
   }),
+  'pi.resume': z.union([params({ id: hostedId }), params({ sessionFile })], {
+    error: 'must be {"id": a hosted session id} or {"sessionFile": a pi session file}',
+  }),
+  'pi.sessions': params({ sessionDir: absolutePath.optional() }),
   'pi.get': params({ id: hostedId }),
   'pi.prompt': params({
     id: hostedId,
-    text,
+    text: text.max(MAX_PROMPT_CHARS, { error: `must be at most ${MAX_PROMPT_CHARS} characters` }),
     streamingBehavior: z.enum(['steer', 'followUp'], { error: 'must be "steer" or "followUp"' }).optional(),
+    images: z.array(image, { error: 'must be a list of images' }).max(MAX_IMAGES, { error: `must hold at most ${MAX_IMAGES} images` }).optional(),
   }),
   'pi.abort': params({ id: hostedId }),
   'pi.state': params({ id: hostedId }),
@@ -80,6 +114,24 @@ export const COMMAND_SCHEMAS = {
   'pi.stats': params({ id: hostedId }),
   'pi.answer': params({ id: hostedId, requestId: id('the dialog\'s request id'), answer: dialogAnswer }),
   'pi.stop': params({ id: hostedId, keep: flag.optional() }),
+  'pi.commands': params({ id: hostedId }),
+  'pi.thinkingLevels': params({ id: hostedId }),
+  'pi.forkPoints': params({ id: hostedId }),
+  'pi.fork': params({ id: hostedId, entryId: id('an entry id from pi.forkPoints') }),
+  'pi.clone': params({ id: hostedId }),
+  'pi.newSession': params({ id: hostedId }),
+  'pi.switchSession': params({ id: hostedId, sessionFile }),
+  'pi.tree': params({ id: hostedId }),
+  'pi.compact': params({ id: hostedId, instructions: text.max(64 * 1024, { error: 'must be at most 65536 characters' }).optional() }),
+  'pi.setName': params({ id: hostedId, name: nonEmpty('a name', 1000) }),
+  'pi.exportHtml': params({ id: hostedId, outputPath: htmlFile.optional() }),
+  'pi.bash': params({ id: hostedId, command: nonEmpty('a shell command', 64 * 1024), excludeFromContext: flag.optional() }),
+  'pi.abortBash': params({ id: hostedId }),
+  'pi.clearQueue': params({ id: hostedId }),
+  'pi.setQueueModes': params({ id: hostedId, steering: queueMode.optional(), followUp: queueMode.optional() }),
+  'pi.setAutoCompaction': params({ id: hostedId, enabled: flag }),
+  'pi.setAutoRetry': params({ id: hostedId, enabled: flag }),
+  'pi.abortRetry': params({ id: hostedId }),
 } satisfies { [M in HubMethod]: z.ZodType<ParamsOf<M>> };
 
 function describe(method: string, issue: z.core.$ZodIssue, input: unknown): string {

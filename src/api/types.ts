@@ -3,7 +3,7 @@
 
 export type Dialect = 'pi' | 'claude';
 export type AgentKind = 'pi' | 'claude' | 'unknown';
-export type BindReason = 'manual' | 'sticky' | 'cwd' | 'focus' | 'none';
+export type BindReason = 'manual' | 'sticky' | 'terminal' | 'cwd' | 'focus' | 'none';
 
 export interface EditorView {
   /** Stable across restarts: derived from (ideName, first workspace folder). */
@@ -18,7 +18,13 @@ export interface EditorView {
   lockfile: string;
   /** Epoch ms of its last `selection_changed`, if any. */
   focusedAt: number | null;
+  /** Patchbay's one link to it (every session's traffic goes over it); `taken`: another client has the editor. */
+  link?: EditorLinkState;
+  /** Why there is no link now, for the person (e.g. another client took it). */
+  linkProblem?: string | null;
 }
+
+export type EditorLinkState = 'open' | 'opening' | 'down' | 'taken';
 
 export interface InvalidLockfile {
   path: string;
@@ -55,8 +61,10 @@ export interface IdleAgent {
   reason: string;
 }
 
-export type DiffStatus = 'pending' | 'accepted' | 'rejected' | 'withdrawn';
-export type DecidedBy = 'editor' | 'patchbay' | 'agent' | 'shutdown';
+/** `interrupted`: Patchbay stopped unexpectedly (a crash, kill -9) before any decision. */
+export type DiffStatus = 'pending' | 'accepted' | 'rejected' | 'withdrawn' | 'interrupted';
+/** `crash`: nobody decided; Patchbay went away with the diff pending (the agent may have written it unreviewed). */
+export type DecidedBy = 'editor' | 'patchbay' | 'agent' | 'shutdown' | 'crash';
 
 export interface DiffSummary {
   id: string;
@@ -87,14 +95,28 @@ export interface DiffDetail extends DiffSummary {
   contentsNotKept?: string;
 }
 
+/** Which of a proposal's changes (1-based, numbered as the review and `diffs show` number them) were taken. */
+export interface ChangeChoices {
+  total: number;
+  accepted: number[];
+  rejected: number[];
+}
+
 export interface DecisionRecord {
   id: string;
   sessionId: string;
   path: string;
-  outcome: 'accepted' | 'rejected' | 'withdrawn';
+  outcome: 'accepted' | 'rejected' | 'withdrawn' | 'interrupted';
   by: DecidedBy;
   at: number;
+  /** The person typed into the proposal (beyond taking or leaving whole changes). */
   edited: boolean;
+  /** Some of the proposal's changes were taken and others left as on disk (absent: all of them, or not known). */
+  changes?: ChangeChoices;
+  /** What the person wrote for the agent with the decision. */
+  reason?: string;
+  /** What the agent was told in words beside FILE_SAVED / DIFF_REJECTED, when anything. */
+  told?: string;
   tool: DiffSummary['tool'];
   /** The editor the diff was offered to, if any (where it was decided when `by` is `editor`). */
   editorId: string | null;
@@ -178,6 +200,13 @@ export interface AutoconnectView {
 
 export type HostedStatus = 'starting' | 'idle' | 'streaming' | 'exited';
 
+/**
+ * Whether a hosted pi's edits reach Patchbay's review: `reviewed` once its pi-ide is at the
+ * door; `connecting` while a pi with pi-ide is not yet (prompts wait for it, else its first
+ * edits would be written unreviewed); `unreviewed` for a pi without pi-ide.
+ */
+export type HostedReview = 'connecting' | 'reviewed' | 'unreviewed';
+
 export interface HostedView {
   id: string;
   cwd: string;
@@ -191,15 +220,40 @@ export interface HostedView {
   exit: string | null;
   /** The door session this pi opened through pi-ide, when it did. */
   sessionId: string | null;
+  review: HostedReview;
   /** Extension dialogs waiting for the person. */
   pendingDialogs: number;
+  /** pi's session file (its saved conversation), once known; null for a `--no-session` pi. */
+  sessionFile: string | null;
+  /** The session's display name (`/name`, `set_session_name`), when it has one. */
+  sessionName: string | null;
+  /** A session that is not running but can be started again on its file (`pi.resume`). */
+  resumable: boolean;
+  /** The title an extension gave the session (`setTitle`), shown instead of its folder. */
+  title: string | null;
 }
 
 /** One item of a hosted session's transcript, as the UI shows it. */
 export type TranscriptItem =
-  | { kind: 'user'; text: string; at: number }
+  /** `images`: how many images went with the prompt. */
+  | { kind: 'user'; text: string; at: number; images?: number }
   | { kind: 'assistant'; text: string; thinking: string; at: number; done: boolean }
-  | { kind: 'tool'; toolCallId: string; name: string; args: unknown; output: string; isError: boolean; done: boolean; at: number }
+  /** `diffId`: the inbox diff a write or edit was sent to for review (by its tab name `pi-write:<toolCallId>`). */
+  | { kind: 'tool'; toolCallId: string; name: string; args: unknown; output: string; isError: boolean; done: boolean; at: number; diffId?: string }
+  /** A shell command the person ran (`!cmd`; `excluded`: `!!cmd`, kept out of the model's context). */
+  | {
+      kind: 'bash';
+      requestId: string | null;
+      command: string;
+      output: string;
+      exitCode: number | null;
+      cancelled: boolean;
+      excluded: boolean;
+      done: boolean;
+      at: number;
+    }
+  /** What stands for earlier messages after a compaction, or for a branch left behind. */
+  | { kind: 'summary'; of: 'compaction' | 'branch'; text: string; at: number }
   | { kind: 'notice'; level: 'info' | 'warning' | 'error'; text: string; at: number };
 
 /** An extension UI dialog (`extension_ui_request`) waiting for an answer. */
@@ -215,15 +269,102 @@ export interface HostedDialog {
   expiresAt: number | null;
 }
 
+/** An extension's widget (`setWidget`): lines shown above or below the prompt box. */
+export interface HostedWidget {
+  key: string;
+  lines: string[];
+  placement: 'aboveEditor' | 'belowEditor';
+}
+
+export type QueueMode = 'all' | 'one-at-a-time';
+
+/** Prompts pi holds until it can take them (`queue_update`): steering first, then follow-ups. */
+export interface HostedQueue {
+  steering: string[];
+  followUp: string[];
+}
+
+/** How pi runs this session, as far as pi reports it (null: not reported, pi's own setting applies). */
+export interface HostedSettings {
+  steeringMode: QueueMode | null;
+  followUpMode: QueueMode | null;
+  autoCompaction: boolean | null;
+  autoRetry: boolean | null;
+}
+
 export interface HostedDetail extends HostedView {
   transcript: TranscriptItem[];
   dialogs: HostedDialog[];
-  /** Latest `setStatus` lines by key, and the latest `notify` messages. */
+  /** Latest `setStatus` lines by key. */
   statusLines: Record<string, string>;
+  widgets: HostedWidget[];
+  queue: HostedQueue;
+  settings: HostedSettings;
   stats: unknown | null;
 }
 
 export type DialogAnswer = { value: string } | { confirmed: boolean } | { cancelled: true };
+
+/** An image for a prompt: base64 data of a PNG, JPEG, GIF or WebP. */
+export interface PromptImage {
+  data: string;
+  mimeType: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+}
+
+/** pi's answer to a shell command (`bash`): its output (cut by pi when long) and how it ended. */
+export interface BashResult {
+  output: string;
+  /** Absent when it was cancelled. */
+  exitCode?: number;
+  cancelled: boolean;
+  truncated: boolean;
+  fullOutputPath?: string;
+}
+
+/**
+ * What a prompt did: pi's own prompt, or one of the commands of pi's terminal UI that
+ * Patchbay carries out with pi's RPC commands (`/compact`, `/name`, `!cmd`…), never sent to the model.
+ */
+export type PromptOutcome =
+  | { ran: 'prompt' }
+  | { ran: 'compact'; result: unknown }
+  | { ran: 'name'; name: string }
+  | { ran: 'new' | 'clone'; cancelled: boolean }
+  | { ran: 'fork'; text: string; cancelled: boolean }
+  | { ran: 'export'; path: string }
+  | { ran: 'model'; model: string }
+  | { ran: 'thinking'; level: string }
+  | { ran: 'bash'; result: BashResult };
+
+/** A command pi offers through `prompt` (`get_commands`): an extension's, a prompt template or a skill. */
+export interface PiCommandInfo {
+  name: string;
+  description?: string;
+  source: 'extension' | 'prompt' | 'skill';
+}
+
+/** One of pi's saved sessions (its sessions dir), TUI ones included. */
+export interface PiSessionInfo {
+  file: string;
+  id: string;
+  /** The folder pi ran in. */
+  cwd: string;
+  name: string | null;
+  firstPrompt: string | null;
+  /** Epoch ms: the header's time, and the file's last change. */
+  createdAt: number | null;
+  modifiedAt: number;
+  bytes: number;
+  messages: number;
+  /** The hosted session on this file, when Patchbay has one (running or resumable). */
+  hostedId: string | null;
+}
+
+/** A user message of the session that a fork can start from. */
+export interface ForkPoint {
+  entryId: string;
+  text: string;
+}
 
 /**
  * What runs hosted pi sessions. Set only where the person alone writes, never over this API:
@@ -280,8 +421,12 @@ export interface HubCommands {
   restore: [void, RestoreReport];
   setPaused: [{ paused: boolean }, void];
   'diffs.get': [{ id: string }, DiffDetail];
-  'diffs.accept': [{ id: string; contents?: string }, DecisionRecord];
-  'diffs.reject': [{ id: string }, DecisionRecord];
+  /**
+   * `changes`: the proposal's changes to take (1-based); the others keep the disk's lines.
+   * `contents`: what to write instead (the person's edits); `reason`: words for the agent.
+   */
+  'diffs.accept': [{ id: string; contents?: string; changes?: number[]; reason?: string }, DecisionRecord];
+  'diffs.reject': [{ id: string; reason?: string }, DecisionRecord];
   'diffs.acceptAll': [{ sessionId: string }, DecisionRecord[]];
   'diffs.rejectAll': [{ sessionId: string }, DecisionRecord[]];
   traffic: [{ sessionId: string; limit?: number }, TrafficEntry[]];
@@ -293,9 +438,20 @@ export interface HubCommands {
   'models.refresh': [{ sessionId: string }, SessionModels];
   'suggestionModel.set': [{ choice: string; editorId?: string }, PatchbaySettings];
   'pi.start': [{ cwd: string; model?: string; args?: string[] }, HostedView];
+  /**
+   * Starts a stopped hosted session again on its file (same id, transcript rebuilt), or opens
+   * one of pi's saved sessions by its file. A pi already running on that file is returned.
+   */
+  'pi.resume': [{ id: string } | { sessionFile: string }, HostedView];
+  /** pi's saved sessions, newest first (its sessions dir, or `sessionDir`). */
+  'pi.sessions': [{ sessionDir?: string }, PiSessionInfo[]];
   'pi.get': [{ id: string }, HostedDetail];
-  /** `streamingBehavior` is needed while the session streams (steer = interrupt, followUp = queue). */
-  'pi.prompt': [{ id: string; text: string; streamingBehavior?: 'steer' | 'followUp' }, void];
+  /**
+   * `streamingBehavior` is needed while the session streams (steer = interrupt, followUp = queue).
+   * `/compact`, `/name`, `/new`, `/fork <text>`, `/clone`, `/export`, `/model`, `/thinking`,
+   * `!cmd` and `!!cmd` run as pi's RPC commands.
+   */
+  'pi.prompt': [{ id: string; text: string; streamingBehavior?: 'steer' | 'followUp'; images?: PromptImage[] }, PromptOutcome];
   'pi.abort': [{ id: string }, void];
   'pi.state': [{ id: string }, unknown];
   'pi.models': [{ id: string }, unknown];
@@ -305,6 +461,28 @@ export interface HubCommands {
   'pi.answer': [{ id: string; requestId: string; answer: DialogAnswer }, void];
   /** `keep`: the stopped session stays listed (exited) with its transcript; without it, it is forgotten. */
   'pi.stop': [{ id: string; keep?: boolean }, void];
+  'pi.commands': [{ id: string }, PiCommandInfo[]];
+  'pi.thinkingLevels': [{ id: string }, string[]];
+  'pi.forkPoints': [{ id: string }, ForkPoint[]];
+  /** Continues from before that user message in a new session file; its text comes back to edit. */
+  'pi.fork': [{ id: string; entryId: string }, { text: string; cancelled: boolean }];
+  'pi.clone': [{ id: string }, { cancelled: boolean }];
+  'pi.newSession': [{ id: string }, { cancelled: boolean }];
+  'pi.switchSession': [{ id: string; sessionFile: string }, { cancelled: boolean }];
+  /** pi's session tree (`get_tree`), as pi sends it. */
+  'pi.tree': [{ id: string }, unknown];
+  'pi.compact': [{ id: string; instructions?: string }, unknown];
+  'pi.setName': [{ id: string; name: string }, void];
+  /** Writes the session as HTML (`outputPath` must end in .html); answers where. */
+  'pi.exportHtml': [{ id: string; outputPath?: string }, { path: string }];
+  'pi.bash': [{ id: string; command: string; excludeFromContext?: boolean }, BashResult];
+  'pi.abortBash': [{ id: string }, void];
+  /** Takes the queued prompts back out of pi (to edit them); answers what was queued. */
+  'pi.clearQueue': [{ id: string }, HostedQueue];
+  'pi.setQueueModes': [{ id: string; steering?: QueueMode; followUp?: QueueMode }, void];
+  'pi.setAutoCompaction': [{ id: string; enabled: boolean }, void];
+  'pi.setAutoRetry': [{ id: string; enabled: boolean }, void];
+  'pi.abortRetry': [{ id: string }, void];
 }
 
 export type HubMethod = keyof HubCommands;
@@ -356,6 +534,8 @@ const METHODS: Record<HubMethod, true> = {
   'models.refresh': true,
   'suggestionModel.set': true,
   'pi.start': true,
+  'pi.resume': true,
+  'pi.sessions': true,
   'pi.get': true,
   'pi.prompt': true,
   'pi.abort': true,
@@ -366,6 +546,24 @@ const METHODS: Record<HubMethod, true> = {
   'pi.stats': true,
   'pi.answer': true,
   'pi.stop': true,
+  'pi.commands': true,
+  'pi.thinkingLevels': true,
+  'pi.forkPoints': true,
+  'pi.fork': true,
+  'pi.clone': true,
+  'pi.newSession': true,
+  'pi.switchSession': true,
+  'pi.tree': true,
+  'pi.compact': true,
+  'pi.setName': true,
+  'pi.exportHtml': true,
+  'pi.bash': true,
+  'pi.abortBash': true,
+  'pi.clearQueue': true,
+  'pi.setQueueModes': true,
+  'pi.setAutoCompaction': true,
+  'pi.setAutoRetry': true,
+  'pi.abortRetry': true,
 };
 
 export const HUB_METHODS = Object.keys(METHODS) as readonly HubMethod[];

@@ -15,6 +15,8 @@ export interface SessionFacts {
   manual: string | null | undefined;
   /** Remembered choice for the session's key, same encoding as `manual`. */
   memory: string | null | undefined;
+  /** Editors whose terminal the agent runs in (its process descends from theirs): windows of one app. */
+  terminalOf?: readonly string[];
 }
 
 export interface Choice {
@@ -31,11 +33,22 @@ export function editorsForFolder<E extends CandidateEditor>(editors: readonly E[
     .map((x) => x.editor);
 }
 
+/** The editor among `editors` whose folders contain `cwd` deepest; the last focused among equals; null for none. */
+function deepestFocused(editors: readonly CandidateEditor[], cwd: string): { editor: CandidateEditor; tied: boolean } | null {
+  const scored = editors.map((editor) => ({ editor, depth: containingDepth(editor.workspaceFolders, cwd) }));
+  const deepest = Math.max(-1, ...scored.map((s) => s.depth));
+  if (deepest < 0) return null;
+  const tied = scored.filter((s) => s.depth === deepest).map((s) => s.editor);
+  const focused = [...tied].sort((a, b) => (b.focusedAt ?? -1) - (a.focusedAt ?? -1) || a.id.localeCompare(b.id));
+  return { editor: focused[0]!, tied: tied.length > 1 };
+}
+
 /**
- * Rules in order: (1) the person's choice, (2) sticky memory, (3) the one editor whose
- * folders contain cwd (deepest wins), (4) among equally deep ones the last focused,
- * (5) none: Patchbay reviews. Choices naming an editor that is not live fall through,
- * so the session returns to it by itself when it comes back.
+ * Rules in order: (1) the person's choice, (2) sticky memory, (3) the editor whose terminal
+ * the agent runs in, when its folders contain cwd, (4) the one editor whose folders contain
+ * cwd (deepest wins), (5) among equally deep ones the last focused, (6) none: Patchbay
+ * reviews. Choices naming an editor that is not live fall through, so the session returns
+ * to it by itself when it comes back.
  */
 export function chooseEditor(session: SessionFacts, live: readonly CandidateEditor[]): Choice {
   const isLive = (id: string): boolean => live.some((e) => e.id === id);
@@ -46,12 +59,10 @@ export function chooseEditor(session: SessionFacts, live: readonly CandidateEdit
     if (session.memory !== undefined && isLive(session.memory)) return { editorId: session.memory, reason: 'sticky' };
   }
   if (session.cwd === null) return { editorId: null, reason: 'none' };
-  const cwd = session.cwd;
-  const scored = live.map((editor) => ({ editor, depth: containingDepth(editor.workspaceFolders, cwd) }));
-  const deepest = Math.max(-1, ...scored.map((s) => s.depth));
-  if (deepest < 0) return { editorId: null, reason: 'none' };
-  const tied = scored.filter((s) => s.depth === deepest).map((s) => s.editor);
-  if (tied.length === 1) return { editorId: tied[0]!.id, reason: 'cwd' };
-  const focused = [...tied].sort((a, b) => (b.focusedAt ?? -1) - (a.focusedAt ?? -1) || a.id.localeCompare(b.id));
-  return { editorId: focused[0]!.id, reason: 'focus' };
+  const terminal = session.terminalOf ?? [];
+  const inTerminal = terminal.length > 0 ? deepestFocused(live.filter((e) => terminal.includes(e.id)), session.cwd) : null;
+  if (inTerminal) return { editorId: inTerminal.editor.id, reason: 'terminal' };
+  const best = deepestFocused(live, session.cwd);
+  if (!best) return { editorId: null, reason: 'none' };
+  return { editorId: best.editor.id, reason: best.tied ? 'focus' : 'cwd' };
 }

@@ -17,6 +17,8 @@ export interface CliIo {
   cwd: string;
   /** Resolves with the signal's name when the person interrupts a command that runs until then. */
   interrupted?(): Promise<string>;
+  /** All of standard input, for arguments given as `-` (at most `maxBytes`). */
+  readStdin?(maxBytes: number): Promise<string>;
 }
 
 export interface CommandContext {

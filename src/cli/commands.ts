@@ -35,7 +35,20 @@ export const status: Command = {
     const { values, positionals: rest } = parse(args, { json: { type: 'boolean' }, watch: { type: 'boolean' } });
     positionals(rest, []);
     if (values.watch) return watchStatus(ctx, values.json === true);
-    const snapshot = await (await ctx.connect()).call('snapshot', undefined);
+    let hub;
+    try {
+      hub = await ctx.connect();
+    } catch (err) {
+      // Not running: say what a Patchbay that died left behind, and how to clear it.
+      const { NotRunningError } = await import('../web/control-client.ts');
+      if (!(err instanceof NotRunningError)) throw err;
+      const { leftoversOnDisk, leftoversText } = await import('./restore.ts');
+      const traces = leftoversText(await leftoversOnDisk(ctx.options));
+      if (traces === null) throw err;
+      ctx.io.stderr.write(`patchbay: ${err.message}\n${traces}`);
+      return 1;
+    }
+    const snapshot = await hub.call('snapshot', undefined);
     if (values.json) printJson(ctx.io, snapshot);
     else ctx.io.stdout.write(formatStatus(snapshot, ctx.options.host));
     return 0;
@@ -64,23 +77,41 @@ The choice is remembered for the agent's folder; auto forgets it and lets the ru
  * A unified diff from the on-disk contents ('' for a new file) to what an accepted diff wrote,
  * or else to the proposal (pending or rejected).
  */
-export async function unifiedDiff(detail: DiffDetail): Promise<string> {
-  const { FILE_HEADERS_ONLY, createTwoFilesPatch } = await import('diff');
+export async function unifiedDiff(detail: DiffDetail): Promise<{ patch: string; summary: string }> {
+  const { changeModel, lineCounts, unifiedPatch } = await import('../review/changes.ts');
   const oldHeader = detail.isNew ? 'new file' : detail.tooLarge ? 'on disk (too large to show)' : 'on disk';
   const written = detail.finalContents !== null;
   const newHeader = written ? (detail.decision?.edited ? 'written (edited)' : 'written') : detail.decision ? 'proposed (rejected)' : 'proposed';
-  return createTwoFilesPatch(detail.path, detail.path, detail.oldContents ?? '', detail.finalContents ?? detail.newContents, oldHeader, newHeader, {
-    headerOptions: FILE_HEADERS_ONLY,
-  });
+  // The same changes, numbered the same, as the review editor shows (and `accept --changes` takes).
+  const model = changeModel(detail.oldContents ?? '', detail.finalContents ?? detail.newContents);
+  const { added, removed } = lineCounts(model.changes);
+  const count = model.changes.length;
+  const summary = `${count} ${count === 1 ? 'change' : 'changes'}, +${added} −${removed} lines${model.precise ? '' : ' (too different to split further)'}`;
+  return { patch: unifiedPatch(model, { path: detail.path, oldHeader, newHeader }), summary };
 }
 
 const DIFFS_USAGE = `Usage:
   patchbay diffs [--json]                         pending diffs and recent decisions
-  patchbay diffs show <id>                        the change as a unified diff (decided: what was written)
-  patchbay diffs accept <id> [--contents-file F]  accept, with F's contents instead if given
-  patchbay diffs reject <id>
+  patchbay diffs show <id>                        the edit as a unified diff, its changes numbered
+                                                  (decided: what was written)
+  patchbay diffs accept <id> [--changes 1,3] [--contents-file F] [--reason TEXT]
+      --changes        write only these changes (numbered as diffs show numbers them);
+                       the others keep the file's lines
+      --contents-file  write F's contents instead
+      --reason         words the agent receives with the decision
+  patchbay diffs reject <id> [--reason TEXT]
   patchbay diffs accept-all --session <id>
   patchbay diffs reject-all --session <id>`;
+
+/** "1,3" or "1 3" → [1, 3]. */
+function changeNumbers(text: string): number[] {
+  const parts = text.split(/[\s,]+/).filter((p) => p !== '');
+  const numbers = parts.map(Number);
+  if (parts.length === 0 || numbers.some((n) => !Number.isInteger(n) || n < 1)) {
+    throw new UsageError(`--changes takes change numbers such as 1,3 (as diffs show numbers them), not "${text}"`);
+  }
+  return numbers;
+}
 
 async function decideAll(args: string[], ctx: CommandContext, method: 'diffs.acceptAll' | 'diffs.rejectAll'): Promise<number> {
   const { values, positionals: rest } = parse(args, { session: { type: 'string' } });
@@ -110,22 +141,35 @@ export const diffs: Command = {
         if (detail.tooLarge && detail.oldContents === null) {
           ctx.io.stderr.write(`patchbay: ${detail.path} was too large to keep; the diff shows the proposed contents as new\n`);
         }
-        const patch = await unifiedDiff(detail);
+        const { patch, summary } = await unifiedDiff(detail);
+        ctx.io.stderr.write(`patchbay: ${id}: ${summary}\n`);
         ctx.io.stdout.write(colorWanted(ctx.io.stdout, ctx.io.env) ? colorDiff(patch) : patch);
         return 0;
       }
       case 'accept': {
-        const { values, positionals: given } = parse(rest, { 'contents-file': { type: 'string' } });
+        const { values, positionals: given } = parse(rest, {
+          'contents-file': { type: 'string' },
+          changes: { type: 'string' },
+          reason: { type: 'string' },
+        });
         const [id] = positionals(given, ['id']) as [string];
         const file = values['contents-file'];
+        const changes = values.changes === undefined ? undefined : changeNumbers(values.changes);
         const contents = file === undefined ? undefined : await readFile(resolve(ctx.io.cwd, file), 'utf8');
-        const record = await (await ctx.connect()).call('diffs.accept', contents === undefined ? { id } : { id, contents });
+        const record = await (await ctx.connect()).call('diffs.accept', {
+          id,
+          ...(contents !== undefined ? { contents } : {}),
+          ...(changes !== undefined ? { changes } : {}),
+          ...(values.reason !== undefined ? { reason: values.reason } : {}),
+        });
         ctx.io.stdout.write(formatDecision(record));
         return 0;
       }
       case 'reject': {
-        const [id] = positionals(parse(rest, {}).positionals, ['id']) as [string];
-        ctx.io.stdout.write(formatDecision(await (await ctx.connect()).call('diffs.reject', { id })));
+        const { values, positionals: given } = parse(rest, { reason: { type: 'string' } });
+        const [id] = positionals(given, ['id']) as [string];
+        const record = await (await ctx.connect()).call('diffs.reject', values.reason === undefined ? { id } : { id, reason: values.reason });
+        ctx.io.stdout.write(formatDecision(record));
         return 0;
       }
       case 'accept-all':

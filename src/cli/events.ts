@@ -3,6 +3,7 @@
 import { clockTime } from '../api/traffic.ts';
 import type { HubEvent, Snapshot } from '../api/types.ts';
 import { parse, positionals, type Command, type CommandContext } from './command.ts';
+import { whatWasWritten } from '../review/decision-words.ts';
 import { editorLabel, formatStatus } from './format.ts';
 
 /**
@@ -23,8 +24,77 @@ async function follow(ctx: CommandContext, print: (event: HubEvent, at: number) 
 
 const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
 
-/** One line per event, for people; `--json` gives the whole event. */
-export function describeEvent(event: HubEvent, host: string): string {
+/** What `events` shows: every event, or only diffs, or only one session's. */
+export interface EventFilter {
+  diffs: boolean;
+  session: string | null;
+}
+
+/** Whether an event is one the filter keeps (the first state is shown whatever it is). */
+export function keeps(event: HubEvent, filter: EventFilter, snapshot: Snapshot | null): boolean {
+  if (filter.diffs && event.type !== 'diffAdded' && event.type !== 'diffDecided') return false;
+  if (filter.session === null) return true;
+  switch (event.type) {
+    case 'snapshot':
+      return false;
+    case 'diffAdded':
+      return event.diff.sessionId === filter.session;
+    case 'diffDecided':
+      return event.record.sessionId === filter.session;
+    case 'pi':
+      return event.id === filter.session || snapshot?.hosted.find((h) => h.id === event.id)?.sessionId === filter.session;
+  }
+}
+
+const quote = (text: string, max = 60): string => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return `'${flat.length > max ? `${flat.slice(0, max - 1)}…` : flat}'`;
+};
+
+/** A pi message's text (content is a string or a list of parts). */
+function messageText(message: unknown): string {
+  const content = (message as { content?: unknown } | null)?.content;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part: { type?: unknown; text?: unknown }) => (part?.type === 'text' && typeof part.text === 'string' ? part.text : '')).join('');
+}
+
+/** A hosted pi's event in words; null for the ones people need not see (deltas, turn marks…). */
+function describePi(event: Record<string, unknown>): string | null {
+  switch (event.type) {
+    case 'message_end': {
+      const message = event.message as { role?: unknown } | undefined;
+      const text = messageText(message);
+      if (message?.role === 'user') return `prompt ${quote(text)}`;
+      if (message?.role === 'assistant' && text.trim() !== '') return `→ ${quote(text)}`;
+      return null;
+    }
+    case 'tool_execution_start': {
+      const args = event.args as { path?: unknown; command?: unknown } | undefined;
+      const what = typeof args?.path === 'string' ? ` ${args.path}` : typeof args?.command === 'string' ? ` ${quote(args.command, 40)}` : '';
+      return `tool ${String(event.toolName ?? '?')}${what}`;
+    }
+    case 'tool_execution_end':
+      return event.isError === true ? `tool ${String(event.toolName ?? '?')} failed` : null;
+    case 'agent_end':
+      return 'done';
+    case 'extension_error':
+      return `extension error: ${String(event.error ?? '')}`;
+    case 'auto_retry_start':
+      return `retrying: ${String(event.errorMessage ?? 'the model call failed')}`;
+    default:
+      return null;
+  }
+}
+
+/** "proj-a" for a hosted session, from the last state seen. */
+function hostedName(id: string, snapshot: Snapshot | null): string {
+  const cwd = snapshot?.hosted.find((h) => h.id === id)?.cwd;
+  return cwd ? `${id} (${cwd.split(/[\\/]/).filter(Boolean).pop() ?? cwd})` : id;
+}
+
+/** One line per event, for people; null for an event not worth a line. `--json` gives the whole event. */
+export function describeEvent(event: HubEvent, host: string, snapshot: Snapshot | null = null): string | null {
   switch (event.type) {
     case 'snapshot': {
       const s = event.snapshot;
@@ -34,26 +104,51 @@ export function describeEvent(event: HubEvent, host: string): string {
       return `${door}${s.paused ? ' (paused)' : ''}, ${plural(s.editors.length, 'editor')} (${live} alive), ${plural(s.sessions.length, 'session')}, ${plural(pending, 'pending diff')}`;
     }
     case 'diffAdded':
-      return `diff ${event.diff.id} proposed: ${event.diff.tool} ${event.diff.path} (session ${event.diff.sessionId}, review in ${editorLabel(event.diff.editorId)})`;
-    case 'diffDecided':
-      return `diff ${event.record.id} ${event.record.outcome} by ${event.record.by}: ${event.record.path}`;
-    case 'pi':
-      return `pi ${event.id}: ${String(event.event.type)}`;
+      return `${event.diff.id} proposed: ${event.diff.tool} ${event.diff.path} (session ${event.diff.sessionId}, review in ${editorLabel(event.diff.editorId)})`;
+    case 'diffDecided': {
+      const r = event.record;
+      const where = r.by === 'editor' ? `in ${r.editorId ?? 'the editor'}` : r.by === 'patchbay' ? 'in Patchbay' : `by ${r.by}`;
+      const reason = r.reason ? `; reason: ${quote(r.reason)}` : '';
+      return `${r.id} ${r.outcome} ${where}${whatWasWritten(r, ' (', ')')}: ${r.path}${reason}`;
+    }
+    case 'pi': {
+      const said = describePi(event.event);
+      return said === null ? null : `pi ${hostedName(event.id, snapshot)}: ${said}`;
+    }
   }
 }
 
 export const events: Command = {
   summary: 'Print Patchbay’s changes as they happen, until interrupted',
-  usage: `Usage: patchbay events [--json]
-Prints the current state, then every change: new snapshots, diffs proposed and decided, and
-hosted pi sessions' events. Runs until Ctrl-C; exits 1 if Patchbay stops.
-  --json  one JSON object per line: the event with "at", when it arrived (epoch ms)`,
+  usage: `Usage: patchbay events [--diffs] [--session <id>] [--json]
+Prints the current state, then every change: the state when it changes, diffs proposed and
+decided (where, and what was written), and hosted pi sessions' prompts, answers and tools.
+Runs until Ctrl-C; exits 1 if Patchbay stops.
+  --diffs         only diffs proposed and decided
+  --session <id>  only what concerns this session (a door session sN, or a hosted pi's id)
+  --json          one JSON object per line: the event with "at", when it arrived (epoch ms),
+                  every event (a hosted pi's deltas too) unless filtered`,
   async run(args, ctx) {
-    const { values, positionals: rest } = parse(args, { json: { type: 'boolean' } });
+    const { values, positionals: rest } = parse(args, { json: { type: 'boolean' }, diffs: { type: 'boolean' }, session: { type: 'string' } });
     positionals(rest, []);
+    const filter: EventFilter = { diffs: values.diffs === true, session: values.session ?? null };
+    let state: Snapshot | null = null;
+    let lastSummary = '';
+    let first = true;
     return follow(ctx, (event, at) => {
-      const line = values.json ? JSON.stringify({ at, ...event }) : `${clockTime(at)} ${describeEvent(event, ctx.options.host)}`;
-      ctx.io.stdout.write(`${line}\n`);
+      const initial = first && event.type === 'snapshot';
+      first = first && !initial;
+      if (event.type === 'snapshot') state = event.snapshot;
+      if (!initial && !keeps(event, filter, state)) return;
+      if (values.json) {
+        ctx.io.stdout.write(`${JSON.stringify({ at, ...event })}\n`);
+        return;
+      }
+      const line = describeEvent(event, ctx.options.host, state);
+      // The state's summary is printed when it says something new, not at every snapshot.
+      if (line === null || (event.type === 'snapshot' && line === lastSummary)) return;
+      if (event.type === 'snapshot') lastSummary = line;
+      ctx.io.stdout.write(`${clockTime(at)} ${line}\n`);
     });
   },
 };

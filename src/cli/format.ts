@@ -13,8 +13,10 @@ import type {
   Snapshot,
   TrafficEntry,
 } from '../api/types.ts';
-import { DIRECTIONS, byteSize, clockTime, methodLabel, requestTimings } from '../api/traffic.ts';
+import { DIRECTIONS, byteSize, clockTime, durationText, requestTimings, rowLabels, shortId } from '../api/traffic.ts';
 import { containingDepth } from '../broker/folders.ts';
+import { editorLabel as editorName } from '../api/labels.ts';
+import { whatWasWritten } from '../review/decision-words.ts';
 import { age, onOff, table } from './table.ts';
 
 const dash = (value: string | number | null | undefined): string =>
@@ -41,16 +43,17 @@ export function formatStatus(snapshot: Snapshot, host: string): string {
     'Editors',
     snapshot.editors.map((e) => [
       e.id,
-      e.ideName,
+      editorName(e),
       e.workspaceFolders.join(', ') || '-',
       String(e.port),
       String(e.pid),
       e.dialect,
-      e.alive ? 'yes' : 'no',
+      e.alive ? 'yes' : e.link === 'taken' ? 'taken' : 'no',
     ]),
-    ['ID', 'IDE', 'FOLDERS', 'PORT', 'PID', 'DIALECT', 'ALIVE'],
+    ['ID', 'EDITOR', 'FOLDERS', 'PORT', 'PID', 'DIALECT', 'ALIVE'],
     'none',
   );
+  for (const e of snapshot.editors) if (e.linkProblem) out += `  ${e.id} (${editorName(e)}): ${e.linkProblem}\n`;
   out += section(
     'Sessions',
     snapshot.sessions.map((s) => [s.id, s.kind, dash(s.pid), dash(s.cwd), editorLabel(s.editorId), s.reason]),
@@ -87,27 +90,31 @@ export function formatDiffList(diffs: DiffSummary[], history: DecisionRecord[], 
   );
   out += section(
     'Recent decisions',
-    history.map((r) => [r.id, r.edited ? `${r.outcome} (edited)` : r.outcome, r.by, `${age(r.at, now)} ago`, r.path]),
+    history.map((r) => [r.id, `${r.outcome}${whatWasWritten(r, ' (', ')')}`, r.by, `${age(r.at, now)} ago`, r.path]),
     ['ID', 'OUTCOME', 'BY', 'WHEN', 'PATH'],
   );
   return out;
 }
 
-/** A past decision in words: "d3 accepted in the editor nvim-proj, edited (pi-ide, 2026-11-23 14:02)". */
+/** A past decision in words: "d3 accepted in the editor nvim-proj, 2 of 3 changes (pi-ide, 2026-11-23 14:02)". */
 export function formatDecided(record: DecisionRecord): string {
   const where = record.by === 'editor' ? `in the editor ${record.editorId ?? ''}`.trimEnd() : DECIDED_BY[record.by];
   const when = new Date(record.at).toISOString().slice(0, 16).replace('T', ' ');
-  return `${record.id} ${record.outcome} ${where}${record.edited ? ', edited' : ''} (${record.agent}, ${when} UTC)\n`;
+  const reason = record.reason ? `\n  reason: ${record.reason}` : '';
+  return `${record.id} ${record.outcome} ${where}${whatWasWritten(record, ', ')} (${record.agent}, ${when} UTC)${reason}\n`;
 }
 
 const DECIDED_BY: Record<Exclude<DecisionRecord['by'], 'editor'>, string> = {
   patchbay: 'in Patchbay',
   agent: 'by the agent',
   shutdown: 'as Patchbay stopped',
+  crash: 'by nobody: Patchbay stopped unexpectedly (pi-ide may have written it without review)',
 };
 
+/** What the agent was told in words, when it was told more than FILE_SAVED / DIFF_REJECTED. */
 export function formatDecision(record: DecisionRecord): string {
-  return `${record.outcome} ${record.id} ${record.path}${record.edited ? ' (edited)' : ''}\n`;
+  const told = record.told ? `  ${record.agent} was told: ${record.told}\n` : '';
+  return `${record.outcome} ${record.id} ${record.path}${whatWasWritten(record, ' (', ')')}\n${told}`;
 }
 
 export function formatBinding(session: SessionView): string {
@@ -196,15 +203,16 @@ function oneLine(text: string, max: number): string {
 export function formatTraffic(entries: readonly TrafficEntry[]): string {
   if (entries.length === 0) return 'No traffic recorded for this session.\n';
   const timings = requestTimings(entries);
+  const labels = rowLabels(entries);
   const rows = entries.map((e, index) => {
     const took = timings.get(index);
     return [
       clockTime(e.at),
       DIRECTIONS.find((d) => d.dir === e.dir)?.arrow ?? e.dir,
-      e.method === null ? (e.id === null ? '' : 'reply') : methodLabel(e),
-      e.id === null ? '' : String(e.id),
+      labels[index]!,
+      shortId(e.id),
       byteSize(e.bytes),
-      took === undefined ? '' : `${took} ms`,
+      took === undefined ? '' : durationText(took),
       oneLine(e.preview, PREVIEW_CHARS),
     ];
   });

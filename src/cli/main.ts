@@ -10,7 +10,6 @@ import { UsageError, type CliIo, type Command, type CommandContext, type LazyCom
 import { autoconnect, bind, diffs, models, open, pause, resume, settings, status, suggestionModel, traffic } from './commands.ts';
 import type { DaemonDeps } from './daemon.ts';
 import { events } from './events.ts';
-import { pi } from './pi.ts';
 import { restore } from './restore.ts';
 
 /** conf's atomic writer (when-exit) re-raises a signal it caught, at once: that is no second request. */
@@ -64,7 +63,10 @@ function commands(daemonDeps: DaemonDeps): Record<string, Command | LazyCommand>
     'suggestion-model': suggestionModel,
     autoconnect,
     settings,
-    pi,
+    pi: {
+      summary: 'Hosted pi sessions: start, prompt, resume, fork, and pi’s own commands',
+      load: async () => (await import('./pi.ts')).pi,
+    },
     traffic,
     pause,
     resume,
@@ -90,7 +92,19 @@ function processIo(): CliIo {
     if (err.code !== 'EPIPE') throw err;
     process.exit(0);
   });
-  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), readStdin: readProcessStdin };
+}
+
+/** Standard input to its end, refusing more than `maxBytes` (a prompt piped in, `pi prompt <id> -`). */
+async function readProcessStdin(maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) throw new Error(`standard input is larger than ${maxBytes} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 export async function main(argv: string[], io: CliIo = processIo(), daemonDeps: Partial<DaemonDeps> = {}): Promise<number> {

@@ -9,12 +9,13 @@ import { portFromName, type Dialect, type EditorInstance, type LockEntry } from 
 import { DoorLockfiles, type DiscoveryDir, type DoorSpec } from './door-lockfiles.ts';
 import { LockDirWatcher, currentUid, errorReason, scanLockDir, type ScanResult } from './lock-dir.ts';
 import { isLocalProbeError, pidAlive, probeEditor, type ProbeResult } from './liveness.ts';
-import { listenerHeldBy } from './peer-process.ts';
+import { portHeldBy, type PortHolder } from './peer-process.ts';
 import { planLockfile, type Candidate, type FileState, type Listing, type ProbeOutcome, type Step, type Which } from './plan.ts';
 import {
   adoptLockfile,
   adoptedDir,
   describeReturn,
+  doorOwner,
   isOtherPatchbay,
   isOwnDoor,
   listAdopted,
@@ -55,8 +56,8 @@ export interface EditorDiscoveryOptions {
   doorRetryMaxMs?: number;
   /** Seam: how an editor's port is probed. */
   probe?: typeof probeEditor;
-  /** Seam: whether `pid` holds the socket listening on `port` (null: cannot tell). */
-  portHolder?: (port: number, pid: number) => Promise<boolean | null>;
+  /** Seam: who listens on `port`: `pid` or a process descended from it, another, nobody (null: cannot tell). */
+  portHolder?: (port: number, pid: number) => Promise<PortHolder>;
   /** Seam: how a door lockfile is written. */
   writeDoor?: DoorLockfilesOptions['write'];
   onChange: (state: DiscoveryState) => void;
@@ -79,7 +80,12 @@ interface CachedProbe {
   token: string;
   outcome: ProbeOutcome;
   at: number;
+  /** The relay lost its link after it had opened: who holds the port is checked again, the token is not resent. */
+  recheckOwner?: boolean;
 }
+
+/** How the relay lost an editor: its link closed after opening, or could not open (handshake). */
+export type LinkLoss = 'lost' | 'handshake';
 
 /** What one port of one dir contributed to the last state: kept as is when a check cannot look. */
 interface SlotListing {
@@ -97,10 +103,13 @@ export class EditorDiscovery {
   private readonly doors: DoorLockfiles;
   private takeover: boolean;
   private trustedDirs: readonly string[];
-  /** Probe outcomes per original lockfile path; failures expire after `livenessMs`. */
+  /** Probe outcomes per lockfile version (original path, mtime, token); failures expire after `livenessMs`. */
   private probes = new Map<string, CachedProbe>();
-  /** Failed probes being retried in the background, by original path. */
-  private retrying = new Map<string, Promise<void>>();
+  /** Probes under way, by original path: they run beside the checks, never inside one. */
+  private inflight = new Map<string, Promise<ProbeOutcome>>();
+  /** In the current pass: the lockfile versions asked about, and the original paths decided. */
+  private used = new Set<string>();
+  private decided = new Set<string>();
   /** Per `${dir}\0${port}`: what the last check listed there. */
   private slots = new Map<string, SlotListing>();
   /** Per slot: the last reason it was kept as it was, so the log says it once. */
@@ -109,11 +118,13 @@ export class EditorDiscovery {
   private emitted: string | null = null;
   /** fs-changing work runs one step at a time: checks, door writes, restores. */
   private queue: Promise<unknown> = Promise.resolve();
-  private pendingCheck: Promise<void> | null = null;
+  private pendingCheck: Promise<Promise<unknown>[]> | null = null;
   private started = false;
   /** The lock dirs are ours to change: no other live Patchbay holds them. */
   private owned = false;
   private closed = false;
+  /** Until the first check is done, a pass waiting on probes publishes nothing: start's first state is whole. */
+  private starting = true;
   private closing: Promise<RestoreReport> | null = null;
 
   constructor(private readonly opts: EditorDiscoveryOptions) {
@@ -154,8 +165,9 @@ export class EditorDiscovery {
     }
     if (this.closed) return;
     await this.check();
+    this.starting = false;
     if (this.closed) return;
-    const timer = setInterval(() => void this.check(), this.opts.livenessMs);
+    const timer = setInterval(() => void this.pass(), this.opts.livenessMs);
     this.resources.add(() => clearInterval(timer));
   }
 
@@ -164,9 +176,18 @@ export class EditorDiscovery {
     return this.state;
   }
 
-  /** The relay lost an editor's connection: forget its probe and check now. */
-  markSuspect(port: number): Promise<void> {
-    for (const [path, cached] of this.probes) if (cached.port === port) this.probes.delete(path);
+  /**
+   * The relay lost an editor's connection. A link that could not open (`handshake`) gets the
+   * editor probed afresh; one that closed after opening (the editor quit, or another client
+   * took it: VS Code serves one) only has its port's owner checked again, so nothing connects
+   * to the editor behind the relay's back.
+   */
+  markSuspect(port: number, how: LinkLoss = 'handshake'): Promise<void> {
+    for (const [path, cached] of this.probes) {
+      if (cached.port !== port) continue;
+      if (how === 'handshake' || cached.outcome.result !== 'ok') this.probes.delete(path);
+      else cached.recheckOwner = true;
+    }
     return this.check();
   }
 
@@ -198,19 +219,34 @@ export class EditorDiscovery {
   }
 
   /**
-   * Runs one scan-validate-adopt pass now. Calls made while one is waiting share it, so a
-   * burst of watcher events costs one pass.
+   * Checks the lock dirs now and resolves once what it found is listed: probes of new lockfiles
+   * it started have answered (each within its own deadline) and a pass used their outcomes.
    */
-  check(): Promise<void> {
-    if (this.closed || !this.owned) return Promise.resolve();
+  async check(): Promise<void> {
+    const started = await this.pass();
+    if (started.length === 0) return;
+    await Promise.all(started);
+    await this.pass();
+  }
+
+  /**
+   * Runs one scan-validate-adopt pass now; resolves with the probes it started. A pass never
+   * waits on an editor: a lockfile being probed keeps its last listing until its probe answers,
+   * which runs another pass. Calls made while one is waiting share it, so a burst of watcher
+   * events costs one pass.
+   */
+  private pass(): Promise<Promise<unknown>[]> {
+    if (this.closed || !this.owned) return Promise.resolve([]);
     if (!this.pendingCheck) {
       this.pendingCheck = this.serial(async () => {
         this.pendingCheck = null;
+        const started: Promise<unknown>[] = [];
         try {
-          await this.runCheck();
+          await this.runCheck(started);
         } catch (err) {
           this.log(`check failed: ${errorReason(err)}`);
         }
+        return started;
       });
     }
     return this.pendingCheck;
@@ -264,7 +300,7 @@ export class EditorDiscovery {
     this.closed = true;
     this.resources.dispose();
     this.closing = (async () => {
-      await Promise.all(this.retrying.values());
+      await Promise.all(this.inflight.values());
       if (!this.owned) return EMPTY;
       await this.serial(() => this.doors.removeAll());
       return this.restoreAll();
@@ -290,20 +326,22 @@ export class EditorDiscovery {
       const { entries } = await scanLockDir(dir, dialect, { maxBytes: this.opts.maxLockfileBytes });
       for (const entry of entries) {
         if (!isOwnDoor(entry, this.uid)) continue;
-        if (entry.lock.pid === this.opts.selfPid && this.doors.lockfiles().includes(entry.path)) continue;
+        const owner = doorOwner(entry.lock);
+        if (owner === this.opts.selfPid && this.doors.lockfiles().includes(entry.path)) continue;
         if (isOtherPatchbay(entry.lock, this.opts.selfPid, pidAlive)) {
-          const probe = await this.probeNowRaw(entry);
+          // Whether the Patchbay it names serves the port (the lockfile's pid may be an editor's).
+          const { result: probe, holdsPort } = await this.probeNow({ ...entry, lock: { ...entry.lock, pid: owner } });
           if (isLocalProbeError(probe)) {
-            throw new Error(`cannot tell whether pid ${entry.lock.pid} is a running Patchbay (its door lockfile is ${entry.path}): ${probe}`);
+            throw new Error(`cannot tell whether pid ${owner} is a running Patchbay (its door lockfile is ${entry.path}): ${probe}`);
           }
-          // A live pid with nothing on the port is a reused pid, not a Patchbay.
-          if (probe !== 'refused') {
-            throw new Error(`another Patchbay (pid ${entry.lock.pid}) is running: its door lockfile is ${entry.path}; quit it first`);
+          // A live pid with nothing of its own on the port is a reused pid, not a Patchbay.
+          if (probe !== 'refused' && holdsPort !== false) {
+            throw new Error(`another Patchbay (pid ${owner}) is running: its door lockfile is ${entry.path}; quit it first`);
           }
         }
         try {
           await removeFile(entry.path);
-          this.log(`lockfile ${entry.path}: removed a stale Patchbay door (pid ${entry.lock.pid})`);
+          this.log(`lockfile ${entry.path}: removed a stale Patchbay door (pid ${owner})`);
         } catch (err) {
           this.log(`lockfile ${entry.path}: cannot remove stale Patchbay door: ${errorReason(err)}`);
         }
@@ -322,48 +360,61 @@ export class EditorDiscovery {
   }
 
   /**
-   * A lockfile is probed when it is new or changed. A good answer holds until the file
-   * changes or the relay reports the editor as suspect; a failure is retried in the
-   * background once it is older than `livenessMs`, so a hung port never stalls a check.
-   * A probe this machine could not make is never cached: the next check tries again.
+   * What is known of a lockfile's editor, or undefined while its first probe runs. A lockfile
+   * is probed when it is new or changed; a good answer holds until the file changes or the
+   * relay reports the editor (then only the port's owner is checked again, see markSuspect); a
+   * failure is retried in the background once it is older than `livenessMs`. Probes run beside
+   * the passes (`started` collects them): a hung port never stalls a pass, nor a new editor's
+   * listing. A probe this machine could not make is never cached: the next pass tries again.
    */
-  private async probe(entry: LockEntry): Promise<ProbeOutcome> {
-    const original = originalPath(entry.dir, entry.port);
-    const cached = this.probes.get(original);
-    const same = cached && cached.mtimeMs === entry.mtimeMs && cached.token === entry.lock.authToken;
-    if (!same) return this.probeNow(entry, original);
-    if (cached.outcome.result !== 'ok' && Date.now() - cached.at >= this.opts.livenessMs && !this.retrying.has(original)) {
-      const retry = this.probeNow(entry, original).then((outcome) => {
-        this.retrying.delete(original);
-        if (outcome.result !== cached.outcome.result) void this.check();
+  private probe(entry: LockEntry, started: Promise<unknown>[]): ProbeOutcome | undefined {
+    // One version of one lockfile: the same file keeps its outcome when it is adopted (moved).
+    const key = `${originalPath(entry.dir, entry.port)}\0${entry.mtimeMs}\0${entry.lock.authToken}`;
+    this.used.add(key);
+    const cached = this.probes.get(key);
+    const same = cached !== undefined;
+    const stale = !same || cached.recheckOwner || (cached.outcome.result !== 'ok' && Date.now() - cached.at >= this.opts.livenessMs);
+    if (stale && !this.inflight.has(key)) {
+      const reuse = same && cached.recheckOwner ? cached.outcome : null;
+      const probing = this.probeNow(entry, reuse).then((outcome) => {
+        this.inflight.delete(key);
+        if (!isLocalProbeError(outcome.result)) {
+          this.probes.set(key, { port: entry.port, mtimeMs: entry.mtimeMs, token: entry.lock.authToken, outcome, at: Date.now() });
+        }
+        // Another pass lists what it found (the caller of check() waits for that one itself).
+        if (!same || outcome.result !== cached.outcome.result || outcome.holdsPort !== cached.outcome.holdsPort) void this.pass();
+        return outcome;
       });
-      this.retrying.set(original, retry);
+      this.inflight.set(key, probing);
+      started.push(probing);
     }
-    return cached.outcome;
+    return same ? cached.outcome : undefined;
   }
 
-  private async probeNow(entry: LockEntry, original: string): Promise<ProbeOutcome> {
-    const result = await this.probeNowRaw(entry);
+  /**
+   * Who holds the port first: the token goes only to a port its lockfile's pid (or a process
+   * descended from it) listens on, or where this machine cannot tell. `reuse`: a good outcome
+   * whose token need not be sent again, only its owner checked.
+   */
+  private async probeNow(entry: LockEntry, reuse: ProbeOutcome | null = null): Promise<ProbeOutcome> {
     const { pid } = entry.lock;
-    const outcome: ProbeOutcome = {
-      result,
-      aliveAfter: result === 'ok' || pidAlive(pid),
-      holdsPort: result === 'ok' ? await (this.opts.portHolder ?? listenerHeldBy)(entry.port, pid) : null,
-    };
-    if (!isLocalProbeError(result)) {
-      this.probes.set(original, { port: entry.port, mtimeMs: entry.mtimeMs, token: entry.lock.authToken, outcome, at: Date.now() });
-    }
-    return outcome;
+    const holder = await (this.opts.portHolder ?? portHeldBy)(entry.port, pid);
+    if (holder === 'other') return { result: 'ok', aliveAfter: true, holdsPort: false };
+    if (holder === 'none') return { result: 'refused', aliveAfter: pidAlive(pid), holdsPort: null };
+    const holdsPort = holder === 'pid' ? true : null;
+    if (reuse) return { ...reuse, holdsPort };
+    const result = await this.probeNowRaw(entry);
+    return { result, aliveAfter: result === 'ok' || pidAlive(pid), holdsPort };
   }
 
-  private async runCheck(): Promise<void> {
+  private async runCheck(started: Promise<unknown>[]): Promise<void> {
     const byPort = new Map<number, DiscoveredEditor>();
     const invalid: InvalidLockfile[] = [];
     const warnings: string[] = [];
     const probed = new Set<string>();
     for (const { dir, dialect } of this.opts.dirs) {
       if (this.closed) return;
-      const found = await this.checkDir(dir, dialect, probed);
+      const found = await this.checkDir(dir, dialect, probed, started);
       invalid.push(...found.invalid);
       warnings.push(...found.warnings);
       for (const editor of found.editors) {
@@ -371,8 +422,14 @@ export class EditorDiscovery {
         if (!other || (other.dialect !== 'pi' && editor.dialect === 'pi')) byPort.set(editor.port, editor);
       }
     }
-    for (const path of this.probes.keys()) if (!probed.has(path)) this.probes.delete(path);
-    if (this.closed) return;
+    // Outcomes of files no longer there (or of their older versions) are dropped.
+    for (const key of this.probes.keys()) {
+      const original = key.slice(0, key.indexOf('\0'));
+      if (!probed.has(original) || (this.decided.has(original) && !this.used.has(key))) this.probes.delete(key);
+    }
+    this.used.clear();
+    this.decided.clear();
+    if (this.closed || (this.starting && started.length > 0)) return;
     await this.doors.verify();
     const editors = [...byPort.values()].sort((a, b) => a.port - b.port);
     invalid.sort((a, b) => a.path.localeCompare(b.path));
@@ -396,7 +453,12 @@ export class EditorDiscovery {
   }
 
   /** One dir: scan both levels, plan each port, carry the plans out, report what is live. */
-  private async checkDir(dir: string, dialect: Dialect, probed: Set<string>): Promise<{ editors: DiscoveredEditor[]; invalid: InvalidLockfile[]; warnings: string[] }> {
+  private async checkDir(
+    dir: string,
+    dialect: Dialect,
+    probed: Set<string>,
+    started: Promise<unknown>[],
+  ): Promise<{ editors: DiscoveredEditor[]; invalid: InvalidLockfile[]; warnings: string[] }> {
     const caps = { maxBytes: this.opts.maxLockfileBytes };
     const [top, adopted] = await Promise.all([scanLockDir(dir, dialect, caps), listAdopted(dir, dialect, caps, this.uid)]);
     const warnings: string[] = [];
@@ -443,33 +505,54 @@ export class EditorDiscovery {
 
     const editors: DiscoveredEditor[] = [];
     const seen = new Set<string>();
-    for (const candidate of [...candidates.values()].sort((a, b) => a.port - b.port)) {
-      if (this.closed) break;
-      const key = `${prefix}${candidate.port}`;
-      seen.add(key);
-      probed.add(originalPath(dir, candidate.port));
-      const listing = await this.decide(candidate, key, dir, dialect, takeoverOff);
-      this.slots.set(key, listing);
-      if (listing.editor) editors.push(listing.editor);
-      invalid.push(...listing.invalid);
+    // Ports are independent: each is decided (and its files moved) on its own.
+    const sorted = [...candidates.values()].sort((a, b) => a.port - b.port);
+    const listings = await Promise.all(
+      sorted.map(async (candidate) => {
+        const key = `${prefix}${candidate.port}`;
+        seen.add(key);
+        probed.add(originalPath(dir, candidate.port));
+        this.decided.add(originalPath(dir, candidate.port));
+        if (this.closed) return null;
+        const listing = await this.decide(candidate, key, dir, dialect, takeoverOff, started);
+        this.slots.set(key, listing);
+        return listing;
+      }),
+    );
+    for (const listing of listings) {
+      if (listing?.editor) editors.push(listing.editor);
+      invalid.push(...(listing?.invalid ?? []));
     }
     for (const key of this.slots.keys()) if (key.startsWith(prefix) && !seen.has(key)) this.slots.delete(key);
     for (const key of this.keptWhy.keys()) if (key.startsWith(prefix) && !seen.has(key)) this.keptWhy.delete(key);
     return { editors, invalid, warnings };
   }
 
-  /** Plans one port (probing what the plan asks for) and carries the plan out. */
-  private async decide(candidate: Candidate, key: string, dir: string, dialect: Dialect, takeoverOff: string | null): Promise<SlotListing> {
+  /**
+   * Plans one port (with what probing knows) and carries the plan out. A port whose probe is
+   * still under way keeps its last listing and changes nothing until it answers.
+   */
+  private async decide(
+    candidate: Candidate,
+    key: string,
+    dir: string,
+    dialect: Dialect,
+    takeoverOff: string | null,
+    started: Promise<unknown>[],
+  ): Promise<SlotListing> {
     const ctx = { takeoverOff, uid: this.uid, probeTimeoutMs: this.probeTimeoutMs };
     let plan = planLockfile(candidate, {}, ctx);
     if (plan.kind === 'probe') {
       const probes: Partial<Record<Which, ProbeOutcome>> = {};
-      await Promise.all(
-        plan.which.map(async (which) => {
-          const file = candidate[which];
-          if (file?.kind === 'lock') probes[which] = await this.probe(file.entry);
-        }),
-      );
+      let waiting = false;
+      for (const which of plan.which) {
+        const file = candidate[which];
+        if (file?.kind !== 'lock') continue;
+        const outcome = this.probe(file.entry, started);
+        if (outcome) probes[which] = outcome;
+        else waiting = true;
+      }
+      if (waiting) return this.slots.get(key) ?? { editor: null, invalid: [] };
       plan = planLockfile(candidate, probes, ctx);
     }
     if (plan.kind === 'probe') throw new Error(`planning ${originalPath(dir, candidate.port)}: probes asked for twice`);

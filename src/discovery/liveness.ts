@@ -84,7 +84,9 @@ export function classifyProbeError(code: string | undefined): ProbeResult {
 
 /**
  * Opens a WebSocket with the dialect's auth header and closes it at once. pi-ide.nvim answers
- * a bad token with 400 before the upgrade, other servers with 401/403: all mean "rejected".
+ * a bad token with 400 before the upgrade, other servers with 401/403, VS Code's extension with
+ * a close 1008 right after it: all mean "rejected". Only ever sent to a port whose owner was
+ * checked first (see portHeldBy).
  * Resolves once the socket is closed, so a probe leaves nothing open behind it.
  */
 export function probeEditor({ port, token, dialect, timeoutMs }: ProbeOptions): Promise<ProbeResult> {
@@ -116,8 +118,10 @@ export function probeEditor({ port, token, dialect, timeoutMs }: ProbeOptions): 
       ws.close(1000, 'probe');
       graceTimer = setTimeout(() => ws.terminate(), CLOSE_GRACE_MS);
     });
-    ws.on('close', () => {
+    ws.on('close', (code: number) => {
       if (graceTimer) clearTimeout(graceTimer);
+      // VS Code's extension lets a bad token through the upgrade and closes with 1008 at once.
+      if (code === 1008 && (result === null || result === 'ok')) result = 'auth-rejected';
       settle('not-websocket'); // closed before it opened, without an HTTP answer or error
       resolve(result!);
     });

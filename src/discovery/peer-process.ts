@@ -10,6 +10,26 @@ export interface ProcessInfo {
   command: string | null;
   /** Epoch ms. */
   startedAt: number | null;
+  /**
+   * Its parent, the parent's parent… (at most ANCESTRY_DEPTH, init left out): whose terminal it
+   * runs in. Absent when they could not be read.
+   */
+  ancestors?: number[];
+}
+
+/** Parents looked up above an agent; Claude Code looks 10 above its own parent. */
+export const ANCESTRY_DEPTH = 16;
+
+/** The chain of parents from `parentOf(pid)` up, stopping at init, a loop, or `ANCESTRY_DEPTH`. */
+export async function ancestorsOf(pid: number, parentOf: (pid: number) => Promise<number | null>): Promise<number[]> {
+  const chain: number[] = [];
+  for (let current = pid; chain.length < ANCESTRY_DEPTH; ) {
+    const parent = await parentOf(current);
+    if (parent === null || parent <= 1 || parent === pid || chain.includes(parent)) break;
+    chain.push(parent);
+    current = parent;
+  }
+  return chain;
 }
 
 export interface ProcNetSocket {
@@ -106,6 +126,8 @@ export interface ProcReader {
   pids(): Promise<number[]>;
   /** Where a process's fds point (`socket:[123]`, paths); empty when it is gone or not ours to see. */
   fdTargets(pid: number): Promise<string[]>;
+  /** Every visible process → its parent. */
+  parents(): Promise<Map<number, number>>;
 }
 
 /** Bytes read from a /proc/net table at a time: a few hundred rows. */
@@ -152,6 +174,16 @@ const liveProc: ProcReader = {
     }
     // An fd closed between readdir and readlink is simply not a match.
     return Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
+  },
+  async parents() {
+    const pids = await liveProc.pids();
+    const stats = await Promise.all(pids.map((pid) => readOptional(`/proc/${pid}/stat`).catch(() => null)));
+    const parents = new Map<number, number>();
+    for (const [i, stat] of stats.entries()) {
+      const parent = stat === null ? null : parentFromStat(stat);
+      if (parent !== null) parents.set(pids[i]!, parent);
+    }
+    return parents;
   },
 };
 
@@ -236,13 +268,34 @@ export function procScan(reader: ProcReader = liveProc): PeerScan {
 }
 
 /**
- * Whether `pid` holds the socket listening on loopback `port` (Linux: `/proc/net/tcp{,6}`
- * LISTEN rows → socket inodes, then `/proc/<pid>/fd`). Null when it cannot be told: no /proc,
- * the listener not visible here, the process not ours to look into, or a read failing for
- * lack of descriptors. A lockfile's pid that does not hold its port is no editor's word.
+ * Who serves a lockfile's port, as far as its pid is concerned: `pid` (the pid itself or a
+ * process descended from it, as VS Code's extension host is from the pid in its lockfile),
+ * `other` (something else listens there), `none` (nothing listens), or null when this machine
+ * cannot tell (no /proc). Decided before the lockfile's token is sent anywhere: a port held
+ * by a stranger never sees it.
  */
-export async function listenerHeldBy(port: number, pid: number, reader: ProcReader = liveProc): Promise<boolean | null> {
-  if (reader === liveProc && platform() !== 'linux') return null;
+export type PortHolder = 'pid' | 'other' | 'none' | null;
+
+/** `/proc/<pid>/stat` → its parent's pid; null when it cannot be read. */
+export function parentFromStat(stat: string): number | null {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ppid = Number(fields[1]);
+  return Number.isInteger(ppid) ? ppid : null;
+}
+
+/** `pid` and every process descended from it that this user can see, pid first. */
+async function familyOf(pid: number, reader: ProcReader): Promise<number[]> {
+  const parents = await reader.parents();
+  const children = new Map<number, number[]>();
+  for (const [child, parent] of parents) children.set(parent, [...(children.get(parent) ?? []), child]);
+  const family = [pid];
+  for (let i = 0; i < family.length; i++) family.push(...(children.get(family[i]!) ?? []));
+  return family;
+}
+
+/** Linux: the LISTEN rows of `port` in `/proc/net/tcp{,6}`, then the fds of `pid` and its descendants. */
+export async function portHeldBy(port: number, pid: number, reader: ProcReader = liveProc): Promise<PortHolder> {
+  if (reader === liveProc && platform() !== 'linux') return platform() === 'darwin' ? portHeldByMac(port, pid) : null;
   try {
     const needle = procPortNeedle(port);
     const listening = new Set<number>();
@@ -252,16 +305,33 @@ export async function listenerHeldBy(port: number, pid: number, reader: ProcRead
       if (socket && socket.state === '0A' && socket.localPort === port && socket.inode > 0) listening.add(socket.inode);
     };
     const seen = await Promise.all(PROC_TABLES.map((path) => reader.eachLine(path, onLine)));
-    if (!seen.some(Boolean) || listening.size === 0) return null;
-    const targets = await reader.fdTargets(pid);
-    // Every live process has descriptors; none seen means they were not ours to see.
-    if (targets.length === 0) return null;
-    if (targets.some((target) => listening.has(socketInode(target)))) return true;
-    // An fd whose link could not be read might be the socket: then nothing can be concluded.
-    return targets.includes('') ? null : false;
+    if (!seen.some(Boolean)) return null;
+    if (listening.size === 0) return 'none';
+    const holds = async (member: number): Promise<boolean> => (await reader.fdTargets(member)).some((target) => listening.has(socketInode(target)));
+    // The pid itself first (most editors); its descendants only when it does not.
+    if (await holds(pid)) return 'pid';
+    for (const member of (await familyOf(pid, reader)).slice(1)) if (await holds(member)) return 'pid';
+    return 'other';
   } catch {
     return null;
   }
+}
+
+/** macOS: lsof names the listener; ps walks up from it looking for `pid`. */
+async function portHeldByMac(port: number, pid: number): Promise<PortHolder> {
+  const output = await run('lsof', ['-nP', `-iTCP:${port}`, '-sTCP:LISTEN', '-Fp']);
+  if (output === null) return null;
+  const listeners = output.split('\n').flatMap((line) => (line.startsWith('p') ? [Number(line.slice(1))] : []));
+  if (listeners.length === 0) return 'none';
+  for (let current of listeners) {
+    for (let depth = 0; depth < 64 && current > 1; depth++) {
+      if (current === pid) return 'pid';
+      const parent = Number((await run('ps', ['-o', 'ppid=', '-p', String(current)]))?.trim());
+      if (!Number.isInteger(parent) || parent === current) break;
+      current = parent;
+    }
+  }
+  return 'other';
 }
 
 function run(command: string, args: string[]): Promise<string | null> {
@@ -423,13 +493,19 @@ export function commandFromCmdline(cmdline: string): string | null {
 /** Linux's USER_HZ: 100 on every architecture Node supports. */
 const CLOCK_TICKS = 100;
 
+async function parentLinux(pid: number): Promise<number | null> {
+  const stat = await readOptional(`/proc/${pid}/stat`).catch(() => null);
+  return stat === null ? null : parentFromStat(stat);
+}
+
 async function processInfoLinux(pid: number): Promise<ProcessInfo | null> {
   const stat = await readOptional(`/proc/${pid}/stat`);
   if (stat === null) return null;
-  const [cwd, cmdline, boot] = await Promise.all([
+  const [cwd, cmdline, boot, ancestors] = await Promise.all([
     readlink(`/proc/${pid}/cwd`).catch(() => null),
     readOptional(`/proc/${pid}/cmdline`),
     bootTime(),
+    ancestorsOf(pid, parentLinux),
   ]);
   const ticks = startTicksFromStat(stat);
   return {
@@ -437,6 +513,7 @@ async function processInfoLinux(pid: number): Promise<ProcessInfo | null> {
     cwd,
     command: cmdline === null ? null : commandFromCmdline(cmdline),
     startedAt: ticks === null || boot === null ? null : Math.round((boot + ticks / CLOCK_TICKS) * 1000),
+    ancestors,
   };
 }
 
@@ -454,15 +531,28 @@ export function parseLsofName(output: string): string | null {
   return line ? line.slice(1) : null;
 }
 
+/** `ps -A -o pid=,ppid=` → every process's parent. */
+export function parsePsParents(output: string): Map<number, number> {
+  const parents = new Map<number, number>();
+  for (const line of output.split('\n')) {
+    const [pid, ppid] = line.trim().split(/\s+/).map(Number);
+    if (Number.isInteger(pid) && Number.isInteger(ppid)) parents.set(pid!, ppid!);
+  }
+  return parents;
+}
+
 async function processInfoMac(pid: number): Promise<ProcessInfo | null> {
-  const [ps, lsof] = await Promise.all([
+  const [ps, lsof, table] = await Promise.all([
     run('ps', ['-o', 'lstart=,command=', '-p', String(pid)]),
     run('lsof', ['-a', '-p', String(pid), '-d', 'cwd', '-Fn']),
+    run('ps', ['-A', '-o', 'pid=,ppid=']),
   ]);
   const line = ps?.split('\n').find((l) => l.trim() !== '');
   if (!line) return null;
   const { startedAt, command } = parsePsLine(line);
-  return { pid, cwd: lsof === null ? null : parseLsofName(lsof), command, startedAt };
+  const parents = table === null ? null : parsePsParents(table);
+  const ancestors = parents === null ? undefined : await ancestorsOf(pid, async (p) => parents.get(p) ?? null);
+  return { pid, cwd: lsof === null ? null : parseLsofName(lsof), command, startedAt, ...(ancestors ? { ancestors } : {}) };
 }
 
 /** Lookups under way by pid: agents sharing a process (or one asked about twice) read it once. */

@@ -1,7 +1,7 @@
 // Running pi agents, connected or not (DESIGN §4): the hub lists the ones that never reached
 // the door, with the likely reason why.
 import { execFile } from 'node:child_process';
-import { readFile, readdir, readlink } from 'node:fs/promises';
+import { readFile, readdir, readlink, stat } from 'node:fs/promises';
 import { platform } from 'node:os';
 import { basename } from 'node:path';
 import { argvFromCmdline, commandFromCmdline, processInfo } from './peer-process.ts';
@@ -55,7 +55,7 @@ export function isPiCommand(argv: readonly string[]): boolean {
   return script.endsWith('/pi') || script === 'pi' || script.includes('pi-coding-agent');
 }
 
-async function scanLinux(): Promise<PiProcess[]> {
+async function scanLinux(uid: number | null): Promise<PiProcess[]> {
   const names = await readdir('/proc');
   const found: PiProcess[] = [];
   await Promise.all(
@@ -64,6 +64,8 @@ async function scanLinux(): Promise<PiProcess[]> {
       .map(async (name) => {
         let cmdline: string;
         try {
+          // Another user's pi is theirs: not listed, not even looked into.
+          if (uid !== null && (await stat(`/proc/${name}`)).uid !== uid) return;
           cmdline = await readFile(`/proc/${name}/cmdline`, 'utf8');
         } catch {
           return; // exited while we looked, or not ours to read
@@ -77,7 +79,7 @@ async function scanLinux(): Promise<PiProcess[]> {
   return found.sort((a, b) => a.pid - b.pid);
 }
 
-/** `ps -axo pid=,command=` → pid and command; macOS gives no argv boundaries, so split on spaces. */
+/** `ps -o pid=,command=` → pid and command; macOS gives no argv boundaries, so split on spaces. */
 export function parsePsList(output: string): { pid: number; command: string }[] {
   const rows: { pid: number; command: string }[] = [];
   for (const line of output.split('\n')) {
@@ -87,9 +89,11 @@ export function parsePsList(output: string): { pid: number; command: string }[] 
   return rows;
 }
 
-async function scanMac(): Promise<PiProcess[]> {
+async function scanMac(uid: number | null): Promise<PiProcess[]> {
+  // `-U uid`: this user's processes only; another user's pi is theirs.
+  const who = uid === null ? ['-ax'] : ['-U', String(uid)];
   const output = await new Promise<string>((resolve, reject) => {
-    execFile('ps', ['-axo', 'pid=,command='], { timeout: 3000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout) =>
+    execFile('ps', [...who, '-o', 'pid=,command='], { timeout: 3000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout) =>
       err ? reject(new Error(`ps failed: ${err.message}`)) : resolve(stdout),
     );
   });
@@ -99,11 +103,11 @@ async function scanMac(): Promise<PiProcess[]> {
   );
 }
 
-/** Running pi agent processes (hosted `--mode rpc` ones included: the hub knows those). */
-export async function scanPiProcesses(): Promise<PiProcess[]> {
+/** This user's running pi agent processes (hosted `--mode rpc` ones included: the hub knows those). */
+export async function scanPiProcesses(uid: number | null = process.getuid?.() ?? null): Promise<PiProcess[]> {
   const os = platform();
-  if (os === 'linux') return scanLinux();
-  if (os === 'darwin') return scanMac();
+  if (os === 'linux') return scanLinux(uid);
+  if (os === 'darwin') return scanMac(uid);
   return [];
 }
 

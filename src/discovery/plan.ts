@@ -30,7 +30,11 @@ export interface ProbeOutcome {
   result: ProbeResult;
   /** After a failed probe: whether its pid still runs (a killed editor closes its port first). */
   aliveAfter: boolean;
-  /** After a good probe: whether the lockfile's pid holds the listening socket; null: cannot tell. */
+  /**
+   * Whether the lockfile's pid (or a process descended from it) holds the listening socket;
+   * null: cannot tell. Checked before the token is sent: false comes with result 'ok' (something
+   * listens) and no connection made.
+   */
   holdsPort: boolean | null;
 }
 
@@ -86,7 +90,7 @@ function judge(file: Extract<FileState, { kind: 'lock' }>, probe: ProbeOutcome |
   if (!file.alive || probe === undefined) return dead;
   if (probe.result === 'ok') {
     if (probe.holdsPort !== false) return { editor: true };
-    return { editor: false, dead: false, seen: true, reason: `pid ${pid} does not hold port ${port}: another process serves it` };
+    return { editor: false, dead: false, seen: true, reason: `neither pid ${pid} nor a process descended from it holds port ${port}: another process serves it` };
   }
   if (!probe.aliveAfter) return dead;
   return {

@@ -223,18 +223,23 @@ export function isOwnDoor(entry: LockEntry, uid: number | null): boolean {
   return entry.lock.ideName === DOOR_IDE_NAME && (uid === null || entry.uid === uid);
 }
 
-/** Another Patchbay's door: its lockfile, with a live pid that is not ours. */
-export function isOtherPatchbay(lock: Lockfile, selfPid: number, isAlive: (pid: number) => boolean): boolean {
-  return lock.ideName === DOOR_IDE_NAME && lock.pid !== selfPid && isAlive(lock.pid);
+/** The Patchbay that serves a door lockfile: `patchbayPid` when its `pid` names an editor, else `pid`. */
+export function doorOwner(lock: Lockfile): number {
+  return lock.patchbayPid ?? lock.pid;
 }
 
-/** Deletes door lockfiles left by a Patchbay of this user's that died (a crash leaves one per lock dir). */
+/** Another Patchbay's door: its lockfile, served by a live pid that is not ours. */
+export function isOtherPatchbay(lock: Lockfile, selfPid: number, isAlive: (pid: number) => boolean): boolean {
+  return lock.ideName === DOOR_IDE_NAME && doorOwner(lock) !== selfPid && isAlive(doorOwner(lock));
+}
+
+/** Deletes door lockfiles left by a Patchbay of this user's that died (a crash leaves one or more per lock dir). */
 export async function removeDeadDoors(dir: string, dialect: Dialect, isAlive: (pid: number) => boolean, opts = noCap): Promise<string[]> {
   const { entries } = await scanFolder(dir, dir, dialect, opts);
   const removed: string[] = [];
   const uid = currentUid();
   for (const entry of entries) {
-    if (!isOwnDoor(entry, uid) || isAlive(entry.lock.pid)) continue;
+    if (!isOwnDoor(entry, uid) || isAlive(doorOwner(entry.lock))) continue;
     await removeFile(entry.path);
     removed.push(entry.path);
   }

@@ -11,14 +11,21 @@ export const AUTH_HEADER: Record<Dialect, string> = {
   claude: 'x-claude-code-ide-authorization',
 };
 
+/** What VS Code's extension looks for in a tab's label to close it before every openDiff. */
+const CLAUDE_CODE_LABEL = '[Claude Code]';
+
 /**
  * The tab name a diff gets in an editor. pi-ide.nvim keys its diffs by any name, so the agent's
  * stays. Claude-dialect editors treat only names holding both markers as diffs (claudecode.nvim
  * answers close_tab for any other with "Failed to unload buffer"), so a pi name is given
- * Claude Code's shape there: `✻ [pi] <file> (<id>) ⧉`. The agent always sees its own name.
+ * Claude Code's shape there: `✻ [pi] <file> (<id>) ⧉`. A Claude Code name loses its
+ * `[Claude Code]` there: VS Code's extension closes every tab whose label holds it before it
+ * opens a diff, which would decide one session's pending diff when another's arrives (rejected,
+ * or accepted as the person had edited it: it saves an edited one as it closes it). The agent always sees its own name.
  */
 export function editorTabName(agentTab: string, file: string, id: string, editor: Dialect): string {
-  if (editor === 'pi' || (agentTab.includes('✻') && agentTab.includes('⧉'))) return agentTab;
+  if (editor === 'pi') return agentTab;
+  if (agentTab.includes('✻') && agentTab.includes('⧉')) return agentTab.replaceAll(CLAUDE_CODE_LABEL, '[Claude Code · Patchbay]');
   const name = file.split(/[\\/]/).pop() || file;
   return `✻ [pi] ${name} (${id}) ⧉`;
 }
@@ -84,7 +91,13 @@ export function emptyDiagnostics(to: Dialect): unknown {
   return textResult(encodeDiagnostics(new Map(), to));
 }
 
-/** Rewrites a `getDiagnostics` result into the agent's dialect; unknown shapes pass through. */
+/**
+ * Rewrites a `getDiagnostics` result into the agent's dialect; unknown shapes pass through.
+ * Diagnostics themselves pass as they are: pi-ide reads only the first text item, as a map,
+ * and of each diagnostic `severity` by name ("Error" and "Warning", the only ones it shows),
+ * `message` and `range.start`, which VS Code, claudecode.nvim and pi-ide.nvim all send alike
+ * (they differ only in names pi-ide skips: "Information" / "Info").
+ */
 export function translateDiagnostics(result: unknown, to: Dialect): unknown {
   const texts = resultTexts(result);
   if (!texts || texts.length === 0) return result;
@@ -167,3 +180,30 @@ export function cleanToolList(tools: ToolSpec[], from: Dialect, to: Dialect): To
   });
 }
 
+
+/** VS Code's extension names a diff's sides with these schemes; the proposed side is "right". */
+const PROPOSED_SIDE = '_claude_fs_right:';
+/** How pi-ide.nvim names the proposed side of a diff in its selection_changed. */
+const PI_PROPOSED_SUFFIX = ' [pi-proposed]';
+
+/**
+ * An editor's notification in the agent's dialect; the same object when nothing changes.
+ * `selection_changed`: pi-ide.nvim sends `{text,filePath,selection}`, Claude-dialect editors
+ * add `fileUrl` (VS Code's `_claude_fs_right:<path>` while the cursor is in a diff's proposed
+ * side, which pi-ide.nvim marks as `<path> [pi-proposed]`).
+ */
+export function translateNotification<N extends { method: string; params?: unknown }>(msg: N, from: Dialect, to: Dialect): N {
+  if (from === to || msg.method !== 'selection_changed' || !isObject(msg.params)) return msg;
+  const params = msg.params;
+  if (typeof params.filePath !== 'string') return msg;
+  if (to === 'pi') {
+    const { fileUrl, ...rest } = params;
+    const proposed = typeof fileUrl === 'string' && fileUrl.startsWith(PROPOSED_SIDE);
+    return { ...msg, params: { ...rest, filePath: proposed ? `${params.filePath}${PI_PROPOSED_SUFFIX}` : params.filePath } };
+  }
+  if (typeof params.fileUrl === 'string') return msg;
+  const proposed = params.filePath.endsWith(PI_PROPOSED_SUFFIX);
+  const path = proposed ? params.filePath.slice(0, -PI_PROPOSED_SUFFIX.length) : params.filePath;
+  const fileUrl = proposed ? `${PROPOSED_SIDE}${path}` : `file://${path.split('/').map(encodeURIComponent).join('/')}`;
+  return { ...msg, params: { ...params, filePath: path, fileUrl } };
+}

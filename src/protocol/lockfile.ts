@@ -25,6 +25,11 @@ const lockfileSchema = z.object({
   ideName: z.string(field('ideName', 'a string')),
   transport: z.literal('ws', field('transport', '"ws"')),
   authToken: z.string(field('authToken', 'a non-empty string')).min(1, field('authToken', 'a non-empty string')),
+  /**
+   * Patchbay's own door lockfiles only, when `pid` names an editor (whose terminals' Claude Code
+   * trusts only lockfiles of its ancestors): the Patchbay that serves the port.
+   */
+  patchbayPid: z.number(field('patchbayPid', 'a positive integer')).int(field('patchbayPid', 'a positive integer')).positive(field('patchbayPid', 'a positive integer')).optional(),
 });
 
 export type Lockfile = z.infer<typeof lockfileSchema>;
@@ -177,6 +182,6 @@ export async function readLockfile(
 
 /** The bytes Patchbay writes for its own door lockfile. */
 export function serializeLockfile(lock: Lockfile): string {
-  const { pid, workspaceFolders, ideName, transport, authToken } = lock;
-  return JSON.stringify({ pid, workspaceFolders, ideName, transport, authToken });
+  const { pid, workspaceFolders, ideName, transport, authToken, patchbayPid } = lock;
+  return JSON.stringify({ pid, workspaceFolders, ideName, transport, authToken, ...(patchbayPid === undefined ? {} : { patchbayPid }) });
 }

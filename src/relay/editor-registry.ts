@@ -1,12 +1,12 @@
-// The live editors, as discovery reports them, with what the relay knows of each (its monitor,
-// when it was last focused). The relay routes by it and the snapshot lists it: one registry.
+// The live editors, as discovery reports them, with what the relay knows of each (its one
+// link, when it was last focused). The relay routes by it and the snapshot lists it: one registry.
 import type { EditorView } from '../api/types.ts';
+import type { EditorConnection } from './editor-connection.ts';
 import type { LiveEditor } from './editor-link.ts';
-import type { EditorMonitor } from './editor-monitor.ts';
 
 export interface EditorEntry {
   instance: LiveEditor;
-  monitor: EditorMonitor;
+  connection: EditorConnection;
   /** Epoch ms of its last selection_changed. */
   focusedAt: number | null;
 }
@@ -29,11 +29,11 @@ export function uniqueIds<E extends LiveEditor>(editors: readonly E[]): E[] {
 export class EditorRegistry {
   private readonly entries = new Map<string, EditorEntry>();
 
-  constructor(private readonly monitorFor: (instance: LiveEditor) => EditorMonitor) {}
+  constructor(private readonly connectionFor: (instance: LiveEditor) => EditorConnection) {}
 
   /**
    * Applies discovery's list. Returns the instances that went away (a new port, pid or token
-   * is a new instance): their links must close. Folders may change in place.
+   * is a new instance): their links are closed. Folders may change in place.
    */
   update(list: readonly LiveEditor[]): { added: EditorEntry[]; removed: EditorEntry[] } {
     const next = new Map(uniqueIds(list).map((e) => [e.id, e]));
@@ -43,7 +43,7 @@ export class EditorRegistry {
       const { port, pid, authToken } = entry.instance;
       if (!now || now.port !== port || now.pid !== pid || now.authToken !== authToken) {
         this.entries.delete(id);
-        entry.monitor.close();
+        entry.connection.close();
         removed.push(entry);
       }
     }
@@ -52,7 +52,7 @@ export class EditorRegistry {
       const entry = this.entries.get(instance.id);
       if (entry) entry.instance = instance;
       else {
-        const created = { instance, monitor: this.monitorFor(instance), focusedAt: null };
+        const created = { instance, connection: this.connectionFor(instance), focusedAt: null };
         this.entries.set(instance.id, created);
         added.push(created);
       }
@@ -76,25 +76,26 @@ export class EditorRegistry {
     return this.entries.size;
   }
 
-  /** The snapshot's editors; `alive`: Patchbay has an open link to it, its own or a session's. */
-  views(sessionLinks: (instance: LiveEditor) => number): EditorView[] {
+  /** The snapshot's editors; `alive`: Patchbay's link to it is open. */
+  views(): EditorView[] {
     const byPort = [...this.entries.values()].sort((a, b) => a.instance.port - b.instance.port);
-    return byPort.map(({ instance, monitor, focusedAt }) => ({
+    return byPort.map(({ instance, connection, focusedAt }) => ({
       id: instance.id,
       ideName: instance.ideName,
       workspaceFolders: instance.workspaceFolders,
       port: instance.port,
       pid: instance.pid,
       dialect: instance.dialect,
-      alive: monitor.alive || sessionLinks(instance) > 0,
+      alive: connection.alive,
       lockfile: instance.lockfile,
       focusedAt,
+      ...connection.view,
     }));
   }
 
-  /** Closes every monitor. */
+  /** Closes every link. */
   close(): void {
-    for (const entry of this.entries.values()) entry.monitor.close();
+    for (const entry of this.entries.values()) entry.connection.close();
     this.entries.clear();
   }
 }

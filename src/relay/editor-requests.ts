@@ -20,8 +20,6 @@ export class EditorRequests {
   constructor(
     private readonly sessions: () => Iterable<Session>,
     private readonly settings: () => PatchbaySettings,
-    /** A request from this editor was answered or cancelled. */
-    private readonly settled: (editorId: string) => void,
   ) {}
 
   /** How many of the editor's requests on `link` still wait for an agent. */
@@ -59,10 +57,7 @@ export class EditorRequests {
     call.response
       .then((reply) => answer(from, msg.id, reply, null))
       .catch((err: Error) => from.respondError(msg.id, INTERNAL_ERROR, `Patchbay: ${err.message}`))
-      .finally(() => {
-        map.delete(msg.id);
-        this.settled(editorId);
-      });
+      .finally(() => map.delete(msg.id));
   }
 
   cancel(from: RpcLink, msg: RpcNotification): void {
@@ -75,6 +70,5 @@ export class EditorRequests {
     // The editor no longer waits; pi may never answer a cancelled request, so stop waiting too.
     target.session.link.forget(target.id);
     if (!target.session.closed) target.session.link.notify('request_cancelled', { id: target.id });
-    this.settled(target.editorId);
   }
 }

@@ -1,7 +1,7 @@
 // Routing between agent sessions and editors (DESIGN §5–§7): which editor serves each session
 // (`rebalance`), and where each frame goes. Everything else is a part of its own: the tools
-// Patchbay intercepts (tools/), a session's editor links (upstream-pool), Patchbay's own link
-// to each editor (editor-monitor), the inbox's effects (review-bridge), process lookups.
+// Patchbay intercepts (tools/), the one link to each editor that every session bound to it
+// shares (editor-connection), the inbox's effects (review-bridge), process lookups.
 import type { WebSocket } from 'ws';
 import type { DecisionRecord, DiffSummary, Dialect, EditorView, PatchbaySettings, SessionModels, SessionView, TrafficEntry } from '../api/types.ts';
 import { HubError } from '../api/types.ts';
@@ -9,13 +9,13 @@ import { isObject } from '../api/json.ts';
 import { chooseEditor } from '../broker/choose-editor.ts';
 import type { ProcessInfo } from '../discovery/peer-process.ts';
 import { DisposableStore } from '../lifecycle/disposables.ts';
-import { cleanToolList } from '../protocol/dialect.ts';
+import { cleanToolList, translateNotification } from '../protocol/dialect.ts';
 import { INTERNAL_ERROR, METHOD_NOT_FOUND, TOO_MANY_REQUESTS, type RpcNotification, type RpcRequest, type RpcResponse } from '../protocol/jsonrpc.ts';
 import { initializeResult, textResult } from '../protocol/mcp.ts';
 import { diffRejected, type Decision } from '../review/inbox.ts';
 import type { Original } from '../review/read-original.ts';
 import type { LiveEditor } from './editor-link.ts';
-import { EditorMonitor } from './editor-monitor.ts';
+import { EditorConnection, type ConnectionDeps, type LinkLoss } from './editor-connection.ts';
 import { EditorRegistry, type EditorEntry } from './editor-registry.ts';
 import { EditorRequests } from './editor-requests.ts';
 import { lookUpProcess, type LookupPlan } from './process-lookup.ts';
@@ -26,10 +26,11 @@ import { askModels, noModels } from './session-models.ts';
 import { ThrottledLog } from './throttled-log.ts';
 import { BUILTIN_TOOLS, interceptedTool, type ToolContext } from './tools/index.ts';
 import { TrafficLog } from './traffic.ts';
-import { UpstreamPool } from './upstream-pool.ts';
 
 export interface RelayDeps {
   version: string;
+  /** The highest session number a past run used (its sessions are in the history): ids go on from it. */
+  lastSessionNumber?: number;
   /** The review inbox; the hub owns it. */
   inbox: RelayInbox;
   settings(): PatchbaySettings;
@@ -39,8 +40,8 @@ export interface RelayDeps {
     set(key: string, editorId: string | null): void;
     forget(key: string): void;
   };
-  /** The agent's process from its TCP peer port. */
-  lookupPeer(remotePort: number): Promise<ProcessInfo | null>;
+  /** The agent's process from its TCP peer port and the port of the door it came to. */
+  lookupPeer(remotePort: number, doorPort: number): Promise<ProcessInfo | null>;
   processInfo(pid: number): Promise<ProcessInfo | null>;
   /** The on-disk contents a diff is reviewed against, read up to `maxBytes` (and the review's own cap). */
   readOriginal(path: string, maxBytes: number): Promise<Original>;
@@ -51,15 +52,17 @@ export interface RelayDeps {
   onChange(): void;
   onDiffAdded(diff: DiffSummary): void;
   onDiffDecided(record: DecisionRecord): void;
-  /** An editor's connection failed: discovery should check it now. */
-  editorSuspect(editor: LiveEditor): void;
+  /** An editor's link failed to open or closed by itself: discovery should check it now. */
+  editorSuspect(editor: LiveEditor, how: LinkLoss): void;
+  /** Waits of the editor links (tests). */
+  linkRetry?: ConnectionDeps['retry'];
   log(message: string): void;
   now(): number;
   lookupPlan?: LookupPlan;
 }
 
-/** Once an agent is gone, its editor links get this long to finish closing its tabs. */
-export const AGENT_GONE_GRACE_MS = 3000;
+/** At a stop, the editors get this long to close the tabs of the diffs rejected. */
+export const SHUTDOWN_CLOSE_TABS_MS = 1500;
 /** pi answers listSuggestionModels only once its session has started: it is asked once more after this. */
 export const MODELS_RETRY_MS = 2000;
 /** A session whose editor link dropped is bound again this long after (discovery has had a look by then). */
@@ -83,24 +86,23 @@ export class Relay {
   private readonly timers = new DisposableStore();
   private readonly tools: ToolContext;
   private lastFocused: string | null = null;
-  private sessionSeq = 0;
+  private sessionSeq: number;
   private closed = false;
 
   constructor(private readonly deps: RelayDeps) {
+    this.sessionSeq = deps.lastSessionNumber ?? 0;
     this.requests = new EditorRequests(
       () => this.sessions.values(),
       () => deps.settings(),
-      (editorId) => this.supervise(editorId),
     );
-    this.editors = new EditorRegistry((instance) => this.monitorFor(instance));
+    this.editors = new EditorRegistry((instance) => this.connectionFor(instance));
     this.review = new ReviewBridge(deps.inbox, {
       pendingBytes: deps.pendingDiffBytes,
       session: (id) => this.sessions.get(id),
-      upstream: (session, editorId) => {
+      link: (editorId) => {
         const editor = this.editors.get(editorId);
-        return editor ? this.upstream(session, editor) : Promise.reject(new Error(`editor ${editorId} is not live`));
+        return editor ? editor.connection.link() : Promise.reject(new Error(`editor ${editorId} is not live`));
       },
-      settled: (session) => this.settled(session),
       onDiffAdded: deps.onDiffAdded,
       onDiffDecided: deps.onDiffDecided,
       onChange: deps.onChange,
@@ -109,9 +111,7 @@ export class Relay {
     this.tools = {
       review: this.review,
       boundEditor: (session) => this.boundEditor(session),
-      upstream: (session, editor) => this.upstream(session, editor),
       forward: (session, msg, frame, translate) => this.forward(session, msg, frame, translate),
-      settled: (session) => this.settled(session),
       readOriginal: deps.readOriginal,
       settings: deps.settings,
       now: deps.now,
@@ -126,7 +126,11 @@ export class Relay {
   }
 
   editorViews(): EditorView[] {
-    return this.editors.views((instance) => this.sessionLinks(instance));
+    return this.editors.views();
+  }
+
+  hasSession(id: string): boolean {
+    return this.sessions.has(id);
   }
 
   /** The session a process opened, if any (a hosted pi's pi-ide connection). */
@@ -159,8 +163,8 @@ export class Relay {
   /** Timers, sessions, links and editors still held: 0 once closed. */
   get resources(): number {
     let n = this.timers.size + this.sessions.size + this.editors.size;
-    for (const s of this.sessions.values()) n += s.lookup.size + s.timers.size + s.upstreams.size;
-    for (const e of this.editors.values()) n += e.monitor.resources;
+    for (const s of this.sessions.values()) n += s.lookup.size + s.timers.size;
+    for (const e of this.editors.values()) n += e.connection.resources;
     return n;
   }
 
@@ -174,7 +178,7 @@ export class Relay {
 
   // ── agents ───────────────────────────────────────────────────────────────
 
-  addAgent(ws: WebSocket, dialect: Dialect, remotePort: number): Session {
+  addAgent(ws: WebSocket, dialect: Dialect, remotePort: number, doorPort: number): Session {
     const id = `s${++this.sessionSeq}`;
     const now = this.deps.now();
     const traffic = new TrafficLog(this.deps.trafficEntries);
@@ -188,18 +192,6 @@ export class Relay {
       onMalformed: (problem) => session.refusals.note(problem),
       onClose: () => this.onAgentClose(session),
     });
-    const upstreams = new UpstreamPool(
-      () => session.clientInfo ?? { name: 'patchbay', version: this.deps.version },
-      () => this.deps.settings().maxFrameBytes,
-      {
-        onRequest: (editor, from, msg, frame) => this.requests.route(editor.id, from, msg, frame),
-        onNotification: (editor, from, msg, frame) => this.onEditorNotification(session, editor, from, msg, frame),
-        onFrame: (editor, dir, text, message, bytes) => traffic.record(dir === 'in' ? 'down' : 'up', editor.id, text, message, this.deps.now(), bytes),
-        onMalformed: (problem) => this.deps.log(problem),
-        onOpened: (editor) => this.supervise(editor.id),
-        onClosed: (editor, how) => this.onUpstreamClosed(session, editor, how),
-      },
-    );
     const session: SessionState = {
       id,
       dialect,
@@ -215,18 +207,18 @@ export class Relay {
       sticky: undefined,
       editorId: null,
       reason: 'none',
-      upstreams,
       traffic,
       models: noModels(id),
       modelsAsked: null,
       inFlight: 0,
+      reviewNotes: [],
       closed: false,
       lookup: new DisposableStore(),
       timers: new DisposableStore(),
       refusals: new ThrottledLog((line) => this.deps.log(`${id}: ${line}`), REFUSAL_LOG_INTERVAL_MS, this.deps.now),
     };
     this.sessions.set(id, session);
-    session.firstLookup = this.identify(session, () => this.deps.lookupPeer(remotePort));
+    session.firstLookup = this.identify(session, () => this.deps.lookupPeer(remotePort, doorPort));
     this.deps.onChange();
     return session;
   }
@@ -325,7 +317,7 @@ export class Relay {
   private async onToolsList(session: Session, msg: RpcRequest): Promise<void> {
     await session.firstLookup;
     const editor = this.boundEditor(session);
-    const tools = editor?.monitor.tools ? cleanToolList(editor.monitor.tools, editor.instance.dialect, session.dialect) : BUILTIN_TOOLS;
+    const tools = editor?.connection.tools ? cleanToolList(editor.connection.tools, editor.instance.dialect, session.dialect) : BUILTIN_TOOLS;
     session.link.respond(msg.id, { tools });
   }
 
@@ -348,8 +340,9 @@ export class Relay {
     }
     const editor = this.boundEditor(session);
     if (!editor || !this.admit(session, msg.method)) return;
-    void this.upstream(session, editor)
-      .then((link) => link.forward(frame, { kind: 'notification', msg }))
+    void editor.connection
+      .link()
+      .then((link) => link.forward(frame, { kind: 'notification', msg }, undefined, session))
       .catch((err: Error) => this.deps.log(`${session.id}: ${msg.method} not forwarded: ${err.message}`))
       .finally(() => {
         session.inFlight--;
@@ -371,12 +364,10 @@ export class Relay {
       return;
     }
     try {
-      const link = await this.upstream(session, editor);
-      answer(session.link, msg.id, await link.relay(msg, frame).response, translate);
+      const link = await editor.connection.link();
+      answer(session.link, msg.id, await link.relay(msg, frame, { owner: session }).response, translate);
     } catch (err) {
       session.link.respondError(msg.id, INTERNAL_ERROR, `Patchbay: ${(err as Error).message}`);
-    } finally {
-      this.settled(session);
     }
   }
 
@@ -384,57 +375,61 @@ export class Relay {
     session.closed = true;
     session.lookup.dispose();
     session.timers.dispose();
+    // Its diffs are withdrawn: their tabs close on the editors' links, which stay for the others.
     this.review.run(this.review.inbox.agentGone(session.id));
     this.sessions.delete(session.id);
-    // Links close once their close_tab calls are answered; a hung editor gets a grace period.
-    session.upstreams.prune(null);
-    if (session.upstreams.size > 0) this.timers.timeout(AGENT_GONE_GRACE_MS, () => session.upstreams.close());
     this.deps.onChange();
   }
 
   // ── editors' side ────────────────────────────────────────────────────────
 
-  private onEditorNotification(session: Session, editor: LiveEditor, from: RpcLink, msg: RpcNotification, frame: Frame): void {
+  /** A notification from an editor goes to every session bound to it (it broadcasts to its clients). */
+  private onEditorNotification(editor: EditorEntry, from: RpcLink, msg: RpcNotification, frame: Frame): void {
     if (msg.method === 'request_cancelled') return this.requests.cancel(from, msg);
-    if (session.closed || session.editorId !== editor.id) return;
-    if (msg.method === 'selection_changed') this.focused(editor.id);
-    session.link.forward(frame, { kind: 'notification', msg });
-  }
-
-  private onUpstreamClosed(session: Session, editor: LiveEditor, how: 'failed' | 'closed'): void {
-    if (this.closed) return;
-    if (how === 'failed') this.deps.editorSuspect(editor);
-    else if (!session.closed && session.editorId === editor.id) {
-      this.deps.editorSuspect(editor);
-      this.timers.timeout(REBIND_AFTER_LINK_LOSS_MS, () => this.rebalance());
+    const id = editor.instance.id;
+    if (msg.method === 'selection_changed') this.focused(id);
+    for (const session of this.sessions.values()) {
+      if (session.closed || session.editorId !== id) continue;
+      session.traffic.record('down', id, frame.text, { kind: 'notification', msg }, this.deps.now(), frame.bytes.length);
+      const translated = translateNotification(msg, editor.instance.dialect, session.dialect);
+      if (translated === msg) session.link.forward(frame, { kind: 'notification', msg });
+      else session.link.send(translated);
     }
-    this.supervise(editor.id);
   }
 
-  private monitorFor(instance: LiveEditor): EditorMonitor {
-    return new EditorMonitor(instance, {
+  private connectionFor(instance: LiveEditor): EditorConnection {
+    let entry: EditorEntry | undefined;
+    const entryOf = (): EditorEntry | undefined => (entry ??= this.editors.get(instance.id));
+    return new EditorConnection(instance, {
       version: this.deps.version,
       maxFrame: () => this.deps.settings().maxFrameBytes,
-      sessionLinks: () => this.sessionLinks(instance),
-      waiting: (link) => this.requests.waiting(link),
       onRequest: (link, msg, frame) => this.requests.route(instance.id, link, msg, frame),
-      onCancel: (link, msg) => this.requests.cancel(link, msg),
-      onFocus: () => this.focused(instance.id),
-      onSuspect: () => this.deps.editorSuspect(instance),
+      onNotification: (link, msg, frame) => {
+        const e = entryOf();
+        if (e && !this.closed) this.onEditorNotification(e, link, msg, frame);
+      },
+      onFrame: (dir, text, message, bytes, owner) => {
+        // A session's own request and its answer go into its traffic log (notifications are logged as they fan out).
+        if (isSession(owner)) owner.traffic.record(dir === 'in' ? 'down' : 'up', instance.id, text, message, this.deps.now(), bytes);
+      },
+      onOpened: () => this.editorOpened(instance.id),
+      onLost: (how) => {
+        if (this.closed) return;
+        this.deps.editorSuspect(instance, how);
+        this.timers.timeout(REBIND_AFTER_LINK_LOSS_MS, () => this.rebalance());
+      },
       onChange: this.deps.onChange,
       log: this.deps.log,
+      ...(this.deps.linkRetry ? { retry: this.deps.linkRetry } : {}),
     });
   }
 
-  /** Open links from sessions to this editor instance. */
-  private sessionLinks(instance: LiveEditor): number {
-    let n = 0;
-    for (const session of this.sessions.values()) if (session.upstreams.openLink(instance)) n++;
-    return n;
-  }
-
-  private supervise(editorId: string): void {
-    if (!this.closed) this.editors.get(editorId)?.monitor.supervise();
+  /** An editor's link opened: the diffs of its sessions that it has not shown yet go to it. */
+  private editorOpened(editorId: string): void {
+    if (this.closed) return;
+    for (const session of this.sessions.values()) {
+      if (!session.closed && session.editorId === editorId) this.review.run(this.review.inbox.editorAvailable(session.id));
+    }
   }
 
   /** The person is in this editor now; only a change of editor can move "focus" bindings. */
@@ -450,25 +445,14 @@ export class Relay {
 
   /** Discovery's current list of live editors. */
   setEditors(list: readonly LiveEditor[]): void {
-    const { added, removed } = this.editors.update(list);
-    for (const gone of removed) for (const session of this.sessions.values()) session.upstreams.drop(gone.instance);
-    for (const entry of added) entry.monitor.supervise();
+    const { added } = this.editors.update(list);
+    for (const entry of added) entry.connection.supervise();
     this.rebalance();
     this.deps.onChange();
   }
 
   private boundEditor(session: Session): EditorEntry | undefined {
     return session.editorId ? this.editors.get(session.editorId) : undefined;
-  }
-
-  /** The session's link to an editor, opened on first use. */
-  private upstream(session: Session, editor: EditorEntry): Promise<RpcLink> {
-    return session.upstreams.linkTo(editor.instance);
-  }
-
-  /** Links to editors the session is no longer bound to close once nothing is in flight. */
-  private settled(session: Session): void {
-    session.upstreams.prune(session.closed ? null : session.editorId);
   }
 
   // ── binding ──────────────────────────────────────────────────────────────
@@ -506,12 +490,13 @@ export class Relay {
   /** Re-applies the broker's rules to every session; rebinding never drops an agent. */
   rebalance(): void {
     if (this.closed) return;
-    const live = this.deps.paused()
-      ? []
-      : [...this.editors.values()].map((e) => ({ id: e.instance.id, workspaceFolders: e.instance.workspaceFolders, focusedAt: e.focusedAt }));
+    const entries = this.deps.paused() ? [] : [...this.editors.values()];
+    const live = entries.map((e) => ({ id: e.instance.id, workspaceFolders: e.instance.workspaceFolders, focusedAt: e.focusedAt }));
     let changed = false;
     for (const session of this.sessions.values()) {
-      const choice = chooseEditor({ cwd: session.process?.cwd ?? null, manual: session.manual, memory: session.sticky }, live);
+      const ancestors = session.process?.ancestors ?? [];
+      const terminalOf = entries.filter((e) => ancestors.includes(e.instance.pid)).map((e) => e.instance.id);
+      const choice = chooseEditor({ cwd: session.process?.cwd ?? null, manual: session.manual, memory: session.sticky, terminalOf }, live);
       if (choice.editorId !== session.editorId || choice.reason !== session.reason) {
         const moved = choice.editorId !== session.editorId;
         session.editorId = choice.editorId;
@@ -521,16 +506,23 @@ export class Relay {
       }
       const editor = this.boundEditor(session);
       if (editor) this.connect(session, editor);
-      this.settled(session);
     }
     if (changed) this.deps.onChange();
   }
 
-  /** Opens the session's link to its editor, then offers the diffs that editor has not seen. */
+  /**
+   * Offers the session's diffs its editor has not seen. The editor's link is opened for them if
+   * need be (also one another client took: an agent needs it); without any, it is only kept.
+   */
   private connect(session: Session, editor: EditorEntry): void {
-    this.upstream(session, editor)
-      .then(() => this.review.run(this.review.inbox.editorAvailable(session.id)))
-      .catch((err: Error) => this.deps.log(`${session.id}: ${err.message}`));
+    if (editor.connection.openLink()) {
+      this.review.run(this.review.inbox.editorAvailable(session.id));
+      return;
+    }
+    const waiting = this.review.inbox.pending().some((d) => d.sessionId === session.id && !d.inEditor);
+    if (!waiting) return editor.connection.supervise();
+    // editorOpened offers them once it is open.
+    editor.connection.link().catch((err: Error) => this.deps.log(`${session.id}: ${err.message}`));
   }
 
   // ── decisions ────────────────────────────────────────────────────────────
@@ -546,9 +538,12 @@ export class Relay {
     return this.review.inbox.idsFor(sessionId).map((id) => this.decide(id, decision));
   }
 
-  /** Rejects every pending diff and waits until the agents have been told. */
+  /** Rejects every pending diff and waits until the agents have been told and the editors closed the tabs (a moment at most). */
   async rejectAllForShutdown(): Promise<void> {
-    await Promise.all(this.review.run(this.review.inbox.shutdown()));
+    const effects = this.review.inbox.shutdown();
+    const closing = this.review.closeTabs(effects);
+    await Promise.all(this.review.run(effects.filter((e) => e.type !== 'closeTab')));
+    await Promise.race([Promise.all(closing), new Promise((resolve) => this.timers.timeout(SHUTDOWN_CLOSE_TABS_MS, () => resolve(undefined)))]);
   }
 
   /** Closes every connection. Call rejectAllForShutdown first so agents hear a decision. Safe to call twice. */
@@ -559,12 +554,15 @@ export class Relay {
     for (const session of this.sessions.values()) {
       session.lookup.dispose();
       session.timers.dispose();
-      session.upstreams.close();
       session.link.close();
     }
     this.sessions.clear();
     this.editors.close();
   }
+}
+
+function isSession(owner: unknown): owner is Session {
+  return typeof owner === 'object' && owner !== null && 'traffic' in owner && 'link' in owner;
 }
 
 function isOpenDiffCall(msg: RpcRequest): boolean {

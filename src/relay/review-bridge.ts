@@ -9,6 +9,7 @@ import { budgetProblem } from '../review/diff-limits.ts';
 import type { ProposedText } from '../review/held-text.ts';
 import type { Decision, Inbox, InboxEffect, OfferArgs } from '../review/inbox.ts';
 import type { Original } from '../review/read-original.ts';
+import { MAX_NOTES } from './review-notes.ts';
 import { encodedFrame, type Frame, type Reply, type RpcLink } from './rpc-link.ts';
 import type { Session } from './session.ts';
 import type { OpenDiffArgs } from './tools/open-diff.ts';
@@ -32,10 +33,8 @@ export interface ReviewBridgeDeps {
   /** What pending diffs may hold in memory, all sessions together (DESIGN §10). */
   pendingBytes: number;
   session(id: string): Session | undefined;
-  /** The session's link to an editor, by id (rejects when it is not live). */
-  upstream(session: Session, editorId: string): Promise<RpcLink>;
-  /** Upstreams the session no longer needs close once nothing waits on them. */
-  settled(session: Session): void;
+  /** The link to an editor, by id, opened if need be (rejects when it is not live). */
+  link(editorId: string): Promise<RpcLink>;
   onDiffAdded(diff: DiffSummary): void;
   onDiffDecided(record: DecisionRecord): void;
   onChange(): void;
@@ -106,11 +105,16 @@ export class ReviewBridge {
     const writes: Promise<void>[] = [];
     for (const effect of effects) {
       if (effect.type === 'offer') this.offer(effect);
-      else if (effect.type === 'closeTab') this.closeTab(effect);
+      else if (effect.type === 'closeTab') void this.closeTab(effect);
       else writes.push(this.reply(effect));
     }
     if (effects.length > 0) this.deps.onChange();
     return writes;
+  }
+
+  /** Carries out only the tab closings among `effects`; each resolves once its editor answered (or could not). */
+  closeTabs(effects: Effect[]): Promise<void>[] {
+    return effects.flatMap((effect) => (effect.type === 'closeTab' ? [this.closeTab(effect)] : []));
   }
 
   private reply(effect: Extract<Effect, { type: 'reply' }>): Promise<void> {
@@ -122,9 +126,14 @@ export class ReviewBridge {
     } else if (session && asSent && 'response' in asSent && asSent.response.id === reply.id) {
       session.link.forward(asSent.frame, { kind: 'response', msg: asSent.response });
     } else if (session) {
-      written = session.link.sendAndWait(result(reply.id, effect.result), holdsLazyText(effect.result));
+      written = session.link.sendAndWait(result(reply.id, effect.result), { lazy: holdsLazyText(effect.result) });
     }
     reply.answered();
+    // pi-ide shows the model only its own tool's result: the words go to its next diagnostics too.
+    const { told, path } = effect.record;
+    if (session && told !== undefined && session.dialect === 'pi') {
+      session.reviewNotes = [...session.reviewNotes, { path, message: told }].slice(-MAX_NOTES);
+    }
     this.deps.onDiffDecided(effect.record);
     return written;
   }
@@ -134,8 +143,8 @@ export class ReviewBridge {
     if (!session) return;
     const { diffId, editorId, asSent } = effect;
     void this.deps
-      .upstream(session, editorId)
-      .then((link) => offerOn(link, effect.args, asSent))
+      .link(editorId)
+      .then((link) => offerOn(link, effect.args, asSent, session))
       .then((reply) => this.editorAnswered(diffId, editorId, reply))
       .catch((err: Error) => {
         // The diff stays pending in Patchbay; the agent is never answered with an error for it.
@@ -143,8 +152,7 @@ export class ReviewBridge {
           this.deps.log(`diff ${diffId}: editor ${editorId} did not decide it (${err.message}); it waits in Patchbay`);
           this.deps.onChange();
         }
-      })
-      .finally(() => this.deps.settled(session));
+      });
   }
 
   private editorAnswered(diffId: string, editorId: string, reply: Reply): void {
@@ -198,14 +206,19 @@ export class ReviewBridge {
     }
   }
 
-  private closeTab(effect: Extract<Effect, { type: 'closeTab' }>): void {
-    const session = this.deps.session(effect.sessionId);
-    const link = session?.upstreams.openLinkById(effect.editorId);
-    if (!session || !link) return;
-    void link
-      .request('tools/call', { name: 'close_tab', arguments: { tab_name: effect.tabName } })
-      .response.catch(() => {})
-      .finally(() => this.deps.settled(session));
+  /**
+   * Closes a decided diff's tab in its editor (over the editor's one link, opened for it if need
+   * be: no decided diff stays open there). The editor's answer does not matter, nor does VS
+   * Code's FILE_SAVED for a tab it saves as it closes it: the diff is decided already.
+   */
+  private async closeTab(effect: Extract<Effect, { type: 'closeTab' }>): Promise<void> {
+    const owner = this.deps.session(effect.sessionId);
+    try {
+      const link = await this.deps.link(effect.editorId);
+      await link.request('tools/call', { name: 'close_tab', arguments: { tab_name: effect.tabName } }, { owner }).response;
+    } catch (err) {
+      this.deps.log(`diff ${effect.diffId}: its tab in editor ${effect.editorId} could not be closed: ${(err as Error).message}`);
+    }
   }
 }
 
@@ -215,17 +228,17 @@ export class ReviewBridge {
  * the answer can go back as its bytes too; else a request of Patchbay's. The file is never
  * decoded to be sent, and a big answer is read lazily.
  */
-function offerOn(link: RpcLink, args: OfferArgs, asSent: AsSent | undefined): Promise<Reply> {
+function offerOn(link: RpcLink, args: OfferArgs, asSent: AsSent | undefined, owner: Session): Promise<Reply> {
   // An editor that saves the file unchanged answers with these very bytes.
   const proposal = args.new_file_contents instanceof LazyText ? args.new_file_contents : undefined;
-  const reading = { lazyAnswer: true, expected: proposal };
+  const reading = { lazyAnswer: true, expected: proposal, owner };
   if (asSent && 'request' in asSent) {
     const params = asSent.request.params as { arguments: Record<string, unknown> };
     if (params.arguments.tab_name === args.tab_name) return link.relay(asSent.request, asSent.frame, reading).response;
     const renamed: RpcRequest = { ...asSent.request, params: { ...params, arguments: { ...params.arguments, tab_name: args.tab_name } } };
     return link.relay(renamed, encodedFrame(renamed), reading).response;
   }
-  return link.request('tools/call', { name: 'openDiff', arguments: args }, { lazy: proposal !== undefined, expected: proposal }).response;
+  return link.request('tools/call', { name: 'openDiff', arguments: args }, { lazy: proposal !== undefined, expected: proposal, owner }).response;
 }
 
 /** The file in a FILE_SAVED result when it was left unread (LazyText); undefined otherwise. */

@@ -28,6 +28,8 @@ export const LAZY_FRAME_BYTES = 1024 * 1024;
 const LAZY_STRING_BYTES = 64 * 1024;
 /** What the traffic log gets of a lazily read frame (it shows the start only). */
 const PREVIEW_BYTES = 4096;
+/** How many given-up requests' owners are remembered for their late answers. */
+const FORGOTTEN_KEPT = 64;
 
 /** A frame as it arrived: its bytes (to forward as is) and their text (the start only, for a frame read lazily). */
 export interface Frame {
@@ -66,8 +68,11 @@ export interface LinkHandlers {
   takesLazily?(msg: RpcRequest): boolean;
   onRequest(msg: RpcRequest, link: RpcLink, frame: Frame): void;
   onNotification(msg: RpcNotification, link: RpcLink, frame: Frame): void;
-  /** Every frame both ways, for the traffic inspector. */
-  onFrame?(direction: 'in' | 'out', text: string, message: RpcMessage | null, bytes: number): void;
+  /**
+   * Every frame both ways, for the traffic inspector. `owner`: whom the request was sent for
+   * (relay/request's `owner`), on the request going out and on its answer coming in.
+   */
+  onFrame?(direction: 'in' | 'out', text: string, message: RpcMessage | null, bytes: number, owner?: unknown): void;
   onClose?(): void;
   /** A frame that is not JSON-RPC; the link has already answered it if it could. */
   onMalformed?(problem: string): void;
@@ -88,7 +93,8 @@ interface Pending {
   /** A big string the answer is expected to hold (the file an editor saves unchanged): see parseLazily. */
   expected?: LazyText | undefined;
   /** When waiting stops (Date.now()), and what the request was, for the error then. */
-  deadline?: { at: number; ms: number; what: string };
+  deadline?: { at: number; ms: number; what: string } | undefined;
+  owner: unknown;
 }
 
 /** How a request's answer is read: lazily (a big one), and which big string it likely holds. */
@@ -100,13 +106,25 @@ export interface AnswerReading {
    * "<what>: no answer within <ms> ms"). One timer per link serves every deadline: a call
    * costs no timer of its own (getDiagnostics has one before every model call).
    */
-  deadline?: { ms: number; what: string };
+  deadline?: { ms: number; what: string } | undefined;
+  /** Whom the request is sent for (see LinkHandlers.onFrame). */
+  owner?: unknown;
+}
+
+/** How a message is sent: `lazy`, it holds LazyText strings, sent as the bytes they arrived in; `owner`, see onFrame. */
+export interface SendOptions {
+  lazy?: boolean;
+  owner?: unknown;
 }
 
 export class RpcLink {
   private nextId = 1;
   private readonly pending = new Map<RpcId, Pending>();
+  /** Owners of requests given up on (forget, a deadline), for their late answers' log entries; the newest few. */
+  private readonly forgotten = new Map<RpcId, unknown>();
   private closed = false;
+  /** The WebSocket close code, once closed (1005: the peer closed without one). */
+  closeCode: number | null = null;
 
   constructor(
     readonly ws: WebSocket,
@@ -117,7 +135,10 @@ export class RpcLink {
     private readonly answerMalformed = true,
   ) {
     ws.on('message', (data: RawData) => this.receive(toBuffer(data)));
-    ws.on('close', () => this.shutdown());
+    ws.on('close', (code: number) => {
+      this.closeCode = code;
+      this.shutdown();
+    });
     ws.on('error', () => this.shutdown());
   }
 
@@ -138,7 +159,10 @@ export class RpcLink {
       return this.handlers.onNotification(routed, this, { bytes, text });
     }
     const parsed = parseFrame(text);
-    this.handlers.onFrame?.('in', text, parsed.ok ? parsed.message : null, bytes.length);
+    const answeredId = parsed.ok && parsed.message.kind === 'response' ? parsed.message.msg.id : null;
+    const owner = answeredId === null ? undefined : (this.pending.get(answeredId)?.owner ?? this.forgotten.get(answeredId));
+    if (answeredId !== null) this.forgotten.delete(answeredId);
+    this.handlers.onFrame?.('in', text, parsed.ok ? parsed.message : null, bytes.length, owner);
     if (!parsed.ok) {
       this.handlers.onMalformed?.(`${this.label}: ${parsed.error.message}`);
       if (this.answerMalformed) this.send(errorResponse(parsed.id, parsed.error.code, parsed.error.message));
@@ -187,40 +211,40 @@ export class RpcLink {
     const msg = parsed.message.msg;
     const waiting = msg.id === null ? undefined : this.pending.get(msg.id);
     if (!waiting?.lazy) return false;
-    this.handlers.onFrame?.('in', frame.text, parsed.message, bytes.length);
+    this.handlers.onFrame?.('in', frame.text, parsed.message, bytes.length, waiting.owner);
     this.pending.delete(msg.id!);
     waiting.resolve({ msg, frame });
     return true;
   }
 
-  /** Serializes and sends; `lazy`: the message holds LazyText strings, sent as the bytes they arrived in. */
-  send(message: RpcRequest | RpcNotification | RpcResponse, lazy = false): void {
-    this.write(message, lazy);
+  /** Serializes and sends. */
+  send(message: RpcRequest | RpcNotification | RpcResponse, options: SendOptions = {}): void {
+    this.write(message, options);
   }
 
   /** Like send, resolving once written: replies that must reach the agent before a close. */
-  sendAndWait(message: RpcRequest | RpcNotification | RpcResponse, lazy = false): Promise<void> {
-    return new Promise((resolve) => this.write(message, lazy, resolve));
+  sendAndWait(message: RpcRequest | RpcNotification | RpcResponse, options: SendOptions = {}): Promise<void> {
+    return new Promise((resolve) => this.write(message, options, resolve));
   }
 
   /** Sends a frame received elsewhere (or made of such), byte for byte; `sent` runs once it is written (or cannot be). */
-  forward(frame: OutFrame, message: RpcMessage, sent?: () => void): void {
+  forward(frame: OutFrame, message: RpcMessage, sent?: () => void, owner?: unknown): void {
     if (!this.isOpen) return sent?.();
     if ('pieces' in frame) {
-      this.handlers.onFrame?.('out', frame.text, message, sizeOf(frame.pieces));
+      this.handlers.onFrame?.('out', frame.text, message, sizeOf(frame.pieces), owner);
       return this.sendPieces(frame.pieces, sent);
     }
-    this.handlers.onFrame?.('out', frame.text, message, frame.bytes.length);
+    this.handlers.onFrame?.('out', frame.text, message, frame.bytes.length, owner);
     this.sendBytes(frame.bytes, sent);
   }
 
-  private write(message: RpcRequest | RpcNotification | RpcResponse, lazy: boolean, done?: () => void): void {
+  private write(message: RpcRequest | RpcNotification | RpcResponse, { lazy = false, owner }: SendOptions, done?: () => void): void {
     if (!this.isOpen) return done?.();
-    if (lazy) return this.forward(encodedFrame(message), classify(message), done);
+    if (lazy) return this.forward(encodedFrame(message), classify(message), done, owner);
     // One encoding: the bytes measured for the log are the bytes ws sends.
     const text = JSON.stringify(message);
     const bytes = Buffer.from(text, 'utf8');
-    this.handlers.onFrame?.('out', text, classify(message), bytes.length);
+    this.handlers.onFrame?.('out', text, classify(message), bytes.length, owner);
     this.sendBytes(bytes, done);
   }
 
@@ -274,7 +298,7 @@ export class RpcLink {
     while (this.pending.has(this.nextId)) this.nextId++;
     const id = this.nextId++;
     const response = this.expect(id, { ...reading, lazyAnswer: lazy });
-    this.send(request(id, method, params), lazy);
+    this.send(request(id, method, params), { lazy, owner: reading.owner });
     return { id, response };
   }
 
@@ -288,11 +312,11 @@ export class RpcLink {
     if (this.pending.has(msg.id)) {
       const size = frame === null ? 0 : 'pieces' in frame ? sizeOf(frame.pieces) : frame.bytes.length;
       const lazy = size >= LAZY_FRAME_BYTES && reading?.lazyAnswer === true;
-      return this.request(msg.method, msg.params, { lazy, expected: reading?.expected, deadline: reading?.deadline });
+      return this.request(msg.method, msg.params, { lazy, expected: reading?.expected, deadline: reading?.deadline, owner: reading?.owner });
     }
     const response = this.expect(msg.id, reading);
-    if (frame) this.forward(frame, { kind: 'request', msg });
-    else this.send(msg);
+    if (frame) this.forward(frame, { kind: 'request', msg }, undefined, reading?.owner);
+    else this.send(msg, { owner: reading?.owner });
     return { id: msg.id, response };
   }
 
@@ -303,7 +327,7 @@ export class RpcLink {
     const deadline = limit ? { at: Date.now() + limit.ms, ms: limit.ms, what: limit.what } : undefined;
     if (deadline) this.wakeBy(deadline.at);
     return new Promise<Reply>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, lazy: reading?.lazyAnswer === true, expected: reading?.expected, deadline });
+      this.pending.set(id, { resolve, reject, lazy: reading?.lazyAnswer === true, expected: reading?.expected, deadline, owner: reading?.owner });
     });
   }
 
@@ -328,7 +352,7 @@ export class RpcLink {
       if (!p.deadline) continue;
       if (p.deadline.at > now) next = Math.min(next, p.deadline.at);
       else {
-        this.pending.delete(id);
+        this.forget(id);
         p.reject(new Error(`${p.deadline.what}: no answer within ${p.deadline.ms} ms`));
       }
     }
@@ -337,7 +361,13 @@ export class RpcLink {
 
   /** Stop waiting for a response (a deadline passed); a late answer is then reported and dropped. */
   forget(id: RpcId): void {
+    const owner = this.pending.get(id)?.owner;
     this.pending.delete(id);
+    // A late answer is still logged for whom it was asked (the traffic inspector shows it).
+    if (owner !== undefined) {
+      this.forgotten.set(id, owner);
+      if (this.forgotten.size > FORGOTTEN_KEPT) this.forgotten.delete(this.forgotten.keys().next().value!);
+    }
   }
 
   close(): void {

@@ -1,9 +1,9 @@
 // One agent connection to the door, and what Patchbay knows about it.
 import type { BindReason, Dialect, SessionModels, SessionView } from '../api/types.ts';
 import type { ProcessInfo } from '../discovery/peer-process.ts';
+import type { ReviewNote } from './review-notes.ts';
 import type { RpcLink } from './rpc-link.ts';
 import type { TrafficLog } from './traffic.ts';
-import type { UpstreamPool } from './upstream-pool.ts';
 
 /** Whether Patchbay knows which process (and so which folder) the agent is. */
 export type Identity = 'looking' | 'known' | 'unknown';
@@ -29,13 +29,14 @@ export interface Session {
   sticky: string | null | undefined;
   editorId: string | null;
   reason: BindReason;
-  upstreams: UpstreamPool;
   traffic: TrafficLog;
   models: SessionModels;
   /** A `listSuggestionModels` asked and not yet answered: one at a time. */
   modelsAsked: Promise<SessionModels> | null;
   /** Agent requests and notifications not yet answered or handled (limited per session). */
   inFlight: number;
+  /** What the agent is to read of the person's decisions at its next getDiagnostics (review-notes.ts). */
+  reviewNotes: ReviewNote[];
   closed: boolean;
 }
 

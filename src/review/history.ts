@@ -36,10 +36,13 @@ const decisionSchema = z.object({
   id: z.string().regex(/^d\d+$/),
   sessionId: z.string().max(NAME_CHARS),
   path: z.string().max(MAX_PATH_BYTES),
-  outcome: z.enum(['accepted', 'rejected', 'withdrawn']),
-  by: z.enum(['editor', 'patchbay', 'agent', 'shutdown']),
+  outcome: z.enum(['accepted', 'rejected', 'withdrawn', 'interrupted']),
+  by: z.enum(['editor', 'patchbay', 'agent', 'shutdown', 'crash']),
   at: z.number(),
   edited: z.boolean(),
+  changes: z.object({ total: z.number(), accepted: z.array(z.number()), rejected: z.array(z.number()) }).optional(),
+  reason: z.string().optional(),
+  told: z.string().optional(),
   tool: z.enum(['write', 'edit', 'other']),
   editorId: z.string().max(NAME_CHARS).nullable(),
   agent: z.string().max(NAME_CHARS),
@@ -54,7 +57,7 @@ const entrySchema = z.object({
   /** Size of its contents file; 0 when its contents were not kept. */
   bytes: z.number().int().min(0),
   /** Why its contents are not kept (absent while they are). */
-  dropped: z.enum(['too-large', 'over-budget']).optional(),
+  dropped: z.enum(['too-large', 'over-budget', 'interrupted']).optional(),
 });
 
 /** Entries are checked one by one: one bad entry (a name over its cap) is dropped, not the history. */
@@ -118,6 +121,11 @@ export class DiffHistory {
     return this.entries.reduce((max, e) => Math.max(max, idNumber(e.record.id)), 0);
   }
 
+  /** The highest door session number (`sN`) the listed decisions name, so a new run's sessions are not mistaken for them. */
+  lastSessionNumber(): number {
+    return this.entries.reduce((max, e) => Math.max(max, /^s\d+$/.test(e.record.sessionId) ? Number(e.record.sessionId.slice(1)) : 0), 0);
+  }
+
   /** Records a decided diff (the list at once, its files in the background). */
   add(decided: SettledDiff): void {
     const record = decided.decision;
@@ -141,6 +149,20 @@ export class DiffHistory {
       } else if (listed) entry.dropped = 'too-large';
       await this.trim();
     });
+  }
+
+  /**
+   * Diffs a crash cut off (src/review/pending-log.ts): listed as interrupted, newest first, with
+   * no contents (they are never written to disk while pending).
+   */
+  addInterrupted(records: readonly DecisionRecord[], pending: readonly { id: string; tabName: string; createdAt: number }[]): void {
+    const entries = records.map((record): Entry => {
+      const was = pending.find((p) => p.id === record.id);
+      return { record, tabName: was?.tabName ?? '', createdAt: was?.createdAt ?? record.at, isNew: false, tooLarge: false, bytes: 0, dropped: 'interrupted' };
+    });
+    const ids = new Set(records.map((r) => r.id));
+    this.entries = [...entries, ...this.entries.filter((e) => !ids.has(e.record.id))];
+    this.queue(() => this.trim());
   }
 
   /** A decided diff with what was proposed and what was written; undefined when it is not in the history. */
@@ -167,7 +189,9 @@ export class DiffHistory {
       const why =
         entry.dropped === 'over-budget'
           ? 'removed to keep the history within its size limit (newer decisions kept theirs)'
-          : 'too large to keep in the history';
+          : entry.dropped === 'interrupted'
+            ? 'Patchbay stopped unexpectedly while it waited, and pending contents are not written to disk (look at the file itself)'
+            : 'too large to keep in the history';
       return { ...base, oldContents: null, newContents: '', finalContents: null, contentsNotKept: why };
     }
     try {

@@ -4,6 +4,7 @@
 import { HubError, type DecidedBy, type DecisionRecord, type Dialect, type DiffDetail, type DiffSummary, type ReviewRoute } from '../api/types.ts';
 import { closesDecidedDiffs, editorTabName } from '../protocol/dialect.ts';
 import { textResult, type ToolResult } from '../protocol/mcp.ts';
+import { decisionFacts, type DecisionFacts } from './decision-facts.ts';
 import { heldSize, sameBytes, sameText, textOf, type HeldText, type ProposedText } from './held-text.ts';
 import type { Original } from './read-original.ts';
 
@@ -40,7 +41,14 @@ interface Diff<R> extends NewDiff<R> {
   answering: boolean;
 }
 
-export type Decision = { outcome: 'accept'; contents?: ProposedText } | { outcome: 'reject' };
+/**
+ * `taken`: the proposal's changes the person took (0-based), when they decided change by change;
+ * `reason`: their words for the agent.
+ */
+export type Decision = { outcome: 'accept'; contents?: string; taken?: number[]; reason?: string } | { outcome: 'reject'; reason?: string };
+
+/** A decision as the inbox settles it: an editor's saved file may still be the bytes it came in. */
+type Settlement = Exclude<Decision, { outcome: 'accept' }> | (Omit<Extract<Decision, { outcome: 'accept' }>, 'contents'> & { contents?: ProposedText });
 
 /** A decided diff for the history: its texts still as they were held, decoded there if kept. */
 export type SettledDiff = Omit<DiffDetail, 'oldContents' | 'newContents' | 'finalContents'> & {
@@ -80,6 +88,8 @@ export interface InboxContext {
   now(): number;
   /** A diff was decided: its whole story, for the history (kept and shown after the fact). */
   settled?(decided: SettledDiff): void;
+  /** A diff arrived (after its offer): its facts, for the record of what is pending. */
+  arrived?(diff: DiffSummary, agent: string): void;
 }
 
 export function toolOf(tabName: string): DiffSummary['tool'] {
@@ -201,6 +211,7 @@ export class Inbox<R, F = never> {
     for (const offer of this.offer(diff)) {
       effects.push(offer.type === 'offer' && asSent !== undefined ? { ...offer, asSent } : offer);
     }
+    this.ctx.arrived?.(summary(diff), diff.agent);
     return { id, effects };
   }
 
@@ -224,12 +235,13 @@ export class Inbox<R, F = never> {
     if (!diff || diff.editorId !== editorId || !diff.inEditor) return [];
     // Its tab stays open until a close_tab, unless the editor closes decided diffs itself.
     diff.inEditor = !closesDecidedDiffs(this.dialectOf(editorId));
-    const decision: Decision = answer.saved
+    const decision: Settlement = answer.saved
       ? { outcome: 'accept', contents: answer.contents ?? diff.newContents }
       : { outcome: 'reject' };
     const effects = this.finish(id, decision, 'editor');
     if (!answer.saved || answer.contents === null || asSent === undefined) return effects;
-    return effects.map((e) => (e.type === 'reply' ? { ...e, asSent } : e));
+    // The editor's answer as sent, unless the agent is to hear what the person kept of its edit.
+    return effects.map((e) => (e.type === 'reply' && (e.record.told === undefined || diff.answering) ? { ...e, asSent } : e));
   }
 
   /**
@@ -329,14 +341,44 @@ export class Inbox<R, F = never> {
     return this.findByEditorTab(editorId, editorTab) !== undefined;
   }
 
-  private finish(id: string, decision: Decision, by: DecidedBy, outcome?: 'withdrawn'): InboxEffect<R, F>[] {
+  private finish(id: string, decision: Settlement, by: DecidedBy, outcome?: 'withdrawn'): InboxEffect<R, F>[] {
     return this.settle(id, decision, by, outcome).effects;
+  }
+
+  /**
+   * What a decision amounts to (changes taken, typing, words for the agent); only a person's or an
+   * editor's. The texts are decoded only when what is written differs from the proposal.
+   */
+  private factsOf(diff: Diff<R>, decision: Settlement, contents: ProposedText, by: DecidedBy): DecisionFacts {
+    if (by !== 'patchbay' && by !== 'editor') return { edited: false };
+    const accepted = decision.outcome === 'accept';
+    // Rejected, or written as proposed: decisionFacts reads none of the texts.
+    let texts = { original: null as string | null, proposal: '', written: '' };
+    if (accepted && differs(contents, diff.newContents)) {
+      try {
+        const original = diff.isNew ? '' : diff.oldContents === null ? null : textOf(diff.oldContents);
+        texts = { original, proposal: textOf(diff.newContents), written: textOf(contents) };
+      } catch {
+        return { edited: true }; // a proposal that does not decode: changed, and nothing more can be said
+      }
+    }
+    const facts = decisionFacts({
+      path: diff.path,
+      ...texts,
+      accepted,
+      ...(decision.outcome === 'accept' && decision.taken ? { taken: decision.taken } : {}),
+      ...(decision.reason ? { reason: decision.reason } : {}),
+      by: by === 'editor' ? 'editor' : 'person',
+    });
+    // An editor's answer already passed on (answering) reached the agent as the editor sent it.
+    if (diff.answering) delete facts.told;
+    return facts;
   }
 
   /** Ends a pending diff: closes its editor tab, answers the agent, records the decision. */
   private settle(
     id: string,
-    decision: Decision,
+    decision: Settlement,
     by: DecidedBy,
     outcome?: 'withdrawn',
   ): { record: DecisionRecord; effects: InboxEffect<R, F>[] } {
@@ -348,6 +390,7 @@ export class Inbox<R, F = never> {
     }
     const accepted = decision.outcome === 'accept';
     const contents = accepted ? (decision.contents ?? diff.newContents) : '';
+    const facts = this.factsOf(diff, decision, contents, by);
     const record: DecisionRecord = {
       id,
       sessionId: diff.sessionId,
@@ -355,19 +398,15 @@ export class Inbox<R, F = never> {
       outcome: outcome ?? (accepted ? 'accepted' : 'rejected'),
       by,
       at: this.ctx.now(),
-      edited: accepted && differs(contents, diff.newContents),
+      ...facts,
       tool: diff.tool,
       editorId: diff.editorId,
       agent: diff.agent,
     };
-    effects.push({
-      type: 'reply',
-      diffId: id,
-      sessionId: diff.sessionId,
-      reply: diff.reply,
-      result: accepted ? fileSaved(contents) : diffRejected(diff.tabName),
-      record,
-    });
+    const result = accepted ? fileSaved(contents) : diffRejected(diff.tabName);
+    // After the two items the protocol defines: what the person decided, in words.
+    if (facts.told !== undefined) result.content.push({ type: 'text', text: facts.told });
+    effects.push({ type: 'reply', diffId: id, sessionId: diff.sessionId, reply: diff.reply, result, record });
     this.ctx.settled?.({
       ...summary(diff),
       status: record.outcome,

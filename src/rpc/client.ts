@@ -131,10 +131,18 @@ export class PiRpcClient {
    * pi takes: a `prompt` of an extension command answers only when the command is done.
    */
   request(command: RpcCommand, opts: { timeoutMs?: number | null } = {}): Promise<unknown> {
-    if (this.exitInfo) return Promise.reject(new PiExitedError(command.type, this.exitInfo));
+    return this.start(command, opts).response;
+  }
+
+  /**
+   * `request`, with the id the command goes out with: pi tags what it streams for a command
+   * with that id (`bash_execution_update`).
+   */
+  start(command: RpcCommand, opts: { timeoutMs?: number | null } = {}): { id: string; response: Promise<unknown> } {
     const id = `pb-${this.nextId++}`;
+    if (this.exitInfo) return { id, response: Promise.reject(new PiExitedError(command.type, this.exitInfo)) };
     const timeoutMs = opts.timeoutMs === undefined ? this.options.commandTimeoutMs : opts.timeoutMs;
-    return new Promise((resolve, reject) => {
+    const response = new Promise<unknown>((resolve, reject) => {
       const entry: Pending = { command: command.type, resolve, reject, timer: null };
       if (timeoutMs !== null) {
         entry.timer = setTimeout(() => {
@@ -145,6 +153,7 @@ export class PiRpcClient {
       this.pending.set(id, entry);
       this.write({ ...command, id });
     });
+    return { id, response };
   }
 
   /** Answers a dialog (`select`/`confirm`/`input`/`editor`); no response follows. */

@@ -2,7 +2,7 @@
 // each takes the state and one record and returns the next state (nothing is mutated).
 // No node imports: the renderer runs reduceEvent over the streamed events between its reads
 // of the hub's copy, so a record may reach it twice (once in a read, once as an event).
-import type { HostedDialog, HostedStatus, TranscriptItem } from '../api/types.ts';
+import type { BashResult, HostedDialog, HostedQueue, HostedReview, HostedSettings, HostedStatus, HostedWidget, TranscriptItem } from '../api/types.ts';
 import { isDialog, type RpcEvent, type UiRequest } from './protocol.ts';
 import { isObject } from '../api/json.ts';
 
@@ -13,9 +13,25 @@ export interface HostedState {
   exit: string | null;
   transcript: TranscriptItem[];
   dialogs: HostedDialog[];
-  /** setStatus lines by key; `notify` = the latest notification, `widget:<key>`, `title`. */
+  /** setStatus lines by key. */
   statusLines: Record<string, string>;
+  widgets: HostedWidget[];
+  /** setTitle's title, shown instead of the folder. */
+  title: string | null;
+  queue: HostedQueue;
+  sessionFile: string | null;
+  sessionName: string | null;
+  settings: HostedSettings;
   stats: unknown | null;
+}
+
+/**
+ * Where a hosted pi's edits go: through its pi-ide to Patchbay once that is at the door; a pi
+ * with pi-ide (or not yet known to have none) that is not there yet is still connecting.
+ */
+export function reviewState(hasPiIde: boolean | null, doorSession: string | null): HostedReview {
+  if (doorSession !== null) return 'reviewed';
+  return hasPiIde === false ? 'unreviewed' : 'connecting';
 }
 
 /** Older items fall off so a long session keeps a bounded transcript. */
@@ -24,7 +40,22 @@ export const MAX_TRANSCRIPT_ITEMS = 2000;
 export const MAX_TOOL_OUTPUT_CHARS = 64 * 1024;
 
 export function initialHostedState(): HostedState {
-  return { status: 'starting', model: null, thinkingLevel: null, exit: null, transcript: [], dialogs: [], statusLines: {}, stats: null };
+  return {
+    status: 'starting',
+    model: null,
+    thinkingLevel: null,
+    exit: null,
+    transcript: [],
+    dialogs: [],
+    statusLines: {},
+    widgets: [],
+    title: null,
+    queue: { steering: [], followUp: [] },
+    sessionFile: null,
+    sessionName: null,
+    settings: { steeringMode: null, followUpMode: null, autoCompaction: null, autoRetry: null },
+    stats: null,
+  };
 }
 
 type Obj = Record<string, unknown>;
@@ -52,6 +83,19 @@ export function contentText(content: unknown, blockType: 'text' | 'thinking' = '
     else if (blockType === 'text' && block.type === 'image') parts.push('[image]');
   }
   return parts.join(blockType === 'text' ? '\n' : '');
+}
+
+/** How many image blocks a message's content holds. */
+function imageCount(content: unknown): number {
+  return Array.isArray(content) ? content.filter((block) => isObject(block) && block.type === 'image').length : 0;
+}
+
+function userItem(message: Obj, at: number): TranscriptItem {
+  const images = imageCount(message.content);
+  const text = Array.isArray(message.content)
+    ? message.content.filter((b) => isObject(b) && b.type === 'text').map((b) => str((b as Obj).text) ?? '').join('\n')
+    : contentText(message.content);
+  return { kind: 'user', text, at, ...(images > 0 ? { images } : {}) };
 }
 
 function capOutput(text: string): string {
@@ -99,8 +143,10 @@ function assistantDelta(state: HostedState, field: 'text' | 'thinking', delta: s
 
 function messageStart(state: HostedState, message: unknown, at: number): HostedState {
   if (!isObject(message)) return state;
-  if (message.role === 'user') return append(state, { kind: 'user', text: contentText(message.content), at });
+  if (message.role === 'user') return append(state, userItem(message, at));
   if (message.role === 'assistant') return append(state, { kind: 'assistant', text: '', thinking: '', at, done: false });
+  // An extension's message the person is meant to see.
+  if (message.role === 'custom' && message.display === true) return notice(state, 'info', contentText(message.content), at);
   return state;
 }
 
@@ -121,6 +167,11 @@ function messageEnd(state: HostedState, message: unknown, at: number): HostedSta
   if (message.stopReason === 'error') next = notice(next, 'error', error ?? 'the model call failed', at);
   if (message.stopReason === 'aborted') next = notice(next, 'warning', 'Aborted', at);
   return next;
+}
+
+/** A tool call's card, before its output. */
+function toolItem(toolCallId: string, name: unknown, args: unknown, done: boolean, at: number): Extract<TranscriptItem, { kind: 'tool' }> {
+  return { kind: 'tool', toolCallId, name: str(name) ?? '?', args: args ?? null, output: '', isError: false, done, at };
 }
 
 function toolUpdate(state: HostedState, event: RpcEvent, result: unknown, done: boolean): HostedState {
@@ -159,16 +210,7 @@ export function reduceEvent(state: HostedState, event: RpcEvent, at: number): Ho
     }
     case 'tool_execution_start':
       if (state.transcript.some((item) => item.kind === 'tool' && item.toolCallId === event.toolCallId)) return state;
-      return append(state, {
-        kind: 'tool',
-        toolCallId: str(event.toolCallId) ?? '',
-        name: str(event.toolName) ?? '?',
-        args: event.args ?? null,
-        output: '',
-        isError: false,
-        done: false,
-        at,
-      });
+      return append(state, toolItem(str(event.toolCallId) ?? '', event.toolName, event.args, false, at));
     case 'tool_execution_update':
       return toolUpdate(state, event, event.partialResult, false);
     case 'tool_execution_end':
@@ -192,14 +234,120 @@ export function reduceEvent(state: HostedState, event: RpcEvent, at: number): Ho
     case 'compaction_end': {
       if (event.aborted === true) return notice(state, 'warning', 'Compaction aborted', at);
       const error = str(event.errorMessage);
-      if (error) return notice(state, 'error', `Compaction failed: ${error}`, at);
+      // pi's message already says "Compaction failed: …".
+      if (error) return notice(state, 'error', /^compaction failed/i.test(error) ? error : `Compaction failed: ${error}`, at);
       const result = isObject(event.result) ? event.result : {};
       const sizes = typeof result.tokensBefore === 'number' ? `: ${result.tokensBefore} → ${String(result.estimatedTokensAfter ?? '?')} tokens` : '';
       return notice(state, 'info', `Compacted the conversation${sizes}`, at);
     }
+    case 'queue_update':
+      return { ...state, queue: { steering: strings(event.steering), followUp: strings(event.followUp) } };
+    case 'session_info_changed':
+      return { ...state, sessionName: str(event.name)?.trim() || null };
+    case 'bash_execution_update': {
+      const id = str(event.id);
+      const delta = str(event.delta);
+      const index = id === undefined ? -1 : lastIndex(state.transcript, (item) => item.kind === 'bash' && item.requestId === id);
+      if (index === -1 || delta === undefined) return state;
+      const item = state.transcript[index] as Extract<TranscriptItem, { kind: 'bash' }>;
+      return replaceAt(state, index, { ...item, output: capOutput(item.output + delta) });
+    }
     default:
       return state;
   }
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/** A shell command sent to pi (`bash`): its card opens at once, output streams into it by request id. */
+export function bashStarted(state: HostedState, requestId: string, command: string, excluded: boolean, at: number): HostedState {
+  return append(state, { kind: 'bash', requestId, command, output: '', exitCode: null, cancelled: false, excluded, done: false, at });
+}
+
+/** pi's answer to the shell command: its whole (maybe cut) output and how it ended; null when it failed. */
+export function bashEnded(state: HostedState, requestId: string, result: BashResult | null): HostedState {
+  const index = lastIndex(state.transcript, (item) => item.kind === 'bash' && item.requestId === requestId);
+  if (index === -1) return state;
+  const item = state.transcript[index] as Extract<TranscriptItem, { kind: 'bash' }>;
+  if (result === null) return replaceAt(state, index, { ...item, done: true, cancelled: true });
+  const output = result.truncated && result.fullOutputPath ? `${result.output}\n[cut: the whole output is in ${result.fullOutputPath}]` : result.output;
+  return replaceAt(state, index, { ...item, output: capOutput(output), exitCode: result.exitCode ?? null, cancelled: result.cancelled, done: true });
+}
+
+/** A write or edit call went to the review inbox as that diff. */
+export function noteReview(state: HostedState, toolCallId: string, diffId: string): HostedState {
+  const index = lastIndex(state.transcript, (item) => item.kind === 'tool' && item.toolCallId === toolCallId);
+  if (index === -1) return state;
+  const item = state.transcript[index] as Extract<TranscriptItem, { kind: 'tool' }>;
+  return item.diffId === diffId ? state : replaceAt(state, index, { ...item, diffId });
+}
+
+/**
+ * The conversation as pi keeps it (`get_messages`): what the transcript shows after the session
+ * behind a hosted pi changed (resumed, switched, forked, new). `reviews` gives write and edit
+ * calls their inbox diffs back (toolCallId → diffId); pi's system messages are not shown.
+ */
+export function transcriptFromMessages(messages: unknown, reviews: Readonly<Record<string, string>> = {}): TranscriptItem[] {
+  const list = isObject(messages) && Array.isArray(messages.messages) ? messages.messages : Array.isArray(messages) ? messages : [];
+  // Built in place: a long session has thousands of messages, and copying the list per item would cost its square.
+  const items: TranscriptItem[] = [];
+  const toolAt = new Map<string, number>();
+  const say = (level: 'warning' | 'error' | 'info', text: string, at: number) => items.push({ kind: 'notice', level, text, at });
+  for (const message of list) {
+    if (!isObject(message)) continue;
+    const at = typeof message.timestamp === 'number' ? message.timestamp : 0;
+    switch (message.role) {
+      case 'user':
+        items.push(userItem(message, at));
+        break;
+      case 'assistant': {
+        const text = contentText(message.content, 'text');
+        const thinking = contentText(message.content, 'thinking');
+        if (text !== '' || thinking !== '') items.push({ kind: 'assistant', text, thinking, at, done: true });
+        if (message.stopReason === 'error') say('error', str(message.errorMessage) ?? 'the model call failed', at);
+        if (message.stopReason === 'aborted') say('warning', 'Aborted', at);
+        for (const block of Array.isArray(message.content) ? message.content : []) {
+          if (!isObject(block) || block.type !== 'toolCall') continue;
+          const toolCallId = str(block.id) ?? '';
+          const diffId = reviews[toolCallId];
+          // Closed by its result; one that never got one (aborted) is over too.
+          const item = toolItem(toolCallId, block.name, block.arguments, true, at);
+          toolAt.set(toolCallId, items.length);
+          items.push(diffId !== undefined ? { ...item, diffId } : item);
+        }
+        break;
+      }
+      case 'toolResult': {
+        const index = toolAt.get(str(message.toolCallId) ?? '');
+        const item = index === undefined ? undefined : items[index];
+        if (item?.kind === 'tool') items[index!] = { ...item, output: capOutput(contentText(message.content)), isError: message.isError === true };
+        break;
+      }
+      case 'bashExecution':
+        items.push({
+          kind: 'bash',
+          requestId: null,
+          command: str(message.command) ?? '',
+          output: capOutput(str(message.output) ?? ''),
+          exitCode: typeof message.exitCode === 'number' ? message.exitCode : null,
+          cancelled: message.cancelled === true,
+          excluded: message.excludeFromContext === true,
+          done: true,
+          at,
+        });
+        break;
+      case 'custom':
+        if (message.display === true) say('info', contentText(message.content), at);
+        break;
+      case 'compactionSummary':
+      case 'branchSummary':
+        items.push({ kind: 'summary', of: message.role === 'compactionSummary' ? 'compaction' : 'branch', text: str(message.summary) ?? '', at });
+        break;
+    }
+  }
+  return items.length > MAX_TRANSCRIPT_ITEMS ? items.slice(items.length - MAX_TRANSCRIPT_ITEMS) : items;
 }
 
 function setLine(lines: Record<string, string>, key: string, value: string | undefined): Record<string, string> {
@@ -227,15 +375,19 @@ export function reduceUiRequest(state: HostedState, request: UiRequest, at: numb
   switch (request.method) {
     case 'notify': {
       const level = request.notifyType === 'warning' || request.notifyType === 'error' ? request.notifyType : 'info';
-      const next = notice(state, level, request.message, at);
-      return { ...next, statusLines: setLine(next.statusLines, 'notify', request.message) };
+      return notice(state, level, request.message, at);
     }
     case 'setStatus':
-      return { ...state, statusLines: setLine(state.statusLines, request.statusKey, request.statusText) };
-    case 'setWidget':
-      return { ...state, statusLines: setLine(state.statusLines, `widget:${request.widgetKey}`, request.widgetLines?.join('\n')) };
+      return { ...state, statusLines: setLine(state.statusLines, request.statusKey, request.statusText || undefined) };
+    case 'setWidget': {
+      // No lines (or none left) clears the widget.
+      const widgets = state.widgets.filter((w) => w.key !== request.widgetKey);
+      const lines = strings(request.widgetLines);
+      if (lines.length > 0) widgets.push({ key: request.widgetKey, lines, placement: request.widgetPlacement === 'belowEditor' ? 'belowEditor' : 'aboveEditor' });
+      return { ...state, widgets };
+    }
     case 'setTitle':
-      return { ...state, statusLines: setLine(state.statusLines, 'title', request.title) };
+      return { ...state, title: request.title.trim() || null };
     case 'set_editor_text':
       // For the prompt box: the face gets the raw record; nothing to keep here.
       return state;
@@ -262,14 +414,29 @@ export function nextDialogExpiry(state: HostedState): number | null {
   return soonest;
 }
 
-/** A `get_state` answer (rpc-commands.md): model, thinking level and whether a run is going. */
+const queueMode = (value: unknown): HostedSettings['steeringMode'] => (value === 'all' || value === 'one-at-a-time' ? value : null);
+
+/**
+ * A `get_state` answer (RpcSessionState): model, thinking level, whether a run is going, the
+ * session's file and name, and how pi queues and compacts.
+ */
 export function reduceGetState(state: HostedState, data: unknown): HostedState {
   if (!isObject(data) || state.status === 'exited') return state;
   return {
     ...state,
     model: modelName(data.model) ?? state.model,
     thinkingLevel: str(data.thinkingLevel) ?? state.thinkingLevel,
-    status: data.isStreaming === true ? 'streaming' : state.status === 'starting' || data.isStreaming === false ? 'idle' : state.status,
+    // Only a starting pi takes its status from here: pi may answer get_state from before a run it
+    // has already reported starting (commands run concurrently), so later the events decide.
+    status: state.status === 'starting' ? (data.isStreaming === true ? 'streaming' : 'idle') : state.status,
+    sessionFile: 'sessionId' in data ? (str(data.sessionFile) ?? null) : state.sessionFile,
+    sessionName: 'sessionId' in data ? str(data.sessionName)?.trim() || null : state.sessionName,
+    settings: {
+      ...state.settings,
+      steeringMode: queueMode(data.steeringMode) ?? state.settings.steeringMode,
+      followUpMode: queueMode(data.followUpMode) ?? state.settings.followUpMode,
+      autoCompaction: typeof data.autoCompactionEnabled === 'boolean' ? data.autoCompactionEnabled : state.settings.autoCompaction,
+    },
   };
 }
 

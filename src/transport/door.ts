@@ -14,6 +14,8 @@ export interface DoorConnection {
   dialect: Dialect;
   /** The agent's ephemeral port, to find its process. */
   remotePort: number;
+  /** The door's own port (Patchbay serves several: the main door and those for editors' terminals). */
+  localPort: number;
   /** Claude Code offers subprotocol `mcp`; it is echoed. */
   protocol: string;
 }
@@ -92,7 +94,7 @@ export class Door {
       socket.off('error', onError);
       gate.upgraded(socket);
       wss.handleUpgrade(req, socket, head, (ws) => {
-        options.onConnection({ ws, dialect, remotePort: socket.remotePort ?? 0, protocol: ws.protocol });
+        options.onConnection({ ws, dialect, remotePort: socket.remotePort ?? 0, localPort: socket.localPort ?? 0, protocol: ws.protocol });
       });
     });
     http.on('clientError', (_err, socket) => socket.destroy());

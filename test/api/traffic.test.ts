@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TrafficEntry } from '../../src/api/types.ts';
-import { byteSize, filterTraffic, methodLabel, requestTimings } from '../../src/api/traffic.ts';
+import { busiestSession, byteSize, durationText, filterTraffic, methodLabel, requestTimings, rowLabels, shortId } from '../../src/api/traffic.ts';
 import type { Direction } from '../../src/api/traffic.ts';
 
 function frame(at: number, dir: Direction, method: string | null, id: string | number | null, editorId: string | null = null, preview = '', tool: string | null = null): TrafficEntry {
@@ -38,7 +38,7 @@ test('the filter keeps chosen directions and matches method or frame text', () =
   const all = new Set<Direction>(['in', 'out', 'up', 'down']);
   assert.equal(filterTraffic(entries, { text: '', dirs: all }).length, 3);
   assert.deepEqual(filterTraffic(entries, { text: 'OPENDIFF', dirs: all }).map((e) => e.at), [2]);
-  assert.deepEqual(filterTraffic(entries, { text: 'diag', dirs: all }).map((e) => e.at), [1]);
+  assert.deepEqual(filterTraffic(entries, { text: 'diag', dirs: all }).map((e) => e.at), [1, 3], 'with its answer');
   assert.deepEqual(filterTraffic(entries, { text: '', dirs: new Set(['out']) }).map((e) => e.at), [3]);
 });
 
@@ -53,5 +53,30 @@ test('a tool call is labelled and found by its tool', () => {
   const entries = [call, frame(2, 'down', 'selection_changed', null), frame(3, 'out', null, 1)];
   assert.deepEqual(entries.map(methodLabel), ['tools/call getDiagnostics', 'selection_changed', '']);
   const all = new Set<Direction>(['in', 'out', 'up', 'down']);
-  assert.deepEqual(filterTraffic(entries, { text: 'diagnostics', dirs: all }), [call]);
+  assert.deepEqual(filterTraffic(entries, { text: 'diagnostics', dirs: all }), [call, entries[2]]);
+});
+
+test("an answer says what it answers, and a filter on a request's method keeps its answer", () => {
+  const entries = [
+    frame(0, 'in', 'tools/call', 7, null, '{"name":"openDiff"}', 'openDiff'),
+    frame(5, 'in', 'tools/call', 8, null, '{}', 'getDiagnostics'),
+    frame(9, 'out', null, 8),
+    frame(156_372, 'out', null, 7),
+    frame(156_400, 'out', null, 99),
+  ];
+  assert.deepEqual(rowLabels(entries), ['tools/call openDiff', 'tools/call getDiagnostics', '↳ tools/call getDiagnostics', '↳ tools/call openDiff', 'reply']);
+  const all = new Set<Direction>(['in', 'out', 'up', 'down']);
+  assert.deepEqual(filterTraffic(entries, { text: 'openDiff', dirs: all }).map((e) => e.at), [0, 156_372]);
+});
+
+test('durations read as people say them; long ids are cut; the busiest session comes first', () => {
+  assert.equal(durationText(840), '840 ms');
+  assert.equal(durationText(12_400), '12.4 s');
+  assert.equal(durationText(156_372), '2 min 36 s');
+  assert.equal(durationText(3 * 3_600_000 + 120_000), '3 h 2 min');
+  assert.equal(shortId('3f9c2a71-5b7e-4c1d-9a0e-7d2b8f6e4c13'), '3f9c2a7…');
+  assert.equal(shortId(12), '12');
+  assert.equal(shortId(null), '');
+  assert.deepEqual(busiestSession([{ id: 's1', lastActiveAt: 5 }, { id: 's2', lastActiveAt: 9 }, { id: 's3', lastActiveAt: 1 }]), { id: 's2', lastActiveAt: 9 });
+  assert.equal(busiestSession([]), null);
 });

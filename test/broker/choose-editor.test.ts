@@ -99,7 +99,50 @@ const cases: Case[] = [
     live: [],
     want: { editorId: null, reason: 'none' },
   },
-  // (3) folders
+  // (3) the editor whose terminal the agent runs in
+  {
+    name: 'an agent in an editor’s terminal goes to that editor, though another containing cwd was focused later',
+    session: { terminalOf: ['twin-b'] },
+    live: [editor('twin-a', ['/home/me/app'], 200), editor('twin-b', ['/home/me/app'], 100)],
+    want: { editorId: 'twin-b', reason: 'terminal' },
+  },
+  {
+    name: 'an agent in an editor’s terminal goes to it though a deeper folder of another editor contains cwd',
+    session: { cwd: '/home/me/app/packages/core', terminalOf: ['nvim'] },
+    live: [nvim, nested],
+    want: { editorId: 'nvim', reason: 'terminal' },
+  },
+  {
+    name: 'among the windows of the app whose terminal runs the agent, the deepest folder containing cwd wins',
+    session: { cwd: '/home/me/app/packages/core', terminalOf: ['nvim', 'nested', 'code'] },
+    live: [nvim, nested, code],
+    want: { editorId: 'nested', reason: 'terminal' },
+  },
+  {
+    name: 'windows of that app at the same depth: the one focused last',
+    session: { terminalOf: ['twin-a', 'twin-b'] },
+    live: [editor('twin-a', ['/home/me/app'], 300), editor('twin-b', ['/home/me/app'], 100), editor('other', ['/home/me/app'], 999)],
+    want: { editorId: 'twin-a', reason: 'terminal' },
+  },
+  {
+    name: 'an editor whose terminal runs the agent but whose folders do not contain cwd: the folder rules decide',
+    session: { terminalOf: ['code'] },
+    live: [nvim, code],
+    want: { editorId: 'nvim', reason: 'cwd' },
+  },
+  {
+    name: 'memory wins over the terminal',
+    session: { memory: 'twin-a', terminalOf: ['twin-b'] },
+    live: [twinA, twinB],
+    want: { editorId: 'twin-a', reason: 'sticky' },
+  },
+  {
+    name: 'a terminal editor that is not live counts for nothing',
+    session: { terminalOf: ['gone'] },
+    live: [nvim],
+    want: { editorId: 'nvim', reason: 'cwd' },
+  },
+  // (4) folders
   {
     name: 'exactly one editor containing cwd is chosen by folder',
     session: {},
@@ -136,7 +179,7 @@ const cases: Case[] = [
     live: [editor('multi', ['/home/me/app', '/srv/other']), code],
     want: { editorId: 'multi', reason: 'cwd' },
   },
-  // (4) ties: last focused
+  // (5) ties: last focused
   {
     name: 'several editors at the same depth: the one focused last wins',
     session: {},
@@ -161,7 +204,7 @@ const cases: Case[] = [
     live: [editor('outer', ['/home/me/app'], 1000), editor('in-1', ['/home/me/app/packages/core'], 1), editor('in-2', ['/home/me/app/packages/core'], 2)],
     want: { editorId: 'in-2', reason: 'focus' },
   },
-  // (5) none
+  // (6) none
   {
     name: 'no editor containing cwd: Patchbay reviews',
     session: { cwd: '/tmp/scratch' },

@@ -14,6 +14,7 @@ import { signInSecretFrom } from '../../src/web/browser-protocol.ts';
 import { browserStatePath } from '../../src/web/browser-state.ts';
 import { httpRequest, renewRequest, sessionRequest } from '../web/helpers.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
+import { DISK, PROPOSAL, withChanges } from '../ui/review-fixtures.ts';
 
 /** A pid no process has (above Linux's pid_max). */
 const DEAD_PID = 2_147_483_646;
@@ -62,7 +63,7 @@ test('status prints the door, editors, sessions, idle pi processes and problems'
   assert.equal(stderr, '');
   assert.match(stdout, /^Patchbay 0\.1\.0, pid 4242\n/);
   assert.match(stdout, /Door: 127\.0\.0\.1:40123\n {2}\/home\/u\/\.pi\/ide\/40123\.lock\n/);
-  assert.match(stdout, /ID +IDE +FOLDERS +PORT +PID +DIALECT +ALIVE\n {2}nvim-proj +Neovim +\/work\/proj +41000 +5000 +pi +yes\n/);
+  assert.match(stdout, /ID +EDITOR +FOLDERS +PORT +PID +DIALECT +ALIVE\n {2}nvim-proj +Neovim · proj +\/work\/proj +41000 +5000 +pi +yes\n/);
   assert.match(stdout, /s1 +pi +6000 +\/work\/proj +nvim-proj +cwd\n/);
   assert.match(stdout, /7000 +\/work\/other +pi-ide is not installed/);
   assert.match(stdout, /\/home\/u\/\.pi\/ide\/999\.lock +"pid" must be a number/);
@@ -192,13 +193,14 @@ test('diffs lists pending edits and recent decisions; --json prints both lists',
   assert.deepEqual(json, { diffs: hub.state.diffs, history: hub.state.history });
 });
 
-test('diffs show prints a unified diff of the proposed change', async (t) => {
+test('diffs show prints a unified diff of the proposed change, each change numbered as the review numbers it', async (t) => {
   const { run } = await withDaemon(t);
   const edit = await run('diffs', 'show', 'd1');
   assert.equal(edit.code, 0);
-  assert.equal(edit.stdout, '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\tproposed\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n');
+  assert.equal(edit.stdout, '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\tproposed\n@@ -1,2 +1,2 @@ change 1 of 1\n one\n-two\n+2\n');
+  assert.equal(edit.stderr, 'patchbay: d1: 1 change, +1 −1 lines\n');
   const created = await run('diffs', 'show', 'd2');
-  assert.match(created.stdout, /^--- \/work\/proj\/new\.txt\tnew file\n\+\+\+ \/work\/proj\/new\.txt\tproposed\n@@ -0,0 \+1,1 @@\n\+brand new\n$/);
+  assert.match(created.stdout, /^--- \/work\/proj\/new\.txt\tnew file\n\+\+\+ \/work\/proj\/new\.txt\tproposed\n@@ -0,0 \+1,1 @@ change 1 of 1\n\+brand new\n$/);
   const missing = await run('diffs', 'show', 'nope');
   assert.equal(missing.code, 1);
   assert.equal(missing.stderr, 'patchbay: no diff with id "nope"\n');
@@ -209,8 +211,8 @@ test('diffs show on a decided diff prints what was written, and who decided on s
   assert.equal((await run('diffs', 'accept', 'd1')).code, 0);
   const accepted = await run('diffs', 'show', 'd1');
   assert.equal(accepted.code, 0);
-  assert.equal(accepted.stdout, '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\twritten\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n');
-  assert.match(accepted.stderr, /^patchbay: d1 accepted in Patchbay \(pi-ide, \d{4}-\d\d-\d\d \d\d:\d\d UTC\)\n$/);
+  assert.equal(accepted.stdout, '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\twritten\n@@ -1,2 +1,2 @@ change 1 of 1\n one\n-two\n+2\n');
+  assert.match(accepted.stderr, /^patchbay: d1 accepted in Patchbay \(pi-ide, \d{4}-\d\d-\d\d \d\d:\d\d UTC\)\npatchbay: d1: 1 change, \+1 −1 lines\n$/);
   assert.equal((await run('diffs', 'reject', 'd2')).code, 0);
   const rejected = await run('diffs', 'show', 'd2');
   assert.match(rejected.stdout, /^--- \/work\/proj\/new\.txt\tnew file\n\+\+\+ \/work\/proj\/new\.txt\tproposed \(rejected\)\n/);
@@ -222,6 +224,29 @@ test('diffs show on a decided diff prints what was written, and who decided on s
   assert.match(notKept.stderr, /\npatchbay: what was proposed and written for d1 is not kept: too large to keep in the history\n$/);
 });
 
+test('diffs accept --changes writes only those changes, the agent is told which were rejected, and a second accept says when and where', async (t) => {
+  const { run, hub } = await withDaemon(t);
+  const summary = { ...hub.state.diffs[0]!, id: 'd5', path: '/work/proj/src/inventory.ts', inEditor: false };
+  hub.state.diffs.push(summary);
+  hub.details.set('d5', { ...summary, oldContents: DISK, newContents: PROPOSAL, decision: null, finalContents: null });
+  const shown = await run('diffs', 'show', 'd5');
+  assert.deepEqual(shown.stdout.match(/^@@ .*$/gm), ['@@ -1,4 +1,4 @@ change 1 of 3', '@@ -12,9 +12,7 @@ change 2 of 3', '@@ -23,4 +21,8 @@ change 3 of 3']);
+  assert.equal(shown.stderr, 'patchbay: d5: 3 changes, +6 −4 lines\n');
+  const bad = await run('diffs', 'accept', 'd5', '--changes', '1,4');
+  assert.equal(bad.code, 1);
+  assert.equal(bad.stderr, 'patchbay: the proposal has 3 changes; there is no change 4\n');
+  assert.equal((await run('diffs', 'accept', 'd5', '--changes', 'one')).code, 2);
+  const accepted = await run('diffs', 'accept', 'd5', '--changes', '1,3', '--reason', 'keep the loop');
+  assert.equal(accepted.code, 0, accepted.stderr);
+  assert.match(accepted.stdout, /^accepted d5 \/work\/proj\/src\/inventory\.ts \(2 of 3 changes\)\n  pi-ide was told: Patchbay: accepted 2 of 3 changes .*change 2 \(line 15 of your proposal\) rejected.*Their reason: "keep the loop"\.\n$/);
+  assert.equal(hub.details.get('d5')!.finalContents, withChanges(1, 3));
+  const again = await run('diffs', 'accept', 'd5');
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /^patchbay: d5 was already accepted in Patchbay \(2 of 3 changes\) at \d{4}-\d\d-\d\d \d\d:\d\d UTC\n$/);
+  const history = await run('diffs');
+  assert.match(history.stdout, /d5 +accepted \(2 of 3 changes\) +patchbay/);
+});
+
 test('diffs show colours the diff on a terminal, unless NO_COLOR; FORCE_COLOR colours it anywhere', async (t) => {
   const { dir, env } = await withDaemon(t);
   const show = async (extraEnv: NodeJS.ProcessEnv, isTTY: boolean) => {
@@ -230,8 +255,8 @@ test('diffs show colours the diff on a terminal, unless NO_COLOR; FORCE_COLOR co
     assert.equal(await main(['diffs', 'show', 'd1'], io), 0);
     return out;
   };
-  const coloured = '\x1b[1m--- /work/proj/a.txt\ton disk\x1b[0m\n\x1b[1m+++ /work/proj/a.txt\tproposed\x1b[0m\n\x1b[36m@@ -1,2 +1,2 @@\x1b[0m\n one\n\x1b[31m-two\x1b[0m\n\x1b[32m+2\x1b[0m\n';
-  const plain = '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\tproposed\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n';
+  const coloured = '\x1b[1m--- /work/proj/a.txt\ton disk\x1b[0m\n\x1b[1m+++ /work/proj/a.txt\tproposed\x1b[0m\n\x1b[36m@@ -1,2 +1,2 @@ change 1 of 1\x1b[0m\n one\n\x1b[31m-two\x1b[0m\n\x1b[32m+2\x1b[0m\n';
+  const plain = '--- /work/proj/a.txt\ton disk\n+++ /work/proj/a.txt\tproposed\n@@ -1,2 +1,2 @@ change 1 of 1\n one\n-two\n+2\n';
   assert.equal(await show({}, true), coloured, 'a terminal');
   assert.equal(await show({}, false), plain, 'a pipe');
   assert.equal(await show({ NO_COLOR: '1' }, true), plain, 'NO_COLOR');
@@ -246,12 +271,15 @@ test('diffs accept sends the contents of --contents-file; reject and the -all fo
   await writeFile(join(dir.path, 'final.txt'), 'one\nTWO, edited\n');
   const accepted = await run('diffs', 'accept', 'd1', '--contents-file', 'final.txt');
   assert.equal(accepted.code, 0);
-  assert.equal(accepted.stdout, 'accepted d1 /work/proj/a.txt (edited)\n');
+  assert.equal(
+    accepted.stdout,
+    'accepted d1 /work/proj/a.txt (edited by you)\n  pi-ide was told: Patchbay: the person edited your proposal for /work/proj/a.txt before it was written. What was written is exactly the text above, not your proposal.\n',
+  );
   assert.deepEqual(hub.calls.at(-1), { method: 'diffs.accept', params: { id: 'd1', contents: 'one\nTWO, edited\n' } });
 
   const again = await run('diffs', 'reject', 'd1');
   assert.equal(again.code, 1);
-  assert.equal(again.stderr, 'patchbay: diff d1 is already accepted\n');
+  assert.equal(again.stderr, 'patchbay: d1 was already accepted in Patchbay (edited by you) at 2023-11-14 22:13 UTC\n');
 
   const noSession = await run('diffs', 'reject-all');
   assert.equal(noSession.code, 2);
@@ -367,7 +395,7 @@ test('traffic prints a session’s frames oldest first with directions and timin
   const clock = (ms: number) => new Date(at + ms).toTimeString().slice(0, 8) + `.${String(ms).padStart(3, '0')}`;
   assert.match(lines[1]!, new RegExp(`^${clock(0)} +→P +tools/call getDiagnostics +7 +60 B +16 ms +\\{"jsonrpc"`));
   assert.match(lines[2]!, /→E +tools\/call getDiagnostics +1 +60 B +12 ms/);
-  assert.match(lines[3]!, /E→ +reply +1 +2\.0 KiB +\{"id":1,"result": \{"x": 1\}\}$/, 'one line per frame');
+  assert.match(lines[3]!, /E→ +↳ tools\/call getDiagnostics +1 +2\.0 KiB +\{"id":1,"result": \{"x": 1\}\}$/, 'one line per frame, saying what it answers');
   assert.ok(lines[4]!.endsWith(`${'x'.repeat(99)}…`), 'long frames are cut');
   assert.match(lines[5]!, /E→ +selection_changed +90 B/);
 

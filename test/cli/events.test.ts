@@ -59,14 +59,24 @@ test('events --json prints the state, then every change as a timestamped JSON li
   }
 });
 
-test('events without --json prints one line per event for people', async (t) => {
+test('events without --json says what happened, with content: prompts, answers, where a diff was decided and what was written', async (t) => {
   const { hub, start } = await withDaemon(t);
+  hub.state.hosted = [{ id: 'pi-1a2b', cwd: '/work/proj-a', pid: 1, status: 'streaming', model: null, thinkingLevel: null, startedAt: 0, exit: null, sessionId: 's1', review: 'reviewed', pendingDialogs: 0, sessionFile: null, sessionName: null, resumable: false, title: null }];
   const run = start(['events']);
   await waitFor(() => run.stdout().includes('\n'), { message: 'the first line' });
   hub.emit({ type: 'diffAdded', diff: hub.state.diffs[1]! });
-  hub.emit({ type: 'diffDecided', record: { id: 'd2', sessionId: 's1', path: '/work/proj/new.txt', outcome: 'accepted', by: 'patchbay', at: 1, edited: false, tool: 'write', editorId: null, agent: 'pi-ide' } });
-  hub.emit({ type: 'pi', id: 'h1', event: { type: 'agent_start' } });
-  await waitFor(() => run.stdout().split('\n').length === 5, { message: 'four lines' });
+  hub.emit({ type: 'snapshot', snapshot: structuredClone(hub.state) }); // the same summary: no line
+  hub.emit({
+    type: 'diffDecided',
+    record: { id: 'd2', sessionId: 's1', path: '/work/proj/new.txt', outcome: 'accepted', by: 'editor', at: 1, edited: false, changes: { total: 3, accepted: [1, 3], rejected: [2] }, reason: 'keep the loop', tool: 'write', editorId: 'nvim-proj', agent: 'pi-ide' },
+  });
+  hub.emit({ type: 'pi', id: 'pi-1a2b', event: { type: 'agent_start' } });
+  hub.emit({ type: 'pi', id: 'pi-1a2b', event: { type: 'message_end', message: { role: 'user', content: [{ type: 'text', text: 'hello' }] } } });
+  hub.emit({ type: 'pi', id: 'pi-1a2b', event: { type: 'message_update', assistantMessageEvent: { type: 'text_delta', delta: 'Ech' } } });
+  hub.emit({ type: 'pi', id: 'pi-1a2b', event: { type: 'message_end', message: { role: 'assistant', content: [{ type: 'text', text: 'Echo: hello' }] } } });
+  hub.emit({ type: 'pi', id: 'pi-1a2b', event: { type: 'tool_execution_start', toolName: 'write', args: { path: 'hello.txt' } } });
+  hub.emit({ type: 'pi', id: 'pi-1a2b', event: { type: 'agent_end' } });
+  await waitFor(() => run.stdout().includes(': done'), { message: 'the last line' });
   run.interrupt();
   assert.equal(await run.exited, 0);
   const shown = run.stdout().replace(/^\d\d:\d\d:\d\d\.\d{3} /gm, '');
@@ -74,12 +84,38 @@ test('events without --json prints one line per event for people', async (t) => 
     shown,
     [
       'door 127.0.0.1:40123, 1 editor (1 alive), 1 session, 2 pending diffs',
-      'diff d2 proposed: write /work/proj/new.txt (session s1, review in patchbay)',
-      'diff d2 accepted by patchbay: /work/proj/new.txt',
-      'pi h1: agent_start',
+      'd2 proposed: write /work/proj/new.txt (session s1, review in patchbay)',
+      "d2 accepted in nvim-proj (2 of 3 changes): /work/proj/new.txt; reason: 'keep the loop'",
+      "pi pi-1a2b (proj-a): prompt 'hello'",
+      "pi pi-1a2b (proj-a): → 'Echo: hello'",
+      'pi pi-1a2b (proj-a): tool write hello.txt',
+      'pi pi-1a2b (proj-a): done',
       '',
     ].join('\n'),
   );
+});
+
+test('events --diffs keeps only diffs; --session only what concerns that session, its hosted pi included', async (t) => {
+  const { hub, start } = await withDaemon(t);
+  hub.state.hosted = [{ id: 'pi-1a2b', cwd: '/work/proj-a', pid: 1, status: 'idle', model: null, thinkingLevel: null, startedAt: 0, exit: null, sessionId: 's1', review: 'reviewed', pendingDialogs: 0, sessionFile: null, sessionName: null, resumable: false, title: null }];
+  const diffs = start(['events', '--diffs']);
+  const session = start(['events', '--session', 's2', '--json']);
+  await waitFor(() => diffs.stdout().includes('\n') && session.stdout().includes('\n'), { message: 'the first lines' });
+  hub.emit({ type: 'snapshot', snapshot: { ...structuredClone(hub.state), paused: true } });
+  hub.emit({ type: 'pi', id: 'pi-1a2b', event: { type: 'agent_end' } });
+  hub.emit({ type: 'diffAdded', diff: { ...hub.state.diffs[1]!, id: 'd8', sessionId: 's2' } });
+  hub.emit({ type: 'diffAdded', diff: { ...hub.state.diffs[1]!, id: 'd9', sessionId: 's1' } });
+  await waitFor(() => diffs.stdout().includes('d9') && session.stdout().includes('d8'), { message: 'the diffs' });
+  diffs.interrupt();
+  session.interrupt();
+  await Promise.all([diffs.exited, session.exited]);
+  const shown = diffs.stdout().replace(/^\d\d:\d\d:\d\d\.\d{3} /gm, '').split('\n');
+  assert.equal(shown.length, 4, 'the first state, two diffs');
+  assert.match(shown[1]!, /^d8 proposed/);
+  assert.match(shown[2]!, /^d9 proposed/);
+  const json = lines(session.stdout());
+  assert.deepEqual(json.map((l) => l.type), ['snapshot', 'diffAdded']);
+  assert.equal((json[1]!.diff as { id: string }).id, 'd8');
 });
 
 test('a subscriber exits 1 and says why when Patchbay stops', async (t) => {

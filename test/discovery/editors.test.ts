@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { chown, lstat, mkdir, readFile, readdir, rm, stat, unlink, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
 import {
@@ -21,7 +21,7 @@ import {
   type FakeEditor,
   type LiveProcess,
 } from './helpers.ts';
-import { listenerHeldBy } from '../../src/discovery/peer-process.ts';
+import { portHeldBy } from '../../src/discovery/peer-process.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
 
 let root: string;
@@ -81,6 +81,19 @@ async function discover(t: TestContext, dirs: Dirs, options: Partial<EditorDisco
   });
   t.after(() => discovery.close());
   return { discovery, states, logs };
+}
+
+/** A TCP server that accepts connections and never answers them (a hung editor); it holds each one. */
+async function silentServer(t: TestContext): Promise<{ port: number; held: Set<Socket> }> {
+  const held = new Set<Socket>();
+  const silent = createServer((socket) => held.add(socket));
+  silent.listen(0, '127.0.0.1');
+  await once(silent, 'listening');
+  t.after(async () => {
+    for (const socket of held) socket.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  });
+  return { port: (silent.address() as AddressInfo).port, held };
 }
 
 const ls = async (dir: string) => (await readdir(dir)).sort();
@@ -395,6 +408,65 @@ test('the door lockfile is rewritten only when what it advertises changes', asyn
   assert.deepEqual(await ls(dirs.pi), []);
 });
 
+test('in the Claude dir the door names an editor’s pid, and another editor pid has its own door carrying its folders', async (t) => {
+  const dirs = await freshDirs();
+  const { discovery } = await discover(t, dirs);
+  await discovery.start();
+  const code = 4_100_001; // pids as editors' lockfiles name them; only written here, never checked
+  const cursor = 4_100_002;
+  const spec = {
+    port: 7300,
+    tokens: { pi: 'p', claude: 'c' },
+    folders: ['/w/app', '/w/app/sub', '/w/lib', '/review', '/other'],
+    claude: { pid: code, extra: [{ port: 7301, token: 'x', pid: cursor, folders: ['/w/lib'] }] },
+  };
+  const paths = await discovery.publishDoor(spec);
+  assert.deepEqual(paths, [join(dirs.pi, '7300.lock'), join(dirs.claude, '7300.lock'), join(dirs.claude, '7301.lock')]);
+  const read = async (path: string) => JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+  assert.deepEqual(await read(paths[0]!), { pid: process.pid, workspaceFolders: spec.folders, ideName: 'Patchbay', transport: 'ws', authToken: 'p' }, 'pi-ide checks no ancestry: the pi door is Patchbay’s');
+  assert.deepEqual(await read(paths[1]!), {
+    pid: code,
+    workspaceFolders: ['/w/app', '/w/app/sub', '/review', '/other'],
+    ideName: 'Patchbay',
+    transport: 'ws',
+    authToken: 'c',
+    patchbayPid: process.pid,
+  });
+  assert.deepEqual(await read(paths[2]!), { pid: cursor, workspaceFolders: ['/w/lib'], ideName: 'Patchbay', transport: 'ws', authToken: 'x', patchbayPid: process.pid });
+  for (const path of paths) assert.equal((await stat(path)).mode & 0o777, 0o600);
+  assert.deepEqual(discovery.current().editors, [], 'its own door lockfiles are not editors');
+
+  // The other editor quits: its door's lockfile goes, its folders come back to the main one.
+  await discovery.publishDoor({ ...spec, claude: { pid: code, extra: [] } });
+  assert.deepEqual(discovery.doorLockfiles(), paths.slice(0, 2));
+  await assert.rejects(lstat(paths[2]!), { code: 'ENOENT' });
+  assert.deepEqual((await read(paths[1]!)).workspaceFolders, spec.folders);
+  // No Claude-dialect editor at all: the door is Patchbay’s, as in the pi dir.
+  await discovery.publishDoor({ ...spec, claude: { pid: null, extra: [] } });
+  assert.deepEqual(await read(paths[1]!), { pid: process.pid, workspaceFolders: spec.folders, ideName: 'Patchbay', transport: 'ws', authToken: 'c' });
+  await discovery.close();
+  assert.deepEqual(await ls(dirs.claude), []);
+});
+
+test('a crashed Patchbay’s door naming a live editor’s pid is cleared on start; a running one’s makes the second refuse', async (t) => {
+  const dirs = await freshDirs();
+  const gone = await startHttpServer();
+  await gone.close();
+  // Its pid (an editor's) is alive, its Patchbay (`patchbayPid`) is not.
+  const stale = await writeLock(dirs.claude, gone.port, { ...lockBody(live.pid, 't', ['/a'], 'Patchbay'), patchbayPid: dead });
+  const first = await discover(t, dirs);
+  await first.discovery.start();
+  await assert.rejects(lstat(stale), { code: 'ENOENT' });
+  assert.ok(first.logs.some((line) => line.includes(`removed a stale Patchbay door (pid ${dead})`)));
+  await first.discovery.close();
+
+  const otherDoor = await editor(t, 'other-door-token');
+  const running = await writeLock(dirs.claude, otherDoor.port, { ...lockBody(live.pid, 'other-door-token', ['/a'], 'Patchbay'), patchbayPid: live.pid });
+  const second = await discover(t, dirs, { portHolder: async (_port, pid) => (pid === live.pid ? 'pid' : 'other') });
+  await assert.rejects(second.discovery.start(), new RegExp(`another Patchbay \\(pid ${live.pid}\\) is running`));
+  assert.ok((await lstat(running)).isFile());
+});
+
 test('an editor the relay reports as dropped is re-checked at once and its lockfile given back', async (t) => {
   const dirs = await freshDirs();
   const ed = await startEditor('suspect');
@@ -457,15 +529,7 @@ test('an editor that starts serving after writing its lockfile is listed once it
 
 test('a port that never answers is probed once, not on every check', async (t) => {
   const dirs = await freshDirs();
-  const held = new Set<Socket>();
-  const silent = createServer((socket) => held.add(socket));
-  silent.listen(0, '127.0.0.1');
-  await once(silent, 'listening');
-  t.after(async () => {
-    for (const socket of held) socket.destroy();
-    await new Promise<void>((resolve) => silent.close(() => resolve()));
-  });
-  const port = (silent.address() as AddressInfo).port;
+  const { held, port } = await silentServer(t);
   await writeLock(dirs.pi, port, lockBody(live.pid, 'x'));
   const { discovery } = await discover(t, dirs, { probeTimeoutMs: 300, livenessMs: 60_000 });
   await discovery.start();
@@ -476,6 +540,38 @@ test('a port that never answers is probed once, not on every check', async (t) =
   // Each probe is a connection the silent server holds: two more checks, still one.
   assert.equal(held.size, 1, 'one probe connection only');
   assert.match(discovery.current().invalid[0]?.reason ?? '', /did not answer/, 'still listed with its reason');
+});
+
+test('hung editors being probed do not delay a new editor: each probe runs beside the checks with its own deadline', async (t) => {
+  const dirs = await freshDirs();
+  const { held, port: silentPort } = await silentServer(t);
+  const { discovery, states } = await discover(t, dirs, { probeTimeoutMs: 60_000, livenessMs: 60_000 });
+  await discovery.start();
+  // Forty hung editors (one silent server behind forty lockfiles), whose probes wait a minute.
+  let probing = 0;
+  let probesEnded = 0;
+  const hung = await Promise.all(Array.from({ length: 40 }, (_, i) => startEditor(`hung-${i}`)));
+  t.after(() => Promise.all(hung.map((e) => e.close())));
+  for (const [i, e] of hung.entries()) {
+    await e.close(); // its port is free again: proxy it to the silent server instead
+    const proxy = createServer((socket) => {
+      probing++;
+      held.add(socket);
+      socket.once('close', () => probesEnded++);
+      const upstream = createConnection(silentPort, '127.0.0.1');
+      held.add(upstream);
+      socket.pipe(upstream);
+    });
+    proxy.listen(e.port, '127.0.0.1');
+    await once(proxy, 'listening');
+    t.after(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
+    await writeLock(dirs.pi, e.port, lockBody(live.pid, `hung-${i}`));
+  }
+  await waitFor(() => probing === 40, { message: 'every hung editor being probed' });
+  const fresh = await editor(t);
+  await writeLock(dirs.claude, fresh.port, lockBody(live.pid, fresh.token));
+  await waitFor(() => states.at(-1)?.editors.some((e) => e.port === fresh.port), { timeoutMs: 5000, message: 'the new editor listed' });
+  assert.equal(probesEnded, 0, 'while the hung probes still wait');
 });
 
 test('another user’s lockfile is listed with the reason and never adopted, even for a live editor', async (t) => {
@@ -563,11 +659,12 @@ test('a lockfile naming a pid that does not hold its port is not taken for the e
   const dirs = await freshDirs();
   const ed = await editor(t); // served by this process
   await writeLock(dirs.pi, ed.port, lockBody(live.pid, ed.token));
-  const { discovery } = await discover(t, dirs, { portHolder: listenerHeldBy });
+  const { discovery } = await discover(t, dirs, { portHolder: portHeldBy });
   await discovery.start();
   assert.deepEqual(discovery.current().editors, []);
   const listed = discovery.current().invalid.find((i) => i.path.endsWith(`${ed.port}.lock`));
-  assert.match(listed?.reason ?? '', new RegExp(`pid ${live.pid} does not hold port ${ed.port}`));
+  assert.match(listed?.reason ?? '', new RegExp(`neither pid ${live.pid} nor a process descended from it holds port ${ed.port}`));
+  assert.equal(ed.upgrades, 0, 'its token went nowhere');
 
   // The same file naming the pid that does serve the port is the editor.
   await writeLock(dirs.claude, ed.port, lockBody(process.pid, ed.token));

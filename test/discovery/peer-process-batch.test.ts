@@ -4,7 +4,7 @@ import { realpath } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { platform } from 'node:os';
 import { test } from 'node:test';
-import { findPeerPid, PeerFinder, procScan, processInfo, type ProcReader } from '../../src/discovery/peer-process.ts';
+import { findPeerPid, PeerFinder, portHeldBy, procScan, processInfo, type ProcReader } from '../../src/discovery/peer-process.ts';
 import { spawnLive } from './helpers.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
 
@@ -30,7 +30,7 @@ interface FakeProc extends ProcReader {
 }
 
 /** A /proc with the given tables (by read: `tables(n)` for the n-th read of each) and fds, counting what is read. */
-function fakeProc(tables: (read: number) => Record<string, string[]>, fds: Record<number, string[]>): FakeProc {
+function fakeProc(tables: (read: number) => Record<string, string[]>, fds: Record<number, string[]>, parents: Record<number, number> = {}): FakeProc {
   const proc: FakeProc = {
     tableReads: [],
     pidListings: 0,
@@ -50,6 +50,9 @@ function fakeProc(tables: (read: number) => Record<string, string[]>, fds: Recor
     async fdTargets(pid) {
       proc.fdReads.push(pid);
       return fds[pid] ?? [];
+    },
+    async parents() {
+      return new Map(Object.keys(fds).map((pid) => [Number(pid), parents[Number(pid)] ?? 1]));
     },
   };
   return proc;
@@ -150,4 +153,17 @@ test('100 agents connecting at once are all identified well within the relay lim
     infos.map(() => [child.pid, folder]),
   );
   assert.ok(elapsed < 2000, `took ${elapsed.toFixed(0)} ms, over the relay's 2000 ms limit`);
+});
+
+test('a port is held by a lockfile’s pid when that pid, or a process descended from it, listens there', async () => {
+  const listen = (port: number, inode: number): string =>
+    `   0: 0100007F:${port.toString(16).toUpperCase().padStart(4, '0')} 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 ${inode} 1 0000000000000000 100 0 0 10 0`;
+  // 10 is VS Code's main process; 11 its window's extension host (a child), 12 a grandchild; 20 unrelated.
+  const fds = { 10: ['/dev/null'], 11: ['/dev/null'], 12: ['socket:[501]'], 20: ['socket:[502]'] };
+  const proc = fakeProc(() => ({ '/proc/net/tcp': [listen(4711, 501), listen(4712, 502)], '/proc/net/tcp6': [] }), fds, { 11: 10, 12: 11, 20: 1 });
+  assert.equal(await portHeldBy(4711, 12, proc), 'pid');
+  assert.equal(await portHeldBy(4711, 10, proc), 'pid', 'a descendant of the pid holds it');
+  assert.equal(await portHeldBy(4712, 10, proc), 'other', 'a process outside the family holds it');
+  assert.equal(await portHeldBy(4713, 10, proc), 'none');
+  assert.equal(await portHeldBy(4711, 20, proc), 'other');
 });

@@ -5,6 +5,8 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { platform } from 'node:os';
 import { after, before, test } from 'node:test';
 import {
+  ANCESTRY_DEPTH,
+  ancestorsOf,
   commandFromCmdline,
   decodeProcAddress,
   findPeerPid,
@@ -12,6 +14,7 @@ import {
   parseLsofPeer,
   parseProcNetTcp,
   parsePsLine,
+  parsePsParents,
   processInfo,
   startTicksFromStat,
 } from '../../src/discovery/peer-process.ts';
@@ -69,6 +72,28 @@ test('ps and /proc lines give start times and command lines', () => {
   assert.equal(commandFromCmdline(''), null);
   assert.equal(commandFromCmdline(`pi${'\0'.repeat(170)}`), 'pi', 'a process title padded with NULs');
   assert.equal(commandFromCmdline('node\0\0x\0'), 'node  x', 'an empty argument inside is kept');
+});
+
+test('an agent’s ancestors: its parent upwards, without init, loops or more than the depth', async () => {
+  const parents = new Map([[50, 40], [40, 30], [30, 1], [7, 8], [8, 7]]);
+  const parentOf = async (pid: number) => parents.get(pid) ?? null;
+  assert.deepEqual(await ancestorsOf(50, parentOf), [40, 30]);
+  assert.deepEqual(await ancestorsOf(7, parentOf), [8], 'a loop stops');
+  assert.deepEqual(await ancestorsOf(99, parentOf), []);
+  const deep = await ancestorsOf(1000, async (pid) => pid + 1);
+  assert.equal(deep.length, ANCESTRY_DEPTH);
+  assert.deepEqual(parsePsParents('  1     0\n 501   1\n 777 501\nbad line\n'), new Map([[1, 0], [501, 1], [777, 501]]));
+});
+
+test('a process’s info names the processes it runs under', { skip: platform() !== 'linux' && platform() !== 'darwin' && 'no process table here' }, async () => {
+  const child = await spawnLive();
+  try {
+    const info = await processInfo(child.pid);
+    assert.equal(info?.ancestors?.[0], process.pid);
+    assert.ok(info!.ancestors!.includes(process.ppid));
+  } finally {
+    await child.kill();
+  }
 });
 
 test('a vanished or impossible pid has no process info', async () => {

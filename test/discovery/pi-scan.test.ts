@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { realpath, writeFile } from 'node:fs/promises';
 import { platform } from 'node:os';
 import { join } from 'node:path';
@@ -67,4 +69,21 @@ test('a running pi process is found with its folder; other node processes are no
     [{ pid: pi.pid, cwd: await realpath(dir), command: `${process.execPath} ${script} --continue` }],
   );
   assert.equal(found.some((p) => p.pid === other.pid || p.pid === process.pid), false);
+});
+
+const canSwitchUser = platform() === 'linux' && process.getuid?.() === 0;
+
+test('another user’s pi is not listed', { skip: !canSwitchUser && 'needs root on Linux to start a process as another user' }, async (t) => {
+  const { path: dir, cleanup } = await tempDir('piscan-other');
+  t.after(cleanup);
+  // `pi` as its program name, run as nobody (uid 65534).
+  const theirs = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { argv0: 'pi', uid: 65534, gid: 65534, stdio: 'ignore', cwd: '/' });
+  await once(theirs, 'spawn');
+  t.after(() => theirs.kill('SIGKILL'));
+  const ours = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { argv0: 'pi', stdio: 'ignore', cwd: dir });
+  await once(ours, 'spawn');
+  t.after(() => ours.kill('SIGKILL'));
+  const found = await scanPiProcesses();
+  assert.ok(found.some((p) => p.pid === ours.pid), 'this user’s pi is listed');
+  assert.ok(!found.some((p) => p.pid === theirs.pid), 'another user’s is not');
 });

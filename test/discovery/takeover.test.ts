@@ -6,6 +6,7 @@ import {
   adoptLockfile,
   isOtherPatchbay,
   listAdopted,
+  removeDeadDoors,
   removeFile,
   restoreAdopted,
   writeDoorLockfile,
@@ -131,4 +132,20 @@ test('another Patchbay is one with a live pid that is not ours', () => {
   assert.equal(isOtherPatchbay(door(process.pid), process.pid, alive), false);
   assert.equal(isOtherPatchbay(door(dead), process.pid, alive), false);
   assert.equal(isOtherPatchbay({ ...door(live.pid), ideName: 'Neovim' }, process.pid, alive), false);
+  // A door naming an editor's pid belongs to the Patchbay in `patchbayPid`.
+  assert.equal(isOtherPatchbay({ ...door(live.pid), patchbayPid: process.pid }, process.pid, alive), false);
+  assert.equal(isOtherPatchbay({ ...door(process.pid), patchbayPid: dead }, process.pid, alive), false);
+  assert.equal(isOtherPatchbay({ ...door(process.pid), patchbayPid: live.pid }, process.pid, alive), true);
+});
+
+test('a dead Patchbay’s doors are removed, those naming a live editor’s pid too; a live one’s stay', async () => {
+  const dir = await freshDir('dead-doors');
+  const deadMain = await writeLock(dir, 4801, lockBody(dead, 't', ['/a'], 'Patchbay'));
+  const deadTerminal = await writeLock(dir, 4802, { ...lockBody(live.pid, 't', ['/a'], 'Patchbay'), patchbayPid: dead });
+  const liveTerminal = await writeLock(dir, 4803, { ...lockBody(dead, 't', ['/a'], 'Patchbay'), patchbayPid: live.pid });
+  const editor = await writeLock(dir, 4804, lockBody(live.pid, 't'));
+  const alive = (pid: number) => pid === live.pid;
+  assert.deepEqual((await removeDeadDoors(dir, 'claude', alive)).sort(), [deadMain, deadTerminal].sort());
+  assert.ok((await lstat(liveTerminal)).isFile());
+  assert.ok((await lstat(editor)).isFile());
 });

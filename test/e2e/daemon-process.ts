@@ -4,7 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Snapshot } from '../../src/api/types.ts';
-import { waitFor, type Truthy } from '../peers/wait.ts';
+import { tempDir, waitFor, type TempDir, type Truthy } from '../peers/wait.ts';
 
 const BIN = fileURLToPath(new URL('../../src/cli/bin.mjs', import.meta.url));
 
@@ -31,6 +31,15 @@ export async function isolatedEnv(root: string): Promise<Env> {
       PATCHBAY_SCAN_PROCESSES: '0',
     },
   };
+}
+
+/** A temp folder with an isolated environment and an agent's project folder in it. */
+export async function e2eFolder(name: string): Promise<{ tmp: TempDir; env: Env; project: string }> {
+  const tmp = await tempDir(name);
+  const env = await isolatedEnv(tmp.path);
+  const project = join(tmp.path, 'project');
+  await mkdir(project);
+  return { tmp, env, project };
 }
 
 export interface Daemon {

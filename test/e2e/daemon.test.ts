@@ -1,14 +1,14 @@
 // The real daemon, the real CLI and fake peers, each in its own process.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { spawnPeer, type PeerProcess } from '../peers/spawn.ts';
-import { tempDir, waitFor, type TempDir } from '../peers/wait.ts';
-import { cli, isolatedEnv, startDaemon, status, statusUntil, type Daemon, type Env } from './daemon-process.ts';
+import { waitFor, type TempDir } from '../peers/wait.ts';
+import { cli, e2eFolder, startDaemon, status, statusUntil, type Daemon, type Env } from './daemon-process.ts';
 
 describe('patchbay daemon with a real editor process and a real agent process', () => {
   let tmp: TempDir;
@@ -25,10 +25,7 @@ describe('patchbay daemon with a real editor process and a real agent process', 
   };
 
   before(async () => {
-    tmp = await tempDir('e2e');
-    env = await isolatedEnv(tmp.path);
-    project = join(tmp.path, 'project');
-    await mkdir(project);
+    ({ tmp, env, project } = await e2eFolder('e2e'));
   });
 
   after(async () => {

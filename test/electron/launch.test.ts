@@ -51,7 +51,7 @@ describe('the desktop app', { skip }, () => {
   });
 
   test('opens its main window on the pairing view', async () => {
-    await window.getByRole('heading', { name: /Agent sessions/ }).waitFor({ timeout: 15_000 });
+    await window.getByRole('heading', { name: /Agents connected/ }).waitFor({ timeout: 15_000 });
     assert.match(window.url(), /^file:.*\/out\/renderer\/index\.html#\/pairing$/);
   });
 
@@ -70,7 +70,7 @@ describe('the desktop app', { skip }, () => {
   test('the page can neither open windows nor navigate away', async () => {
     await window.evaluate(`window.open('https://example.com/')`);
     await window.evaluate(`window.location.href = 'https://example.com/'`);
-    await window.getByRole('heading', { name: /Agent sessions/ }).waitFor();
+    await window.getByRole('heading', { name: /Agents connected/ }).waitFor();
     assert.equal(app.windows().length, 1);
     assert.match(window.url(), /^file:/);
   });

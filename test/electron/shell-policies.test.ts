@@ -43,10 +43,16 @@ test('the autostart entry quotes paths with spaces', () => {
   assert.match(autostartEntry(['/opt/My Apps/electron', '/src/patch bay']), /^Exec="\/opt\/My Apps\/electron" "\/src\/patch bay" --hidden$/m);
 });
 
-test('quitting asks first only when diffs are pending', () => {
+test('quitting asks first only when diffs are pending or a hosted pi is working', () => {
   assert.equal(quitPrompt(0), null);
+  assert.equal(quitPrompt(0, 0), null);
   const one = quitPrompt(1);
   assert.equal(one?.message, '1 edit is waiting for review');
   assert.equal(one?.buttons[one.cancelId], 'Cancel');
   assert.equal(quitPrompt(3)?.message, '3 edits are waiting for review');
+  const working = quitPrompt(0, 2);
+  assert.equal(working?.message, '2 pi sessions are working');
+  assert.match(working?.detail ?? '', /can be resumed after/);
+  assert.equal(working?.buttons[0], 'Stop them and quit');
+  assert.equal(quitPrompt(1, 1)?.message, '1 edit is waiting for review, and 1 pi session is working');
 });

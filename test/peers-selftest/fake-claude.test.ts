@@ -6,7 +6,9 @@ import { test, type TestContext } from 'node:test';
 import { WebSocketServer } from 'ws';
 import { FakeClaudeClient, validateToolList, type FakeClaudeOptions } from '../peers/fake-claude.ts';
 import { FakeEditor, type FakeEditorOptions } from '../peers/fake-editor.ts';
+import { spawnLive } from '../discovery/helpers.ts';
 import { writeLockfile } from '../peers/lockfiles.ts';
+import { spawnPeer } from '../peers/spawn.ts';
 import { RpcPeer, textContent, UpgradeRefused } from '../peers/rpc-peer.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
 
@@ -174,4 +176,36 @@ test('selections and at-mentions from a Claude editor are recorded', async (t) =
     selection: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 }, isEmpty: true },
   });
   assert.deepEqual(claude.atMentions[0], { filePath: '/p/a.ts', lineStart: 1, lineEnd: 2 });
+});
+
+test('in an IDE’s terminal Claude trusts only lockfiles whose pid is its ancestor: another editor on the same folder is not counted', async (t) => {
+  const w = await world(t);
+  const stranger = await spawnLive();
+  t.after(() => stranger.kill());
+  const mine = await w.editor({ vscode: true }); // pid: this process
+  await w.editor({ pid: stranger.pid });
+  await assert.rejects(w.claude(), /2 IDE lockfiles .* match/, 'outside an IDE terminal both count');
+  const claude = await w.claude({ ideTerminal: { ancestors: [process.pid] } });
+  assert.equal(claude.port, mine.port);
+  await assert.rejects(w.claude({ ideTerminal: { ancestors: [1234567] } }), /0 IDE lockfiles .* not trusted in this IDE terminal/);
+});
+
+test('in an IDE’s terminal the lockfile of CLAUDE_CODE_SSE_PORT is taken alone, whatever its pid and folders', async (t) => {
+  const w = await world(t);
+  const window = await w.editor({ vscode: true, workspaceFolders: ['/somewhere/else'] });
+  await w.editor({ vscode: true });
+  const claude = await w.claude({ ideTerminal: { ssePort: window.port, ancestors: [] } });
+  assert.equal(claude.port, window.port);
+});
+
+test('Claude Code run as a child of the editor’s process, with VS Code’s terminal variables, finds that editor', async (t) => {
+  const w = await world(t);
+  const stranger = await spawnLive();
+  t.after(() => stranger.kill());
+  const mine = await w.editor({ vscode: true }); // pid: this process, the child's parent
+  await w.editor({ pid: stranger.pid });
+  const env = { ...process.env, TERM_PROGRAM: 'vscode', ENABLE_IDE_INTEGRATION: 'true' };
+  const child = await spawnPeer('claude', ['--cwd', w.proj, '--config-dir', w.configDir, '--quiet'], { env });
+  t.after(() => child.stop());
+  assert.equal(child.ready.port, mine.port);
 });

@@ -1,5 +1,6 @@
 // The fake editor on its own, driven by raw sockets: what an agent meets on the wire.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -371,4 +372,112 @@ test('claudecode.nvim answers tools late while in visual mode', async (t) => {
   assert.ok((await timed()) >= 390, 'visual mode holds the answer back');
   editor.setMode('normal');
   assert.ok((await timed()) < 390, 'normal mode answers at once');
+});
+
+// ── the VS Code double (Anthropic's Claude Code extension 1.0.100) ─────────────────────────────
+
+test('a VS Code window: its port is held by a child of the lockfile’s pid, and one pid serves several windows', async (t) => {
+  const { editor, dir } = await editorIn(t, { vscode: true });
+  const other = await FakeEditor.start({ lockDir: join(dir, 'ide'), workspaceFolders: [join(dir, 'other')], vscode: true, pingIntervalMs: 0 });
+  t.after(() => other.stop());
+  const lock = JSON.parse(await readFile(editor.lockfile!, 'utf8')) as Record<string, unknown>;
+  assert.equal(lock.pid, process.pid);
+  assert.equal(lock.ideName, 'Visual Studio Code');
+  assert.equal(lock.runningInWindows, false);
+  assert.equal(JSON.parse(await readFile(other.lockfile!, 'utf8')).pid, process.pid, 'windows share the pid');
+  assert.notEqual(editor.port, other.port, 'each window has its own port');
+  const holder = editor.listener!;
+  assert.notEqual(holder.pid, process.pid);
+  const stat = await readFile(`/proc/${holder.pid}/stat`, 'utf8');
+  assert.equal(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]), process.pid, 'the listener is a child of the lockfile’s pid');
+});
+
+test('a VS Code window lets a bad token upgrade and closes it with 1008, leaving its client alone', async (t) => {
+  const { editor } = await editorIn(t, { vscode: true });
+  const first = await rawClient(t, editor, 'x-claude-code-ide-authorization');
+  const ws = new WebSocket(`ws://127.0.0.1:${editor.port}`, { headers: { 'x-claude-code-ide-authorization': 'wrong' } });
+  const [code] = (await once(ws, 'close')) as [number];
+  assert.equal(code, 1008);
+  assert.equal(editor.refused.length, 1);
+  assert.ok(first.isOpen, 'the client it has keeps its connection');
+});
+
+test('a VS Code window serves one client at a time: a newcomer closes the old one without a code (1005)', async (t) => {
+  const { editor } = await editorIn(t, { vscode: true });
+  const first = await rawClient(t, editor, 'x-claude-code-ide-authorization');
+  await editor.waitForClients(1);
+  const second = await rawClient(t, editor, 'x-claude-code-ide-authorization');
+  const { code } = await first.closed;
+  assert.equal(code, 1005);
+  assert.ok(second.isOpen);
+  await waitFor(() => editor.openClients.length === 1, { message: 'one client left' });
+});
+
+test('a VS Code diff stays open after a decision until close_tab; close_tab on a pending diff saves it if edited, else rejects it', async (t) => {
+  const { editor } = await editorIn(t, { vscode: true });
+  const rpc = await rawClient(t, editor, 'x-claude-code-ide-authorization');
+  const args = (tab: string) => ({ old_file_path: '/w/a.txt', new_file_path: '/w/a.txt', new_file_contents: 'new\n', tab_name: tab });
+  const accepted = rpc.call('tools/call', { name: 'openDiff', arguments: args('pi-write:1') });
+  await editor.waitForDiff('pi-write:1');
+  editor.decide('pi-write:1', 'saved');
+  assert.deepEqual(tool(await accepted), ['FILE_SAVED', 'new\n']);
+  assert.equal(editor.diffs.get('pi-write:1')?.status, 'saved', 'the decided tab stays open');
+  assert.deepEqual(tool(await rpc.call('tools/call', { name: 'close_tab', arguments: { tab_name: 'pi-write:1' } })), ['TAB_CLOSED']);
+  assert.equal(editor.diffs.size, 0);
+
+  const closedPending = rpc.call('tools/call', { name: 'openDiff', arguments: args('pi-write:2') });
+  await editor.waitForDiff('pi-write:2');
+  await rpc.call('tools/call', { name: 'close_tab', arguments: { tab_name: 'pi-write:2' } });
+  assert.deepEqual(tool(await closedPending), ['DIFF_REJECTED', 'pi-write:2'], 'nothing to save: closed, so rejected');
+
+  const edited = rpc.call('tools/call', { name: 'openDiff', arguments: args('pi-write:4') });
+  await editor.waitForDiff('pi-write:4');
+  editor.editProposed('pi-write:4', 'new, edited\n');
+  await rpc.call('tools/call', { name: 'close_tab', arguments: { tab_name: 'pi-write:4' } });
+  assert.deepEqual(tool(await edited), ['FILE_SAVED', 'new, edited\n'], 'VS Code saves an edited diff it closes');
+
+  const accepted2 = rpc.call('tools/call', { name: 'openDiff', arguments: args('pi-write:5') });
+  await editor.waitForDiff('pi-write:5');
+  editor.editProposed('pi-write:5', 'typed\n');
+  editor.decide('pi-write:5', 'saved');
+  assert.deepEqual(tool(await accepted2), ['FILE_SAVED', 'typed\n'], 'Accept sends the proposed side as edited');
+
+  const byPerson = rpc.call('tools/call', { name: 'openDiff', arguments: args('pi-write:3') });
+  await editor.waitForDiff('pi-write:3');
+  editor.closeTab('pi-write:3');
+  assert.deepEqual(tool(await byPerson), ['DIFF_REJECTED', 'pi-write:3']);
+});
+
+test('a VS Code openDiff first closes every "[Claude Code]" diff (saving it if edited), and only those', async (t) => {
+  const { editor } = await editorIn(t, { vscode: true });
+  const rpc = await rawClient(t, editor, 'x-claude-code-ide-authorization');
+  const args = (tab: string) => ({ old_file_path: '/w/a.txt', new_file_path: '/w/a.txt', new_file_contents: 'x\n', tab_name: tab });
+  const claudeTab = '✻ [Claude Code] a.txt (abc123) ⧉';
+  const claude = rpc.call('tools/call', { name: 'openDiff', arguments: args(claudeTab) });
+  await editor.waitForDiff(claudeTab);
+  editor.editProposed(claudeTab, 'x, edited\n');
+  const pi = rpc.call('tools/call', { name: 'openDiff', arguments: args('✻ [pi] a.txt (d1) ⧉') });
+  assert.deepEqual(tool(await claude), ['FILE_SAVED', 'x, edited\n'], 'closed by the next openDiff, saved as edited');
+  await editor.waitForDiff('✻ [pi] a.txt (d1) ⧉');
+  const next = rpc.call('tools/call', { name: 'openDiff', arguments: args('✻ [Claude Code] b.txt (def456) ⧉') });
+  await editor.waitForDiff('✻ [Claude Code] b.txt (def456) ⧉');
+  assert.equal(editor.diffs.get('✻ [pi] a.txt (d1) ⧉')?.status, 'pending');
+  const closed = tool(await rpc.call('tools/call', { name: 'closeAllDiffTabs', arguments: {} }));
+  assert.deepEqual(closed, ['CLOSED_1_DIFF_TABS']);
+  assert.deepEqual(tool(await next), ['DIFF_REJECTED', '✻ [Claude Code] b.txt (def456) ⧉']);
+  editor.decide('✻ [pi] a.txt (d1) ⧉', 'rejected');
+  assert.equal(tool(await pi)[0], 'DIFF_REJECTED');
+});
+
+test('VS Code diagnostics: a pretty-printed array, severities by name', async (t) => {
+  const { editor } = await editorIn(t, {
+    vscode: true,
+    diagnostics: { 'file:///w/a.ts': [{ message: 'boom', severity: 1, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, source: 'ts', code: 2304 }] },
+  });
+  const rpc = await rawClient(t, editor, 'x-claude-code-ide-authorization');
+  const [text] = tool(await rpc.call('tools/call', { name: 'getDiagnostics', arguments: {} }));
+  assert.match(text!, /\n {2}\{/, 'indented');
+  assert.deepEqual(JSON.parse(text!), [
+    { uri: 'file:///w/a.ts', diagnostics: [{ message: 'boom', severity: 'Error', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, source: 'ts', code: '2304' }] },
+  ]);
 });

@@ -89,7 +89,7 @@ test('a saved diff writes the editor\'s final contents and then closes the tab',
   assert.deepEqual(diff.args, { old_file_path: join(w.proj, 'a.txt'), new_file_path: join(w.proj, 'a.txt'), new_file_contents: 'proposed\n', tab_name: 'pi-write:1' });
   editor.decide('pi-write:1', 'saved', 'edited by the person\n');
   const outcome = await writing;
-  assert.deepEqual(outcome, { outcome: 'saved', tabName: 'pi-write:1', path: join(w.proj, 'a.txt'), written: 'edited by the person\n' });
+  assert.deepEqual(outcome, { outcome: 'saved', tabName: 'pi-write:1', path: join(w.proj, 'a.txt'), written: 'edited by the person\n', said: [] });
   assert.equal(await readFile(join(w.proj, 'a.txt'), 'utf8'), 'edited by the person\n');
   const close = await editor.waitForCall('close_tab');
   assert.deepEqual((close.msg.params as { arguments: unknown }).arguments, { tab_name: 'pi-write:1' });
@@ -102,7 +102,7 @@ test('a rejected diff leaves the file as it was', async (t) => {
   await writeFile(join(w.proj, 'a.txt'), 'original');
   const writing = pi.write('a.txt', 'proposed');
   editor.decide((await editor.waitForDiff()).tabName, 'rejected');
-  assert.deepEqual(await writing, { outcome: 'rejected', tabName: 'pi-write:1', path: join(w.proj, 'a.txt'), answer: 'DIFF_REJECTED' });
+  assert.deepEqual(await writing, { outcome: 'rejected', tabName: 'pi-write:1', path: join(w.proj, 'a.txt'), answer: 'DIFF_REJECTED', said: [] });
   assert.equal(await readFile(join(w.proj, 'a.txt'), 'utf8'), 'original');
 });
 
@@ -219,4 +219,50 @@ test('selection_changed from pi-ide.nvim reaches every connected pi session, wit
   await waitFor(() => one.selections.length === 1 && two.selections.length === 1);
   assert.deepEqual(one.selections[0], expected);
   assert.deepEqual(two.selections[0], expected);
+});
+
+test('pi keeps what pi-ide keeps of a selection: file, cursor line, selected lines; a proposed buffer is named "<path> [pi-proposed]"', async (t) => {
+  const w = await world(t);
+  const editor = await w.editor();
+  const pi = await w.pi();
+  await editor.waitForClients(1);
+  editor.sendSelection({ filePath: '/p/a.ts', text: 'ab\ncd', start: { line: 3, character: 1 }, end: { line: 4, character: 2 } });
+  await waitFor(() => pi.editor?.filePath === '/p/a.ts', { message: 'the selection kept' });
+  assert.deepEqual(pi.editor, { filePath: '/p/a.ts', cursorLine: 3, selection: { startLine: 3, endLine: 4, text: 'ab\ncd' } });
+  editor.sendSelection({ filePath: '/p/a.ts', proposed: true, start: { line: 7, character: 0 } });
+  await waitFor(() => pi.editor?.cursorLine === 7, { message: 'the cursor in the proposed buffer' });
+  assert.deepEqual(pi.editor, { filePath: '/p/a.ts [pi-proposed]', cursorLine: 7, selection: null });
+  // Without a filePath pi-ide ignores it: what it kept stays.
+  editor.broadcast('selection_changed', { text: 'x' });
+  editor.sendSelection({ filePath: '/p/b.ts' });
+  await waitFor(() => pi.editor?.filePath === '/p/b.ts', { message: 'the next selection kept' });
+  assert.equal(pi.selections.length, 4);
+});
+
+test('diagnostics reach the model as pi-ide reads them: errors and warnings only, one line each, positions one-based', async (t) => {
+  const w = await world(t);
+  const range = (line: number, character: number) => ({ start: { line, character }, end: { line, character: character + 1 } });
+  await w.editor({
+    diagnostics: {
+      'file:///p/a.ts': [
+        { message: 'boom', severity: 'Error', range: range(2, 4) },
+        { message: 'careful', severity: 'Warning', range: range(0, 0) },
+        { message: 'fyi', severity: 'Information', range: range(1, 0) },
+        { message: 'hint', severity: 'Hint', range: range(1, 0) },
+      ],
+    },
+  });
+  const pi = await w.pi();
+  assert.deepEqual(await pi.diagnosticsForModel(), ['file:///p/a.ts:3:5 [Error] boom', 'file:///p/a.ts:1:1 [Warning] careful']);
+});
+
+test('diagnostics pi-ide cannot read: a number as severity is not shown; a kept one without a range, or a value that is no list, fails the turn', async (t) => {
+  const w = await world(t);
+  const editor = await w.editor({ diagnostics: { 'file:///p/a.ts': [{ message: 'numbered', severity: 1, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } }] } });
+  const pi = await w.pi();
+  assert.deepEqual(await pi.diagnosticsForModel(), [], 'LSP numbers are not the names pi-ide looks for');
+  editor.setDiagnostics({ 'file:///p/a.ts': [{ message: 'no range', severity: 'Error' }] });
+  await assert.rejects(pi.diagnosticsForModel(), /no range/);
+  editor.setDiagnostics({ 'file:///p/a.ts': 5 as never });
+  await assert.rejects(pi.diagnosticsForModel(), /not iterable/);
 });

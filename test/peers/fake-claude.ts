@@ -3,7 +3,12 @@
  *
  * Discovery: reads `<CLAUDE_CONFIG_DIR>/ide/*.lock`, deletes lockfiles whose pid is dead,
  * keeps those whose workspaceFolders contain its cwd and connects only when exactly one
- * matches (or to an explicit port + token). Offers subprotocol `mcp` (the ws client then
+ * matches (or to an explicit port + token), looking again every second for `searchMs` (Claude
+ * Code: 30 s). Run in an IDE's terminal (`ideTerminal`; the CLI: `TERM_PROGRAM=vscode` or
+ * `FORCE_CODE_TERMINAL`, as VS Code's terminal sets) it keeps only lockfiles whose pid is alive
+ * and its parent or one of the 10 processes above that, except the one whose port is
+ * `CLAUDE_CODE_SSE_PORT` (the window's own, set in its terminals by the extension), which it
+ * takes whatever its pid and folders, and alone when there is one. Offers subprotocol `mcp` (the ws client then
  * fails when the server does not echo it), sends `x-claude-code-ide-authorization`, then
  * `initialize` (protocolVersion 2025-11-25), `notifications/initialized`, `ide_connected {pid}`
  * and `tools/list`. The list is validated as Claude Code does: each inputSchema must be an
@@ -16,7 +21,8 @@
  *
  * CLI (for kill -9 and multi-process tests):
  *   node --import tsx test/peers/fake-claude.ts --cwd C (--config-dir D | --port N --token T)
- *     [--pid N] [--quiet]
+ *     [--pid N] [--search-ms N] [--quiet]
+ *   (an IDE's terminal when TERM_PROGRAM=vscode or FORCE_CODE_TERMINAL is set; CLAUDE_CODE_SSE_PORT)
  * stdout, one JSON object per line:
  *   {"ready":true,"port":N,"pid":N,"lockfile":"…"|null,"toolListError":null|"…"}
  *   {"event":"message","msg":{…}}   (not with --quiet)
@@ -31,7 +37,8 @@
  *   {"cmd":"stop"}
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
 import { emit, field, isMain, serveCommands, startupFailed } from './cli.ts';
@@ -62,9 +69,32 @@ export interface FakeClaudeOptions {
   authToken?: string;
   /** Sent in `ide_connected`; default this process's pid. */
   pid?: number;
+  /** It runs in an IDE's terminal: lockfiles are checked as Claude Code checks them there. */
+  ideTerminal?: IdeTerminal;
+  /** How long discovery looks for exactly one lockfile, once a second (default: one look). */
+  searchMs?: number;
   ids?: IdStyle;
   onMessage?: (msg: RpcMessage) => void;
   onClose?: (code: number) => void;
+}
+
+export interface IdeTerminal {
+  /** `CLAUDE_CODE_SSE_PORT`: the port of the window whose terminal it is. */
+  ssePort?: number;
+  /** Its parent and the processes above (default: read from the system, as Claude Code does with ps). */
+  ancestors?: readonly number[];
+}
+
+/** This process's parent and up to 10 processes above it, as Claude Code collects them. */
+export async function ownAncestry(): Promise<number[]> {
+  const chain = [process.ppid];
+  for (let depth = 0; depth < 10; depth++) {
+    const stat = await readFile(`/proc/${chain.at(-1)}/stat`, 'utf8').catch(() => null);
+    const parent = stat === null ? NaN : Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (!Number.isInteger(parent) || parent <= 1) break;
+    chain.push(parent);
+  }
+  return chain;
 }
 
 /** Claude Code's check: an object schema whose `properties`, when present, is an object. */
@@ -84,20 +114,34 @@ export function validateToolList(result: unknown): { tools: ToolSpec[] } | { err
   return { tools: tools as ToolSpec[] };
 }
 
-/** Deletes lockfiles of dead pids (as Claude Code does), then returns those matching `cwd`. */
-export async function discoverClaudeEditors(lockDir: string, cwd: string): Promise<{ matches: FoundLockfile[]; deleted: string[] }> {
+/**
+ * Deletes lockfiles of dead pids (as Claude Code does), then returns those matching `cwd`; in
+ * an IDE's terminal only those it trusts there (see the header).
+ */
+export async function discoverClaudeEditors(
+  lockDir: string,
+  cwd: string,
+  terminal?: IdeTerminal,
+): Promise<{ matches: FoundLockfile[]; deleted: string[]; untrusted: FoundLockfile[] }> {
   const { found } = await listLockfiles(lockDir);
   const deleted: string[] = [];
   const matches: FoundLockfile[] = [];
+  const untrusted: FoundLockfile[] = [];
+  const ancestry = terminal ? new Set(terminal.ancestors ?? (await ownAncestry())) : null;
   for (const entry of found) {
     if (!pidAlive(entry.lock.pid)) {
       await rm(entry.path, { force: true });
       deleted.push(entry.path);
+    } else if (terminal?.ssePort !== undefined && entry.port === terminal.ssePort) {
+      matches.push(entry);
+    } else if (ancestry && !ancestry.has(entry.lock.pid)) {
+      untrusted.push(entry);
     } else if (folderContains(entry.lock.workspaceFolders, cwd)) {
       matches.push(entry);
     }
   }
-  return { matches, deleted };
+  const own = matches.filter((m) => m.port === terminal?.ssePort);
+  return { matches: own.length === 1 ? own : matches, deleted, untrusted };
 }
 
 export class FakeClaudeClient {
@@ -135,10 +179,18 @@ export class FakeClaudeClient {
     } else {
       if (options.configDir === undefined) throw new Error('fake claude: give configDir, or port + authToken');
       const lockDir = join(options.configDir, 'ide');
-      const found = await discoverClaudeEditors(lockDir, options.cwd);
+      const deadline = Date.now() + (options.searchMs ?? 0);
+      let found = await discoverClaudeEditors(lockDir, options.cwd, options.ideTerminal);
       deleted.push(...found.deleted);
+      while (found.matches.length !== 1 && Date.now() < deadline) {
+        await sleep(Math.min(1000, deadline - Date.now()));
+        found = await discoverClaudeEditors(lockDir, options.cwd, options.ideTerminal);
+        deleted.push(...found.deleted);
+      }
       if (found.matches.length !== 1) {
-        throw new Error(`fake claude: ${found.matches.length} IDE lockfiles in ${lockDir} match cwd ${options.cwd}; autoconnect needs exactly one`);
+        const skipped = found.untrusted.map((u) => `${u.path} (pid ${u.lock.pid})`).join(', ');
+        const why = skipped ? `; not trusted in this IDE terminal (pid no ancestor): ${skipped}` : '';
+        throw new Error(`fake claude: ${found.matches.length} IDE lockfiles in ${lockDir} match cwd ${options.cwd}; autoconnect needs exactly one${why}`);
       }
       const only = found.matches[0]!;
       target = { port: only.port, authToken: only.lock.authToken, lockfile: only.path };
@@ -281,15 +333,20 @@ async function main(): Promise<void> {
       port: { type: 'string' },
       token: { type: 'string' },
       pid: { type: 'string' },
+      'search-ms': { type: 'string' },
       quiet: { type: 'boolean' },
     },
   });
+  const inTerminal = process.env.TERM_PROGRAM === 'vscode' || Boolean(process.env.FORCE_CODE_TERMINAL);
+  const ssePort = Number(process.env.CLAUDE_CODE_SSE_PORT);
   const claude = await FakeClaudeClient.connect({
     cwd: values.cwd ?? process.cwd(),
     configDir: values['config-dir'],
     port: values.port === undefined ? undefined : Number(values.port),
     authToken: values.token,
     pid: values.pid === undefined ? undefined : Number(values.pid),
+    ideTerminal: inTerminal ? (Number.isInteger(ssePort) ? { ssePort } : {}) : undefined,
+    searchMs: values['search-ms'] === undefined ? undefined : Number(values['search-ms']),
     onMessage: values.quiet ? undefined : (msg) => emit({ event: 'message', msg }),
     onClose: (code) => emit({ event: 'closed', code }),
   });

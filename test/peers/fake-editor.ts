@@ -26,17 +26,35 @@
  * pending diffs rejected and closed, its decided ones stay; `close_tab` is callable but not in
  * tools/list, and there is no executeCode; in visual mode (`setMode`) every tool answers late
  * (~3 s against ~3 ms: `visualModeDelayMs`).
- * Not imitated: the ~100 ms selection debounce (tests drive selections explicitly), and
- * pi-ide.nvim's `filePath` of `"<path> [pi-proposed]"` in selection_changed while the
- * cursor is in an open diff's proposed buffer (tests pass any filePath they like).
+ * `vscode: true` imitates Anthropic's Claude Code extension (1.0.100) in VS Code and its forks
+ * (code-server, Cursor…), Claude dialect, ide name 'Visual Studio Code': the lockfile's pid is
+ * the extension host's parent (VS Code's main process: here, this process) while the port is held
+ * by a child process (test/peers/listener-child.mjs pipes it here), so several windows (several
+ * doubles) share one pid; a bad token is let through the upgrade and closed with 1008
+ * "Unauthorized"; it serves **one client at a time**: a new connection closes the previous one
+ * without a close code (the old client sees 1005); a decided diff stays open (as claudecode.nvim)
+ * until close_tab or closeAllDiffTabs; close_tab closes whatever tab has that label, saving a
+ * diff's proposed side first, which VS Code does only when the person edited it
+ * (`editProposed`): a pending diff closed so answers FILE_SAVED with the edit, or DIFF_REJECTED
+ * when unedited (seen with the real one); closeAllDiffTabs closes only diffs whose name holds
+ * "[Claude Code]", and so does every openDiff before it opens (a pending Claude Code diff is
+ * thereby decided); Accept (`decide(…, 'saved')`) or a save sends the proposed side as edited;
+ * the person closing a diff's tab (`closeTab`) rejects it; getDiagnostics answers a pretty-printed array whose severities are
+ * names ("Error"); a client that disconnects leaves its diffs open.
+ * A selection in a diff's proposed side (`sendSelection({proposed: true})`) is named as each
+ * editor names it: pi-ide.nvim's filePath `"<path> [pi-proposed]"`, VS Code's fileUrl
+ * `_claude_fs_right:<path>` beside the plain path.
+ * Not imitated: the selection debounce (~100 ms in pi-ide.nvim, 300 ms in VS Code; tests drive
+ * selections explicitly).
  *
  * CLI (for kill -9 and multi-process tests):
  *   node --import tsx test/peers/fake-editor.ts --lock-dir D --folder F [--folder F2…]
  *     [--ide-name X] [--dialect pi|claude] [--port N] [--pid N] [--token T]
  *     [--omit-saved-contents] [--diagnostics-delay-ms N] [--ping-ms N]
- *     [--auto-decide save|reject] [--claudecode] [--visual-delay-ms N] [--quiet]
+ *     [--auto-decide save|reject] [--claudecode] [--vscode] [--visual-delay-ms N] [--quiet]
  * stdout, one JSON object per line:
- *   {"ready":true,"port":N,"pid":N,"lockfile":"…"}      (pid = this process, for kill)
+ *   {"ready":true,"port":N,"pid":N,"lockfile":"…"}      (pid = this process, for kill;
+ *                                                        with --vscode the port's child dies with it)
  *   {"event":"connection","client":1,"authHeader":"x-…","protocol":"mcp","remotePort":N}
  *   {"event":"refused","status":400}
  *   {"event":"message","client":1,"msg":{…}}              (every frame received; not with --quiet)
@@ -47,7 +65,7 @@
  *   {"event":"result"|"error","cmd":"…","tag":…,…}        (one per stdin command)
  * stdin, one JSON command per line (optional "tag" is echoed back):
  *   {"cmd":"decide","tabName":"…","outcome":"save"|"reject","contents"?:"…"}
- *   {"cmd":"selection","filePath":"…","text"?:"…","start"?:{"line":0,"character":0},"end"?:{…}}
+ *   {"cmd":"selection","filePath":"…","text"?:"…","start"?:{"line":0,"character":0},"end"?:{…},"proposed"?:true}
  *   {"cmd":"atMentioned","filePath":"…","lineStart":N,"lineEnd":N}
  *   {"cmd":"request","method":"getSuggestions","params":{…},"client"?:N}  → result: the response
  *   {"cmd":"cancel","id":…}
@@ -55,14 +73,20 @@
  *   {"cmd":"tabs","tabs":[{"uri":"…","isActive":true,…}]}
  *   {"cmd":"fail","tool":"openDiff","message":"…"|null}  (null = stop failing)
  *   {"cmd":"mode","mode":"normal"|"visual"}             (claudecode.nvim: visual answers late)
+ *   {"cmd":"closeTab","tabName":"…"}                   (the person closes a tab: a pending diff is rejected)
+ *   {"cmd":"edit","tabName":"…","contents":"…"}        (VS Code: the person types into the proposed side)
  *   {"cmd":"diffs"}  → result: the open tabs, with their status
  *   {"cmd":"stop"}   → closes clients, deletes the lockfile, exits
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -105,6 +129,12 @@ export interface SelectionInput {
   text?: string;
   /** Claude dialect only (default `file://<filePath>`); a 'pi' editor never sends one. */
   fileUrl?: string;
+  /**
+   * The cursor is in the proposed side of a diff of `filePath`, which editors name their way:
+   * pi-ide.nvim's buffer is `<path> [pi-proposed]`; VS Code's side is `_claude_fs_right:<path>`
+   * (its fileUrl) with the file's own path as filePath.
+   */
+  proposed?: boolean;
   start?: Position;
   end?: Position;
 }
@@ -152,7 +182,7 @@ export interface OpenDiff {
 
 export type DiffOutcome = 'saved' | 'rejected';
 export type EditorMode = 'normal' | 'visual';
-export type CloseReason = 'decided' | 'close_tab' | 'replaced' | 'closeAllDiffTabs' | 'client gone';
+export type CloseReason = 'decided' | 'close_tab' | 'replaced' | 'closeAllDiffTabs' | 'client gone' | 'opened another' | 'person';
 
 export interface ClosedDiff {
   tabName: string;
@@ -197,6 +227,11 @@ export interface FakeEditorOptions {
   closeDiffsOnDisconnect?: boolean;
   /** Behave like claudecode.nvim (see the header); implies dialect 'claude' and ide name 'Neovim'. */
   claudecode?: boolean;
+  /**
+   * Behave like the Claude Code extension in VS Code (see the header); implies dialect 'claude'
+   * and ide name 'Visual Studio Code'. The port is held by a child process of this one.
+   */
+  vscode?: boolean;
   /** claudecode.nvim: how late tool answers come while in visual mode; default 3000. */
   visualModeDelayMs?: number;
   /** Decide every openDiff as soon as it arrives (benchmarks). */
@@ -208,6 +243,8 @@ export interface FakeEditorOptions {
 
 interface DiffTab extends OpenDiff {
   status: DiffStatus;
+  /** VS Code: what the person typed into the proposed side, not saved yet. */
+  edited?: string;
   resolve(result: unknown): void;
 }
 
@@ -251,6 +288,9 @@ const CLAUDE_TOOLS = [
 // claudecode.nvim lists neither its internal close_tab nor executeCode (a VS Code tool).
 const CLAUDECODE_NVIM_TOOLS = CLAUDE_TOOLS.filter((t) => t.name !== 'close_tab' && t.name !== 'executeCode');
 
+// The extension registers exactly these twelve.
+const VSCODE_TOOLS = CLAUDE_TOOLS;
+
 /** claudecode.nvim's test for a diff's tab name. */
 export function isClaudeDiffName(tabName: string): boolean {
   return tabName.includes('✻') && tabName.includes('⧉');
@@ -270,6 +310,8 @@ export class FakeEditor {
   readonly dialect: Dialect;
   /** Imitates claudecode.nvim's quirks. */
   readonly claudecode: boolean;
+  /** Imitates the Claude Code extension in VS Code. */
+  readonly vscode: boolean;
   readonly ideName: string;
   readonly workspaceFolders: string[];
   readonly authToken: string;
@@ -302,9 +344,12 @@ export class FakeEditor {
     private readonly wss: WebSocketServer,
     readonly port: number,
     readonly lockfile: string | null,
+    /** vscode: the child process that holds `port` (VS Code's extension host). */
+    readonly listener: ChildProcess | null,
   ) {
     this.claudecode = options.claudecode ?? false;
-    this.dialect = this.claudecode ? 'claude' : (options.dialect ?? 'pi');
+    this.vscode = options.vscode ?? false;
+    this.dialect = this.claudecode || this.vscode ? 'claude' : (options.dialect ?? 'pi');
     this.ideName = options.ideName ?? defaultIdeName(options);
     this.workspaceFolders = options.workspaceFolders;
     this.authToken = options.authToken ?? '';
@@ -317,6 +362,7 @@ export class FakeEditor {
   /** Listens on 127.0.0.1, then writes `<lockDir>/<port>.lock` (0600). */
   static async start(options: FakeEditorOptions): Promise<FakeEditor> {
     if (options.claudecode && options.dialect === 'pi') throw new Error('fake editor: claudecode.nvim speaks the claude dialect, not pi');
+    if (options.vscode && (options.dialect === 'pi' || options.claudecode)) throw new Error('fake editor: the VS Code extension speaks the claude dialect and is not claudecode.nvim');
     const opts = { ...options, authToken: options.authToken ?? randomBytes(32).toString('hex') };
     const server = createServer((_req, res) => {
       res.writeHead(426, { 'content-type': 'text/plain' }).end('WebSocket upgrade required\n');
@@ -328,12 +374,23 @@ export class FakeEditor {
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(opts.port ?? 0, '127.0.0.1', () => {
+      // VS Code's port is held by a child process (below); this server is reached through it.
+      server.listen(opts.vscode ? 0 : (opts.port ?? 0), '127.0.0.1', () => {
         server.off('error', reject);
         resolve();
       });
     });
-    const port = (server.address() as { port: number }).port;
+    const serverPort = (server.address() as { port: number }).port;
+    let listener: ChildProcess | null = null;
+    let port = serverPort;
+    if (opts.vscode) {
+      try {
+        ({ child: listener, port } = await startListenerChild(serverPort, opts.port ?? 0));
+      } catch (err) {
+        server.close();
+        throw err;
+      }
+    }
     let lockfile: string | null = null;
     if (opts.writeLockfile !== false) {
       lockfile = await writeLockfile(opts.lockDir, port, {
@@ -341,10 +398,11 @@ export class FakeEditor {
         workspaceFolders: opts.workspaceFolders,
         ideName: opts.ideName ?? defaultIdeName(opts),
         transport: 'ws',
+        ...(opts.vscode ? { runningInWindows: false } : {}),
         authToken: opts.authToken,
       });
     }
-    const editor = new FakeEditor(opts, server, wss, port, lockfile);
+    const editor = new FakeEditor(opts, server, wss, port, lockfile, listener);
     editor.attach();
     return editor;
   }
@@ -360,6 +418,7 @@ export class FakeEditor {
 
   get tools(): Record<string, unknown>[] {
     if (this.claudecode) return CLAUDECODE_NVIM_TOOLS;
+    if (this.vscode) return VSCODE_TOOLS;
     return this.dialect === 'pi' ? PI_TOOLS : CLAUDE_TOOLS;
   }
 
@@ -378,7 +437,21 @@ export class FakeEditor {
     const tab = this.openDiffs.get(tabName);
     if (!tab) throw new Error(`fake editor: no open diff "${tabName}" (open: ${[...this.openDiffs.keys()].join(', ') || 'none'})`);
     if (tab.status !== 'pending') throw new Error(`fake editor: diff "${tabName}" is already ${tab.status}, its tab waits for close_tab`);
-    this.decideTab(tab, outcome, contents);
+    this.decideTab(tab, outcome, contents ?? (outcome === 'saved' ? tab.edited : undefined));
+  }
+
+  /** VS Code: the person types into a pending diff's proposed side (unsaved; Accept or a save then sends it). */
+  editProposed(tabName: string, contents: string): void {
+    const tab = this.openDiffs.get(tabName);
+    if (!tab || tab.status !== 'pending') throw new Error(`fake editor: no pending diff "${tabName}" to edit`);
+    tab.edited = contents;
+  }
+
+  /** VS Code: the person closes a tab (its x); a pending diff closed so is rejected. */
+  closeTab(tabName: string): void {
+    const tab = this.openDiffs.get(tabName);
+    if (!tab) throw new Error(`fake editor: no open diff "${tabName}" (open: ${[...this.openDiffs.keys()].join(', ') || 'none'})`);
+    this.closeDiff(tab, 'rejected', 'person');
   }
 
   /** claudecode.nvim: visual mode makes every tool answer late. */
@@ -404,8 +477,8 @@ export class FakeEditor {
     const selection = { start, end, isEmpty: start.line === end.line && start.character === end.character };
     const sel: SelectionChanged =
       this.dialect === 'pi'
-        ? { text, filePath: input.filePath, selection }
-        : { text, filePath: input.filePath, fileUrl: input.fileUrl ?? `file://${input.filePath}`, selection };
+        ? { text, filePath: input.proposed ? `${input.filePath} [pi-proposed]` : input.filePath, selection }
+        : { text, filePath: input.filePath, fileUrl: input.fileUrl ?? `${input.proposed ? '_claude_fs_right:' : 'file://'}${input.filePath}`, selection };
     this.latestSelection = sel;
     return this.broadcast('selection_changed', sel, to);
   }
@@ -457,6 +530,14 @@ export class FakeEditor {
     const pending = (d: OpenDiff | undefined): OpenDiff | undefined => (d?.status === 'pending' ? d : undefined);
     return waitFor(() => (tabName === undefined ? this.pendingDiffs[0] : pending(this.openDiffs.get(tabName))), {
       message: () => `diff ${tabName ?? '(any)'} in ${this.ideName} (open: ${[...this.openDiffs.keys()].join(', ') || 'none'})`,
+      ...opts,
+    });
+  }
+
+  /** No diff tab left open, decided or not. */
+  async waitForNoDiffs(opts: WaitOptions = {}): Promise<void> {
+    await waitFor(() => this.openDiffs.size === 0, {
+      message: () => `${this.ideName} with no diff open (open: ${[...this.openDiffs.values()].map((d) => `${d.tabName} ${d.status}`).join(', ')})`,
       ...opts,
     });
   }
@@ -522,6 +603,7 @@ export class FakeEditor {
     }
     for (const c of this.clients) c.rpc.terminate();
     for (const s of this.sockets) s.destroy();
+    if (this.listener) await stopListenerChild(this.listener, graceful);
     this.wss.close();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     if (graceful && this.lockfile) await rm(this.lockfile, { force: true });
@@ -534,6 +616,13 @@ export class FakeEditor {
     });
     this.server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
       const authHeader = this.acceptedHeader(req.headers);
+      if (authHeader === null && this.vscode) {
+        // The extension lets the upgrade through and closes at once; nobody else is disturbed.
+        this.refused.push({ status: 1008, headers: req.headers });
+        this.options.onEvent?.({ type: 'refused', status: 1008, headers: req.headers });
+        this.wss.handleUpgrade(req, socket, head, (ws) => ws.close(1008, 'Unauthorized'));
+        return;
+      }
       if (authHeader === null) {
         const status = this.dialect === 'pi' ? 400 : 401;
         this.refused.push({ status, headers: req.headers });
@@ -557,6 +646,8 @@ export class FakeEditor {
   }
 
   private onConnection(ws: WebSocket, req: IncomingMessage, authHeader: string): void {
+    // VS Code's extension serves one client: the newcomer replaces it (a close without a code).
+    if (this.vscode) for (const previous of this.openClients) previous.rpc.ws.close();
     const id = this.nextClientId++;
     let client: EditorClient;
     const rpc = new RpcPeer(
@@ -630,12 +721,14 @@ export class FakeEditor {
         return this.openDiff(client, requestId, parseOpenDiffArgs(args));
       case 'close_tab': {
         const tabName = String(args.tab_name);
+        if (this.vscode) return this.closeTabByLabel(tabName);
         if (this.claudecode && !isClaudeDiffName(tabName)) return this.closeBuffer(tabName);
         const tab = this.openDiffs.get(tabName);
         if (tab) this.closeDiff(tab, 'rejected', 'close_tab');
         return textContent('TAB_CLOSED');
       }
       case 'closeAllDiffTabs': {
+        if (this.vscode) return textContent(`CLOSED_${this.closeClaudeCodeDiffs('closeAllDiffTabs')}_DIFF_TABS`);
         const tabs = [...this.openDiffs.values()];
         for (const tab of tabs) this.closeDiff(tab, 'rejected', 'closeAllDiffTabs');
         return textContent(`CLOSED_${tabs.length}_DIFF_TABS`);
@@ -680,6 +773,7 @@ export class FakeEditor {
   }
 
   private openDiff(client: EditorClient, requestId: RpcId, args: OpenDiffArgs): Promise<unknown> {
+    if (this.vscode) this.closeClaudeCodeDiffs('opened another');
     const previous = this.openDiffs.get(args.tab_name);
     if (previous) this.closeDiff(previous, 'rejected', 'replaced');
     return new Promise((resolve) => {
@@ -692,7 +786,7 @@ export class FakeEditor {
   }
 
   private decideTab(tab: DiffTab, outcome: DiffOutcome, contents?: string): void {
-    if (this.claudecode) this.answer(tab, outcome, contents);
+    if (this.claudecode || this.vscode) this.answer(tab, outcome, contents);
     else this.closeDiff(tab, outcome, 'decided', contents);
   }
 
@@ -715,6 +809,37 @@ export class FakeEditor {
     const closed: ClosedDiff = { tabName: tab.tabName, outcome: tab.status as DiffOutcome, reason, client: tab.client };
     this.closedDiffs.push(closed);
     this.options.onEvent?.({ type: 'diffClosed', closed });
+  }
+
+  /**
+   * VS Code closing a diff's tab itself (close_tab, closeAllDiffTabs, an openDiff): it saves the
+   * proposed side first, which VS Code does only when it was edited: a pending diff then answers
+   * FILE_SAVED with the edit, else (closed unedited) DIFF_REJECTED.
+   */
+  private closeSaving(tab: DiffTab, reason: CloseReason): void {
+    if (tab.edited !== undefined) this.closeDiff(tab, 'saved', reason, tab.edited);
+    else this.closeDiff(tab, 'rejected', reason);
+  }
+
+  /** VS Code's close_tab: the tab whose label is the name closes (see closeSaving). Always TAB_CLOSED. */
+  private closeTabByLabel(label: string): unknown {
+    const diff = this.openDiffs.get(label);
+    if (diff) this.closeSaving(diff, 'close_tab');
+    else {
+      const tab = this.tabs.find((t) => (t.label ?? basename(t.uri)) === label);
+      if (tab) {
+        this.tabs = this.tabs.filter((t) => t !== tab);
+        this.closedBuffers.push(tab);
+      }
+    }
+    return textContent('TAB_CLOSED');
+  }
+
+  /** VS Code's closeAllDiffTabs (also run by every openDiff): "[Claude Code]" diffs (see closeSaving). */
+  private closeClaudeCodeDiffs(reason: CloseReason): number {
+    const tabs = [...this.openDiffs.values()].filter((t) => t.tabName.includes('[Claude Code]'));
+    for (const tab of tabs) this.closeSaving(tab, reason);
+    return tabs.length;
   }
 
   /**
@@ -743,6 +868,10 @@ export class FakeEditor {
     const delayMs = this.options.diagnosticsDelayMs ?? 0;
     if (delayMs > 0) await sleep(delayMs, undefined, { signal: this.lifetime.signal });
     const entries = Object.entries(this.diagnostics).filter(([u]) => uri === undefined || u === uri);
+    if (this.vscode) {
+      const named = entries.map(([u, diagnostics]) => ({ uri: u, diagnostics: diagnostics.map(vscodeDiagnostic) }));
+      return textContent(JSON.stringify(named, null, 2));
+    }
     if (this.dialect === 'claude') return textContent(JSON.stringify(entries.map(([u, diagnostics]) => ({ uri: u, diagnostics }))));
     // pi-ide.nvim: an empty Lua table is encoded as `[]`, not `{}`.
     return textContent(entries.length === 0 ? '[]' : JSON.stringify(Object.fromEntries(entries)));
@@ -750,7 +879,48 @@ export class FakeEditor {
 }
 
 function defaultIdeName(options: FakeEditorOptions): string {
+  if (options.vscode) return 'Visual Studio Code';
   return options.claudecode || (options.dialect ?? 'pi') === 'pi' ? 'Neovim' : 'Visual Studio Code';
+}
+
+/** VS Code's DiagnosticSeverity names, by LSP number (1 = Error). */
+const SEVERITY_NAMES: Record<number, string> = { 1: 'Error', 2: 'Warning', 3: 'Information', 4: 'Hint' };
+
+/** A diagnostic as the extension sends it: severity by name, code as a string. */
+function vscodeDiagnostic(d: Diagnostic): Diagnostic {
+  const severity = typeof d.severity === 'number' ? (SEVERITY_NAMES[d.severity] ?? String(d.severity)) : d.severity;
+  return { message: d.message, severity, range: d.range, source: d.source, code: d.code === undefined ? undefined : String(d.code) };
+}
+
+const LISTENER_CHILD = fileURLToPath(new URL('./listener-child.mjs', import.meta.url));
+
+/** Starts the child that holds a VS Code window's port and pipes it to `target`. */
+async function startListenerChild(target: number, port: number): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [LISTENER_CHILD, String(target), String(port)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout! });
+  try {
+    const [line] = (await Promise.race([
+      once(lines, 'line'),
+      once(child, 'exit').then(([code]) => {
+        throw new Error(`fake editor: the port's child process exited (${String(code)}) before listening`);
+      }),
+    ])) as [string];
+    return { child, port: (JSON.parse(line) as { port: number }).port };
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  } finally {
+    lines.close();
+  }
+}
+
+/** Ends the port's child: gracefully by closing its stdin, like kill -9 otherwise. */
+async function stopListenerChild(child: ChildProcess, graceful: boolean): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  if (graceful) child.stdin?.end();
+  else child.kill('SIGKILL');
+  await exited;
 }
 
 // ── CLI ─────────────────────────────────────────────────────────────────────────────────
@@ -770,13 +940,14 @@ async function main(): Promise<void> {
       'ping-ms': { type: 'string' },
       'auto-decide': { type: 'string' },
       claudecode: { type: 'boolean' },
+      vscode: { type: 'boolean' },
       'visual-delay-ms': { type: 'string' },
       quiet: { type: 'boolean' },
     },
   });
   const lockDir = values['lock-dir'];
   if (!lockDir || !values.folder?.length) throw new Error('fake-editor: --lock-dir and at least one --folder are required');
-  const dialect = values.dialect ?? (values.claudecode ? 'claude' : 'pi');
+  const dialect = values.dialect ?? (values.claudecode || values.vscode ? 'claude' : 'pi');
   if (dialect !== 'pi' && dialect !== 'claude') throw new Error(`fake-editor: --dialect must be pi or claude, not ${dialect}`);
   const autoDecide = values['auto-decide'];
   if (autoDecide !== undefined && autoDecide !== 'save' && autoDecide !== 'reject') throw new Error('fake-editor: --auto-decide must be save or reject');
@@ -787,6 +958,7 @@ async function main(): Promise<void> {
     workspaceFolders: values.folder,
     dialect,
     claudecode: values.claudecode,
+    vscode: values.vscode,
     visualModeDelayMs: num(values['visual-delay-ms']),
     ideName: values['ide-name'],
     port: num(values.port),
@@ -845,6 +1017,14 @@ async function main(): Promise<void> {
         if (mode !== 'normal' && mode !== 'visual') throw new Error('mode: "mode" must be normal or visual');
         editor.setMode(mode);
         return { mode };
+      },
+      closeTab: (c) => {
+        editor.closeTab(field(c, 'tabName'));
+        return { tabName: c.tabName };
+      },
+      edit: (c) => {
+        editor.editProposed(field(c, 'tabName'), field(c, 'contents'));
+        return { tabName: c.tabName };
       },
       diffs: () => [...editor.diffs.values()].map((d) => ({ tabName: d.tabName, status: d.status, client: d.client.id, path: d.args.new_file_path })),
     },

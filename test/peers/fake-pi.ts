@@ -6,7 +6,14 @@
  * only when exactly one matches (or to a given lockfile, or to an explicit port + token).
  * Sends `x-pi-ide-authorization`, no subprotocol, and ONLY `initialize` (clientInfo
  * `{name:'pi-ide',version:'0.1.0'}`): no tools/list, no `notifications/initialized`.
- * `turn()` = the `getDiagnostics {}` pi sends before every model call, awaited with no timeout.
+ * `turn()` = the `getDiagnostics {}` pi sends before every model call, awaited with no timeout;
+ * `diagnosticsForModel()` reads its answer as pi-ide does: only `content[0].text`, parsed as a
+ * map `{uri:[{severity,message,range}]}`, only "Error" and "Warning" kept (by name), at most 50,
+ * as `<uri>:<line+1>:<character+1> [<severity>] <message>`; an error answer, no text or non-JSON
+ * is no diagnostics, while a value that is not a list, or a kept diagnostic without a range,
+ * throws (pi-ide's context handler fails). `editor` is what pi-ide keeps of `selection_changed`
+ * (a notification without `filePath` or `selection` is ignored): the file, the cursor line and
+ * the selected lines, null when the selection is empty.
  * `write()` / `edit()` = the tools: `openDiff` with tab `pi-write:<n>` / `pi-edit:<n>` and the
  * whole proposed file, then a fire-and-forget `close_tab`. FILE_SAVED → writes `content[1].text`
  * (missing → an empty file, faithfully); DIFF_REJECTED → 'rejected'; an openDiff error or a
@@ -65,9 +72,20 @@ export interface SelectionChanged {
   selection: { start: { line: number; character: number }; end: { line: number; character: number }; isEmpty: boolean };
 }
 
+/** What pi-ide keeps of the editor's latest usable `selection_changed` (zero-based lines). */
+export interface EditorState {
+  filePath: string;
+  cursorLine: number;
+  selection: { startLine: number; endLine: number; text: string } | null;
+}
+
+/** pi-ide shows the model at most this many diagnostics. */
+const MAX_DIAGNOSTICS = 50;
+
 export type WriteOutcome =
-  | { outcome: 'saved'; tabName: string; path: string; written: string }
-  | { outcome: 'rejected'; tabName: string; path: string; answer: string }
+  /** `said`: text items after the two the extension reads (it ignores them; they are what it was sent). */
+  | { outcome: 'saved'; tabName: string; path: string; written: string; said: string[] }
+  | { outcome: 'rejected'; tabName: string; path: string; answer: string; said: string[] }
   | { outcome: 'unreviewed'; tabName: string; path: string; written: string; reason: string };
 
 export interface FakePiOptions {
@@ -111,6 +129,7 @@ export async function discoverPiEditors(lockDir: string, cwd: string): Promise<F
 export class FakePiClient {
   readonly received: RpcMessage[];
   readonly selections: SelectionChanged[] = [];
+  editor: EditorState | null = null;
   readonly suggestionRequests: { id: RpcId; params: unknown }[] = [];
   readonly modelRequests: { id: RpcId; params: unknown }[] = [];
   readonly cancelled: RpcId[] = [];
@@ -193,6 +212,32 @@ export class FakePiClient {
     return response.result;
   }
 
+  /** A turn's diagnostics as pi-ide puts them before the model (see the header). */
+  async diagnosticsForModel(): Promise<string[]> {
+    const response = await this.rpc.call('tools/call', { name: 'getDiagnostics', arguments: {} });
+    if (response.error) return [];
+    const text = (response.result as { content?: { text?: unknown }[] } | undefined)?.content?.[0]?.text;
+    if (typeof text !== 'string' || text === '') return [];
+    let byUri: Record<string, unknown>;
+    try {
+      byUri = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      return [];
+    }
+    const lines: string[] = [];
+    if (byUri === null) throw new Error('fake pi: diagnostics are null');
+    for (const [uri, items] of Object.entries(byUri)) {
+      if (!Array.isArray(items) && typeof items !== 'string') throw new Error(`fake pi: diagnostics for ${uri} are not iterable`);
+      for (const d of items as { severity?: unknown; message?: unknown; range?: { start: { line: number; character: number } } }[]) {
+        if (d.severity !== 'Error' && d.severity !== 'Warning') continue;
+        if (!d.range) throw new Error(`fake pi: a diagnostic of ${uri} has no range`);
+        lines.push(`${uri}:${d.range.start.line + 1}:${d.range.start.character + 1} [${d.severity}] ${String(d.message)}`);
+        if (lines.length >= MAX_DIAGNOSTICS) return lines;
+      }
+    }
+    return lines;
+  }
+
   /** The write tool: `path` is resolved against cwd; the whole file goes to openDiff. */
   write(path: string, contents: string): Promise<WriteOutcome> {
     return this.proposeFile('pi-write', resolvePath(this.options.cwd, path), contents);
@@ -241,13 +286,13 @@ export class FakePiClient {
     }
     if (response.error) return unreviewed(`openDiff failed: ${response.error.message}`);
     this.fireAndForget('tools/call', { name: 'close_tab', arguments: { tab_name: tabName } });
-    const [answer = '', saved] = toolTexts(response.result);
+    const [answer = '', saved, ...said] = toolTexts(response.result);
     if (answer === 'FILE_SAVED') {
       const written = saved ?? ''; // the real extension writes an empty file when the contents are missing
       await writeFileMkdir(path, written);
-      return { outcome: 'saved', tabName, path, written };
+      return { outcome: 'saved', tabName, path, written, said };
     }
-    return { outcome: 'rejected', tabName, path, answer };
+    return { outcome: 'rejected', tabName, path, answer, said };
   }
 
   private fireAndForget(method: string, params: unknown): void {
@@ -282,7 +327,17 @@ export class FakePiClient {
   }
 
   private onNotification(msg: RpcMessage & { method: string }): void {
-    if (msg.method === 'selection_changed') this.selections.push(msg.params as SelectionChanged);
+    if (msg.method === 'selection_changed') {
+      const sel = msg.params as Partial<SelectionChanged> | undefined;
+      this.selections.push(sel as SelectionChanged);
+      if (!sel?.filePath || !sel.selection) return;
+      const { start, end, isEmpty } = sel.selection;
+      this.editor = {
+        filePath: sel.filePath,
+        cursorLine: start.line,
+        selection: isEmpty ? null : { startLine: start.line, endLine: end.line, text: sel.text ?? '' },
+      };
+    }
     else if (msg.method === 'request_cancelled') {
       const id = (msg.params as { id?: RpcId } | undefined)?.id;
       if (id === undefined) return;

@@ -9,8 +9,11 @@ export function isolatedOptions(root: string, overrides: Partial<HubOptions> = {
     {
       home: join(root, 'home'),
       piLockDir: join(root, 'pi-ide'),
-      claudeLockDir: join(root, 'claude-ide'),
+      // `<CLAUDE_CONFIG_DIR>/ide`, as Claude Code (and its double) look there.
+      claudeLockDir: join(root, 'claude', 'ide'),
       piSettingsFile: join(root, 'agent', 'settings.json'),
+      piAgentDir: join(root, 'agent'),
+      piSessionDir: null,
       scanProcesses: false,
       ...overrides,
     },

@@ -9,6 +9,8 @@ export interface Lockfile {
   ideName: string;
   transport: 'ws';
   authToken: string;
+  /** The VS Code extension adds it (false on Linux); agents and Patchbay ignore it. */
+  runningInWindows?: boolean;
 }
 
 export interface FoundLockfile {

@@ -231,6 +231,14 @@ export function toolTexts(result: unknown): string[] {
   return content.map((item) => (typeof (item as { text?: unknown })?.text === 'string' ? (item as { text: string }).text : ''));
 }
 
+/** The openDiff answers an agent received, as their texts. */
+export function diffAnswers(received: readonly RpcMessage[]): string[][] {
+  return received
+    .filter((m) => m.method === undefined && m.result !== undefined)
+    .map((m) => toolTexts(m.result))
+    .filter((texts) => texts[0] === 'FILE_SAVED' || texts[0] === 'DIFF_REJECTED');
+}
+
 export function textContent(...texts: string[]): { content: { type: 'text'; text: string }[] } {
   return { content: texts.map((text) => ({ type: 'text' as const, text })) };
 }

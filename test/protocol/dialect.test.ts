@@ -11,6 +11,7 @@ import {
   isOpenEditorsTool,
   toolNameFor,
   translateDiagnostics,
+  translateNotification,
   translateOpenEditors,
 } from '../../src/protocol/dialect.ts';
 import { textResult, type ToolSpec } from '../../src/protocol/mcp.ts';
@@ -197,6 +198,61 @@ describe('open editors with no editor to ask', () => {
   });
 });
 
+describe('translateNotification', () => {
+  const selection = { start: { line: 2, character: 0 }, end: { line: 4, character: 3 }, isEmpty: false };
+  const changed = (params: Record<string, unknown>) => ({ jsonrpc: '2.0', method: 'selection_changed', params: { text: 'sel', selection, ...params } });
+
+  test('VS Code → pi: fileUrl goes (pi-ide.nvim sends none), the path stays', () => {
+    const msg = changed({ filePath: '/w/my notes.md', fileUrl: 'file:///w/my%20notes.md' });
+    assert.deepEqual(translateNotification(msg, 'claude', 'pi'), changed({ filePath: '/w/my notes.md' }));
+  });
+
+  test("VS Code → pi: a selection in a diff's proposed side names the file as pi-ide.nvim does, '<path> [pi-proposed]'", () => {
+    // The extension's proposed side is `_claude_fs_right:<path>`, and its filePath that URI's fsPath: the file's own path.
+    const msg = changed({ filePath: '/w/a.ts', fileUrl: '_claude_fs_right:/w/a.ts' });
+    assert.deepEqual(translateNotification(msg, 'claude', 'pi'), changed({ filePath: '/w/a.ts [pi-proposed]' }));
+  });
+
+  test("VS Code → pi: the original side of a diff (`_claude_fs_left:`, a dirty file's copy) is just the file", () => {
+    const msg = changed({ filePath: '/w/a.ts', fileUrl: '_claude_fs_left:/w/a.ts' });
+    assert.deepEqual(translateNotification(msg, 'claude', 'pi'), changed({ filePath: '/w/a.ts' }));
+  });
+
+  test('pi-ide.nvim → Claude: a file:// fileUrl is added, percent-encoded as VS Code writes it', () => {
+    const msg = changed({ filePath: '/w/my notes#1.md' });
+    assert.deepEqual(translateNotification(msg, 'pi', 'claude'), changed({ filePath: '/w/my notes#1.md', fileUrl: 'file:///w/my%20notes%231.md' }));
+  });
+
+  test("pi-ide.nvim → Claude: its proposed buffer '<path> [pi-proposed]' becomes the file's path and VS Code's proposed-side URL", () => {
+    const msg = changed({ filePath: '/w/a.ts [pi-proposed]' });
+    assert.deepEqual(translateNotification(msg, 'pi', 'claude'), changed({ filePath: '/w/a.ts', fileUrl: '_claude_fs_right:/w/a.ts' }));
+  });
+
+  test('the two directions undo each other for a proposed side', () => {
+    const fromCode = changed({ filePath: '/w/a.ts', fileUrl: '_claude_fs_right:/w/a.ts' });
+    assert.deepEqual(translateNotification(translateNotification(fromCode, 'claude', 'pi'), 'pi', 'claude'), fromCode);
+  });
+
+  const same: { name: string; msg: { method: string; params?: unknown }; from: 'pi' | 'claude'; to: 'pi' | 'claude' }[] = [
+    { name: 'a selection within one dialect (Claude)', msg: changed({ filePath: '/w/a.ts', fileUrl: '_claude_fs_right:/w/a.ts' }), from: 'claude', to: 'claude' },
+    { name: 'a selection within one dialect (pi)', msg: changed({ filePath: '/w/a.ts [pi-proposed]' }), from: 'pi', to: 'pi' },
+    // pi-ide ignores every notification but selection_changed and request_cancelled; Claude Code reads these as they are.
+    { name: "VS Code's at_mentioned, to pi", msg: { method: 'at_mentioned', params: { filePath: '/w/a.ts', lineStart: 1, lineEnd: 3 } }, from: 'claude', to: 'pi' },
+    { name: "VS Code's at_mentioned, to Claude", msg: { method: 'at_mentioned', params: { filePath: '/w/a.ts', lineStart: 1, lineEnd: 3 } }, from: 'claude', to: 'claude' },
+    { name: "VS Code's log_event, to pi", msg: { method: 'log_event', params: { eventName: 'x', eventData: {} } }, from: 'claude', to: 'pi' },
+    { name: 'a selection without a filePath', msg: { method: 'selection_changed', params: { text: '' } }, from: 'claude', to: 'pi' },
+    { name: 'a selection whose params are not an object', msg: { method: 'selection_changed', params: [1] }, from: 'pi', to: 'claude' },
+    { name: 'a Claude-shaped selection from a pi editor that already has a fileUrl', msg: changed({ filePath: '/w/a.ts', fileUrl: 'file:///w/a.ts' }), from: 'pi', to: 'claude' },
+  ];
+  for (const { name, msg, from, to } of same) {
+    test(`${name} passes unchanged (the same object, forwarded as the bytes that came)`, () => {
+      const before = structuredClone(msg);
+      assert.equal(translateNotification(msg, from, to), msg);
+      assert.deepEqual(msg, before);
+    });
+  }
+});
+
 describe('AUTH_HEADER', () => {
   test('names each dialect’s token header', () => {
     assert.deepEqual(AUTH_HEADER, { pi: 'x-pi-ide-authorization', claude: 'x-claude-code-ide-authorization' });
@@ -267,12 +323,12 @@ describe('cleanToolList', () => {
 });
 
 describe('tab names per editor dialect', () => {
-  test('pi-ide.nvim takes any name; a Claude-dialect editor gets both markers, a Claude Code name is kept', () => {
+  test('pi-ide.nvim takes any name; a Claude-dialect editor gets both markers, and a Claude Code name without "[Claude Code]" (VS Code would save it when another diff opens)', () => {
     assert.equal(editorTabName('pi-write:call_1', '/w/a.ts', 'd3', 'pi'), 'pi-write:call_1');
     assert.equal(editorTabName('pi-write:call_1', '/w/src/a.ts', 'd3', 'claude'), '✻ [pi] a.ts (d3) ⧉');
     assert.equal(editorTabName('pi-edit:x', 'C:\\w\\b.ts', 'd4', 'claude'), '✻ [pi] b.ts (d4) ⧉');
     const claude = '✻ [Claude Code] a.txt (998b60) ⧉';
-    assert.equal(editorTabName(claude, '/w/a.txt', 'd5', 'claude'), claude);
+    assert.equal(editorTabName(claude, '/w/a.txt', 'd5', 'claude'), '✻ [Claude Code · Patchbay] a.txt (998b60) ⧉');
     assert.equal(editorTabName(claude, '/w/a.txt', 'd5', 'pi'), claude);
   });
 

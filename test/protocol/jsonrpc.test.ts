@@ -92,8 +92,11 @@ describe('envelope builders', () => {
 
 test('a selection written the usual way is routed by its method alone; anything else is parsed', () => {
   const selection = JSON.stringify({ jsonrpc: '2.0', method: 'selection_changed', params: { text: 'x', filePath: '/w/a.ts', selection: { start: { line: 1, character: 0 }, end: { line: 1, character: 1 }, isEmpty: false } } });
-  assert.deepEqual(routedOnly(selection), { jsonrpc: '2.0', method: 'selection_changed' });
-  assert.deepEqual(routedOnly('{"jsonrpc":"2.0","method":"at_mentioned","params":{"filePath":"/w/a.ts","lineStart":1,"lineEnd":2}}'), { jsonrpc: '2.0', method: 'at_mentioned' });
+  const routed = routedOnly(selection);
+  assert.equal(routed?.method, 'selection_changed');
+  assert.deepEqual(routed?.params, JSON.parse(selection).params, 'its params, read when asked for (to translate it)');
+  assert.equal(routedOnly('{"jsonrpc":"2.0","method":"at_mentioned","params":{"filePath":"/w/a.ts","lineStart":1,"lineEnd":2}}')?.method, 'at_mentioned');
+  assert.equal(routedOnly('{"jsonrpc":"2.0","method":"selection_changed","params":{"a":[}}')?.params, undefined, 'malformed: no params, and no throw');
   for (const other of [
     '{"method":"selection_changed","jsonrpc":"2.0","params":{}}',
     '{"jsonrpc":"2.0","method":"selection_changed","params":{"a":1},"id":7}',

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { isClaudeDiffName, type FakeEditor } from '../peers/fake-editor.ts';
 import type { FakePiClient } from '../peers/fake-pi.ts';
-import { toolTexts, type RpcMessage } from '../peers/rpc-peer.ts';
+import { diffAnswers, toolTexts } from '../peers/rpc-peer.ts';
 import { waitFor } from '../peers/wait.ts';
 import { startHarness, type Harness } from './harness.ts';
 
@@ -34,19 +34,9 @@ async function boundPi({ h, project }: Setup): Promise<FakePiClient> {
   return pi;
 }
 
-/** The openDiff answers an agent received, as their texts. */
-function diffAnswers(received: RpcMessage[]): string[][] {
-  return received
-    .filter((m) => m.method === undefined && m.result !== undefined)
-    .map((m) => toolTexts(m.result))
-    .filter((texts) => texts[0] === 'FILE_SAVED' || texts[0] === 'DIFF_REJECTED');
-}
-
 /** The editor closed every diff it showed, and was only ever asked to close diff-shaped names. */
 async function nothingLeftOpen(nvim: FakeEditor): Promise<void> {
-  await waitFor(() => nvim.diffs.size === 0, {
-    message: () => `claudecode.nvim with no diff open (open: ${[...nvim.diffs.values()].map((d) => `${d.tabName} ${d.status}`).join(', ')})`,
-  });
+  await nvim.waitForNoDiffs();
   const names = nvim.calls('close_tab').map((c) => String(c.args.tab_name));
   for (const name of names) assert.ok(isClaudeDiffName(name), `close_tab "${name}" reached the editor without its markers`);
   assert.deepEqual(nvim.closedBuffers, [], 'no file of the person was closed');
@@ -134,8 +124,9 @@ test('Claude Code → claudecode.nvim: closeAllDiffTabs closes its diff in the e
   const closed = (await claude.prompt()) as { content: { text: string }[] };
   assert.equal(closed.content[0]!.text, 'CLOSED_1_DIFF_TABS');
   const outcome = await proposing;
-  assert.deepEqual(outcome, { outcome: 'rejected', tabName: claudeTab, path: join(project, 'claude.txt') }, 'Claude keeps its own tab name');
-  assert.deepEqual(diffAnswers(claude.rpc.received), [['DIFF_REJECTED', claudeTab]]);
+  assert.equal(claudeTab, outcome.tabName.replace('[Claude Code]', '[Claude Code · Patchbay]'));
+  assert.deepEqual(outcome, { outcome: 'rejected', tabName: outcome.tabName, path: join(project, 'claude.txt') });
+  assert.deepEqual(diffAnswers(claude.rpc.received), [['DIFF_REJECTED', outcome.tabName]], 'Claude hears its own tab name');
   await waitFor(() => !nvim.diffs.has(claudeTab), { message: "Claude's diff closed in the editor" });
   assert.equal(nvim.diffs.get(piTab)?.status, 'pending', "pi's diff is not Claude's to close");
 
@@ -155,7 +146,7 @@ test('Claude Code → claudecode.nvim, accepted in the editor: the diff closes o
   nvim.decide(shown.tabName, 'saved');
   const outcome = await proposing;
   assert.equal(outcome.outcome, 'accepted');
-  assert.equal(outcome.tabName, shown.tabName, 'a Claude name reaches the editor as it is');
+  assert.equal(shown.tabName, outcome.tabName.replace('[Claude Code]', '[Claude Code · Patchbay]'), 'a Claude name reaches the editor with its markers');
   await nothingLeftOpen(nvim);
   // Claude Code fires two close_tab after its answer; give them a round trip to arrive.
   await waitFor(() => claude.rpc.received.filter((m) => m.result !== undefined && toolTexts(m.result)[0] === 'TAB_CLOSED').length === 2, {

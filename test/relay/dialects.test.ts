@@ -217,3 +217,25 @@ describe('pi against a Claude-dialect editor (VS Code-like) through Patchbay', (
     assert.equal(await readFile(file, 'utf8'), 'from pi\n');
   });
 });
+
+describe('selections across dialects', () => {
+  test('Claude Code bound to pi-ide.nvim hears a selection in pi-ide.nvim’s proposed buffer as VS Code would send it', async (t) => {
+    const h = await harness(t);
+    const project = await h.folder('claude-sel');
+    const editor = await h.editor({ workspaceFolders: [project] });
+    await h.editors(1);
+    const claude = await h.claude(project);
+    await bound(h, project);
+    const file = join(project, 'my file.ts');
+    await waitFor(() => {
+      editor.sendSelection({ filePath: file, text: 'y' });
+      return claude.selections.length > 0;
+    }, { intervalMs: 50, message: 'a selection at Claude Code' });
+    assert.equal((claude.selections[0] as { fileUrl: string }).fileUrl, `file://${project.split('/').map(encodeURIComponent).join('/')}/my%20file.ts`);
+    const seen = claude.selections.length;
+    editor.sendSelection({ filePath: file, proposed: true, start: { line: 5, character: 0 } });
+    await waitFor(() => claude.selections.length > seen, { message: 'the proposed-side selection at Claude Code' });
+    const last = claude.selections.at(-1) as { filePath: string; fileUrl: string; selection: { start: { line: number } } };
+    assert.deepEqual([last.filePath, last.fileUrl, last.selection.start.line], [file, `_claude_fs_right:${file}`, 5]);
+  });
+});

@@ -13,8 +13,7 @@ export function fakeReview(session: Session, editor: RpcLink, boundEditor: strin
   const bridge = new ReviewBridge(inbox, {
     pendingBytes,
     session: (id) => (id === session.id ? session : undefined),
-    upstream: async () => editor,
-    settled: () => {},
+    link: async () => editor,
     onDiffAdded: () => {},
     onDiffDecided: (record) => decided.push(record),
     onChange: () => {},

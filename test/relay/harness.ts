@@ -1,11 +1,11 @@
 // An in-process hub with temp dirs, plus fake agents whose folders the test chooses
 // (in one process every agent's real cwd would be the test runner's).
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createHub, type Hub } from '../../src/hub.ts';
 import type { HubOptions } from '../../src/options.ts';
 import type { ProcessInfo } from '../../src/discovery/peer-process.ts';
-import { FakeClaudeClient } from '../peers/fake-claude.ts';
+import { FakeClaudeClient, type FakeClaudeOptions } from '../peers/fake-claude.ts';
 import { FakeEditor, type FakeEditorOptions } from '../peers/fake-editor.ts';
 import { FakePiClient, type FakePiOptions } from '../peers/fake-pi.ts';
 import { tempDir, waitFor, type TempDir } from '../peers/wait.ts';
@@ -20,6 +20,11 @@ export interface Harness {
   editor(options: Omit<FakeEditorOptions, 'lockDir'> & { lockDir?: string }): Promise<FakeEditor>;
   pi(cwd: string, options?: Partial<FakePiOptions>): Promise<FakePiClient>;
   claude(cwd: string): Promise<FakeClaudeClient>;
+  /**
+   * Claude Code finding a door by itself in the Claude lock dir, as if its process descended
+   * from `ancestors` (given to Patchbay's process lookup too, and to its IDE-terminal check).
+   */
+  claudeByLockfile(cwd: string, options?: Pick<FakeClaudeOptions, 'ideTerminal' | 'searchMs'> & { ancestors?: number[] }): Promise<FakeClaudeClient>;
   /** What the hub logged. */
   logs: string[];
   /** Process lookups made so far, failed ones included. */
@@ -42,6 +47,8 @@ export async function startHarness(
   const root = await tempDir('relay');
   const options = isolatedOptions(root.path, { pollMs: 50, livenessMs: 200, ...overrides });
   const cwdByPort = new Map<number, string>();
+  const ancestorsByPort = new Map<number, number[]>();
+  const ancestorsByPid = new Map<number, number[]>();
   const cwdByPid = new Map<number, string>();
   let nextPid = 4_000_000;
   let lookupAttempts = 0;
@@ -57,11 +64,13 @@ export async function startHarness(
         return null;
       }
       const cwd = await waitFor(() => cwdByPort.get(remotePort), { timeoutMs: 1500, message: `cwd for port ${remotePort}` });
-      return { pid: process.pid, cwd, command: 'fake agent', startedAt: null } satisfies ProcessInfo;
+      const ancestors = ancestorsByPort.get(remotePort);
+      return { pid: process.pid, cwd, command: 'fake agent', startedAt: null, ...(ancestors ? { ancestors } : {}) } satisfies ProcessInfo;
     },
     processInfo: async (pid) => {
       const cwd = cwdByPid.get(pid);
-      return cwd ? { pid, cwd, command: 'fake claude', startedAt: null } : null;
+      const ancestors = ancestorsByPid.get(pid);
+      return cwd ? { pid, cwd, command: 'fake claude', startedAt: null, ...(ancestors ? { ancestors } : {}) } : null;
     },
   });
   if (Object.keys(settings).length > 0) await hub.call('settings.set', { patch: settings });
@@ -83,7 +92,7 @@ export async function startHarness(
     },
     editor: async (opts) => {
       const editor = await FakeEditor.start({
-        lockDir: opts.dialect === 'claude' || opts.claudecode ? options.claudeLockDir : options.piLockDir,
+        lockDir: opts.dialect === 'claude' || opts.claudecode || opts.vscode ? options.claudeLockDir : options.piLockDir,
         pingIntervalMs: 0,
         ...opts,
       });
@@ -101,6 +110,17 @@ export async function startHarness(
       cwdByPid.set(pid, cwd);
       const claude = await FakeClaudeClient.connect({ cwd, ...door('claude'), pid });
       cwdByPort.set(localPort(claude.rpc.ws), cwd);
+      agents.push(claude);
+      return claude;
+    },
+    claudeByLockfile: async (cwd, { ancestors, ...opts } = {}) => {
+      const pid = nextPid++;
+      cwdByPid.set(pid, cwd);
+      if (ancestors) ancestorsByPid.set(pid, ancestors);
+      const claude = await FakeClaudeClient.connect({ cwd, configDir: dirname(options.claudeLockDir), pid, ...opts });
+      const port = localPort(claude.rpc.ws);
+      if (ancestors) ancestorsByPort.set(port, ancestors);
+      cwdByPort.set(port, cwd);
       agents.push(claude);
       return claude;
     },

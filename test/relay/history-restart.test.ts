@@ -8,7 +8,7 @@ import { FakePiClient } from '../peers/fake-pi.ts';
 import { waitFor } from '../peers/wait.ts';
 import { startHarness } from './harness.ts';
 
-test('a decided diff opens after the daemon restarts, with proposal, written contents and who decided; ids do not restart', async (t) => {
+test('a decided diff opens after the daemon restarts, with proposal, written contents and who decided; diff and session ids do not restart', async (t) => {
   const h = await startHarness();
   // Closed last to first: the harness removes the folders the second hub still writes to.
   const closers: Array<() => Promise<unknown>> = [() => h.close()];
@@ -54,4 +54,7 @@ test('a decided diff opens after the daemon restarts, with proposal, written con
     return diffs.length === 1 && diffs;
   });
   assert.equal(Number(fresh!.id.slice(1)), Number(pending!.id.slice(1)) + 1, `${fresh!.id} follows ${pending!.id}`);
+  // The new run's session is not called by the name of one its history already speaks of.
+  const earlier = snapshot.history[0]!.sessionId;
+  assert.equal(Number(fresh!.sessionId.slice(1)), Number(earlier.slice(1)) + 1, `${fresh!.sessionId} follows ${earlier}`);
 });

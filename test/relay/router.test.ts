@@ -201,7 +201,8 @@ describe('no editor for the session', () => {
     const outcome = await writing;
     assert.equal(outcome.outcome, 'saved');
     assert.equal(await readFile(file, 'utf8'), 'final\n');
-    await assert.rejects(h.hub.call('diffs.accept', { id: diff.id }), /no pending diff/);
+    // A second decision says when and where the first was made.
+    await assert.rejects(h.hub.call('diffs.accept', { id: diff.id }), /^HubError: d\d+ was already accepted in Patchbay \(edited by you\) at \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
   });
 
   test('a rejected diff is DIFF_REJECTED and nothing is written', async () => {

@@ -23,16 +23,14 @@ interface WorldOptions {
 function world({ dialect = 'pi', editorDialect = 'pi', deadlineMs = 1500 }: WorldOptions = {}) {
   const agent = fakeLink('agent');
   const editor = fakeLink('editor');
-  const session = { id: 's1', dialect, link: agent.link, closed: false, clientInfo: { name: 'pi-ide', version: '1' } } as unknown as Session;
-  const entry = editorDialect && ({ instance: { id: 'ed-1', port: 1, dialect: editorDialect }, monitor: { tools: [] }, focusedAt: null } as unknown as EditorEntry);
-  (session as { upstreams: unknown }).upstreams = { openLink: () => (entry ? editor.link : null), openLinkById: () => (entry ? editor.link : null) };
+  const session = { id: 's1', dialect, link: agent.link, closed: false, reviewNotes: [], clientInfo: { name: 'pi-ide', version: '1' } } as unknown as Session;
+  const connection = { tools: [], openLink: () => editor.link, link: async () => editor.link };
+  const entry = editorDialect && ({ instance: { id: 'ed-1', port: 1, dialect: editorDialect }, connection, focusedAt: null } as unknown as EditorEntry);
   const { inbox, bridge: review, decided, logs } = fakeReview(session, editor.link, entry ? 'ed-1' : null);
   const ctx: ToolContext = {
     review,
     boundEditor: () => entry || undefined,
-    upstream: async () => editor.link,
     forward: async (_session, msg, frame, translate) => answer(agent.link, msg.id, await editor.link.relay(msg, frame).response, translate),
-    settled: () => {},
     readOriginal: async () => ({ contents: Buffer.from('old\n'), isNew: false, tooLarge: false }),
     settings: () => ({ ...DEFAULT_SETTINGS, diagnosticsDeadlineMs: deadlineMs }),
     now: () => Date.now(),
@@ -123,7 +121,8 @@ describe('openDiff', () => {
     assert.equal(ended, false, 'the call stays open while the diff waits');
     w.review.decide(pending!.id, { outcome: 'accept', contents: 'mine\n' });
     await done;
-    assert.deepEqual(w.texts(id), ['FILE_SAVED', 'mine\n']);
+    assert.deepEqual(w.texts(id)?.slice(0, 2), ['FILE_SAVED', 'mine\n']);
+    assert.match(w.texts(id)?.[2] ?? '', /^Patchbay: the person edited your proposal for \/w\/a\.txt/);
     assert.equal(w.decided[0]!.by, 'patchbay');
   });
 

@@ -24,8 +24,17 @@ function record(more: Partial<DecisionRecord> = {}): DecisionRecord {
 
 test('the notice after a decision says what happened to the file and who writes it', () => {
   assert.equal(decisionNotice(record(), ctx), 'Accepted src/a.ts: written by pi.');
-  assert.equal(decisionNotice(record({ edited: true }), ctx, '2 of 3 changes'), 'Accepted src/a.ts (2 of 3 changes): written by pi.');
-  assert.equal(decisionNotice(record({ edited: true }), ctx), 'Accepted src/a.ts (edited): written by pi.');
+  const partial = { total: 3, accepted: [1, 3], rejected: [2] };
+  assert.equal(
+    decisionNotice(record({ changes: partial }), ctx),
+    'Accepted src/a.ts (2 of 3 changes): written by pi. pi was told which changes it did not get.',
+  );
+  assert.equal(decisionNotice(record({ edited: true }), ctx), 'Accepted src/a.ts (edited by you): written by pi.');
+  assert.equal(decisionNotice(record({ edited: true, by: 'editor' }), ctx), 'Accepted src/a.ts (edited in the editor) in Neovim · api: written by pi.');
+  assert.equal(
+    decisionNotice(record({ outcome: 'rejected', reason: 'wrong file' }), ctx),
+    'Rejected src/a.ts: pi was told no; the file is unchanged. Your reason went with it.',
+  );
   assert.equal(decisionNotice(record({ by: 'editor' }), ctx), 'Accepted src/a.ts in Neovim · api: written by pi.');
   assert.equal(decisionNotice(record({ outcome: 'rejected' }), ctx), 'Rejected src/a.ts: pi was told no; the file is unchanged.');
   assert.equal(
@@ -43,8 +52,10 @@ test('paths show relative to the session folder, else by their name', () => {
   assert.equal(decisionNotice(record({ sessionId: 'gone' }), ctx), 'Accepted a.ts: written by pi.');
 });
 
-test('history lines say where a decision was made', () => {
-  assert.equal(historyDetail(record({ edited: true }), ctx), 'in Patchbay, edited');
+test('history lines say where a decision was made and what was written: some changes, or typing', () => {
+  assert.equal(historyDetail(record({ changes: { total: 3, accepted: [1, 3], rejected: [2] } }), ctx), 'in Patchbay, 2 of 3 changes');
+  assert.equal(historyDetail(record({ edited: true }), ctx), 'in Patchbay, edited by you');
+  assert.equal(historyDetail(record(), ctx), 'in Patchbay');
   assert.equal(historyDetail(record({ by: 'editor', editorId: 'e9' }), ctx), 'in editor e9 (not running)');
   assert.equal(offeredTo(record({ editorId: null }), ctx), 'Patchbay only');
   assert.equal(offeredTo(record(), ctx), 'Neovim · api');

@@ -20,7 +20,13 @@ import {
   selectAnswer,
   sortHosted,
   startParams,
-  statsFacts,
+  statsSummary,
+  commandCompletions,
+  pastSessionMatches,
+  sessionAge,
+  outcomeText,
+  statusWord,
+  fileSize,
   stoppedOnPurpose,
   textAnswer,
   toolSubject,
@@ -54,16 +60,34 @@ const key = (k: string, more: Partial<Parameters<typeof promptKeyAction>[0]> = {
   ...more,
 });
 
-test('Ctrl+Enter sends (or steers while pi works), Alt+Enter follows up, plain Enter is a newline', () => {
-  assert.equal(promptKeyAction(key('Enter', { ctrlKey: true }), 'idle'), 'send');
-  assert.equal(promptKeyAction(key('Enter', { metaKey: true }), 'idle'), 'send');
-  assert.equal(promptKeyAction(key('Enter', { ctrlKey: true }), 'streaming'), 'steer');
+test("Enter sends (steers while pi works), Shift+Enter breaks the line, Alt+Enter follows up, as in pi's editor", () => {
+  assert.equal(promptKeyAction(key('Enter'), 'idle'), 'send');
+  assert.equal(promptKeyAction(key('Enter'), 'streaming'), 'steer');
+  assert.equal(promptKeyAction(key('Enter', { ctrlKey: true }), 'idle'), 'send', 'Ctrl+Enter still sends');
   assert.equal(promptKeyAction(key('Enter', { altKey: true }), 'streaming'), 'followUp');
   assert.equal(promptKeyAction(key('Enter', { altKey: true }), 'idle'), null, 'nothing to follow up');
-  assert.equal(promptKeyAction(key('Enter'), 'idle'), null);
-  assert.equal(promptKeyAction(key('Enter', { ctrlKey: true, shiftKey: true }), 'idle'), null);
+  assert.equal(promptKeyAction(key('Enter', { shiftKey: true }), 'idle'), null, 'a new line');
+  assert.equal(promptKeyAction({ ...key('Enter'), isComposing: true }, 'idle'), null, 'an input method is still composing');
   assert.equal(promptKeyAction(key('a', { ctrlKey: true }), 'idle'), null);
-  assert.equal(promptKeyAction(key('Enter', { ctrlKey: true }), 'exited'), null);
+  assert.equal(promptKeyAction(key('Enter'), 'exited'), null);
+});
+
+test("a / at the start of the prompt offers pi's commands and the TUI's, narrowed as it is typed", () => {
+  const pi = [
+    { name: 'ide', source: 'extension' as const, description: 'Connect to a running IDE' },
+    { name: 'skill:review', source: 'skill' as const },
+    { name: 'compact', source: 'extension' as const, description: 'an extension of the same name wins' },
+  ];
+  const all = commandCompletions('/', pi);
+  assert.ok(all.length >= 10);
+  assert.deepEqual(commandCompletions('/co', pi).map((c) => [c.insert, c.from]), [['/compact ', 'extension']]);
+  assert.deepEqual(commandCompletions('/n', pi).map((c) => [c.insert, c.label, c.from]), [
+    ['/name ', '/name <name>', 'patchbay'],
+    ['/new', '/new', 'patchbay'],
+  ]);
+  assert.deepEqual(commandCompletions('/skill', pi).map((c) => c.insert), ['/skill:review ']);
+  assert.deepEqual(commandCompletions('/name foo', pi), [], 'not once a space is typed');
+  assert.deepEqual(commandCompletions('hello /n', pi), []);
 });
 
 test('extra pi arguments split like a shell would, quotes kept together', () => {
@@ -133,30 +157,23 @@ test('the current model stays choosable even when pi did not list it', () => {
   assert.equal(modelOptions(listed, null).length, 1);
 });
 
-test('stats show every number pi reports, costs in dollars, unknown fields by their own name', () => {
-  const facts = statsFacts({
+test("pi's counters read as words: prompts, tool calls, tokens with their cost, how full the context is", () => {
+  const stats = {
     sessionFile: '/x.jsonl',
-    userMessages: 2,
-    toolCalls: 3,
+    userMessages: 3,
+    toolCalls: 12,
     tokens: { input: 50000, output: 1234, total: 51234 },
     cost: 0.4512,
-    contextUsage: { tokens: 16000, contextWindow: 128000, percent: 12.5 },
-    weird: Number.NaN,
-  });
-  const byLabel = Object.fromEntries(facts.map((f) => [f.label, f.value]));
-  assert.equal(byLabel.prompts, '2');
-  assert.equal(byLabel['tool calls'], '3');
-  assert.equal(byLabel['input tokens'], '50,000');
-  assert.equal(byLabel['total tokens'], '51,234');
-  assert.equal(byLabel.cost, '$0.45');
-  assert.equal(byLabel.context, '16,000 of 128,000 tokens (13%)', 'context usage in words, not "context usage percent 12.5"');
-  assert.equal(statsFacts({ contextUsage: { tokens: 60, contextWindow: 128000, percent: 0.047 } })[0]?.value, '60 of 128,000 tokens (0.05%)');
-  assert.equal(statsFacts({ contextUsage: { tokens: null, contextWindow: 128000, percent: null } })[0]?.value, 'unknown of 128,000 tokens');
-  assert.equal(facts.some((f) => f.label === 'weird' || f.label === 'session file'), false, 'only finite numbers');
-  assert.deepEqual(statsFacts(null), []);
-  assert.deepEqual(statsFacts('x'), []);
-  assert.equal(statsFacts({ cost: 0.0012 })[0]?.value, '$0.0012', 'small costs keep their digits');
-  assert.equal(statsFacts({ cost: { total: 1.5 } })[0]?.value, '$1.50');
+    contextUsage: { tokens: 38400, contextWindow: 128000, percent: 30 },
+  };
+  assert.equal(statsSummary(stats), '3 prompts · 12 tool calls · 51k tokens ($0.45) · context 30% of 128k');
+  assert.equal(statsSummary({ userMessages: 1, toolCalls: 0, tokens: { total: 950 }, cost: 0 }), '1 prompt · 950 tokens');
+  assert.equal(statsSummary({ tokens: { total: 1234 }, cost: 0.0012 }), '1.2k tokens ($0.0012)');
+  assert.equal(statsSummary({ contextUsage: { tokens: null, contextWindow: 200000, percent: null } }), 'context of 200k (unknown until the next reply)');
+  assert.equal(statsSummary({ contextUsage: { tokens: 60, contextWindow: 128000, percent: 0.047 } }), 'context <0.1% of 128k');
+  assert.equal(statsSummary({ tokens: { total: 1_250_000 } }), '1.25M tokens');
+  assert.equal(statsSummary(null), null);
+  assert.equal(statsSummary({ weird: 3 }), null);
 });
 
 test('dialog answers carry the chosen option, yes/no, the typed text, or a cancel', () => {
@@ -233,4 +250,28 @@ test('the Sessions tab counts the questions waiting in every hosted session', ()
   assert.equal(questionsWaiting([{ pendingDialogs: 1 }, { pendingDialogs: 2 }, { pendingDialogs: 0 }]), 3);
   assert.equal(questionsWaiting([]), 0);
   assert.equal(questionsWaiting(undefined), 0, 'a hub without hosted sessions');
+});
+
+test('a saved session is found by every word typed, in its name, first prompt or folder', () => {
+  const session = { name: 'Parser work', firstPrompt: 'Fix the flaky test', cwd: '/work/app' };
+  assert.equal(pastSessionMatches(session, ''), true);
+  assert.equal(pastSessionMatches(session, 'parser FLAKY'), true);
+  assert.equal(pastSessionMatches(session, 'app fix'), true);
+  assert.equal(pastSessionMatches(session, 'parser web'), false);
+  assert.equal(pastSessionMatches({ name: null, firstPrompt: null, cwd: '/x' }, 'x'), true);
+  assert.equal(sessionAge(NOW - 20_000, NOW), 'just now');
+  assert.equal(sessionAge(NOW - 5 * 60_000, NOW), '5 min ago');
+  assert.equal(sessionAge(NOW - 3 * 3_600_000, NOW), '3 h ago');
+  assert.equal(sessionAge(NOW - 26 * 3_600_000, NOW), 'yesterday');
+  assert.equal(sessionAge(NOW - 5 * 86_400_000, NOW), '5 days ago');
+  assert.deepEqual([900, 20_480, 1_572_864].map(fileSize), ['900 B', '20 KiB', '1.5 MiB']);
+});
+
+test("what a TUI command did is said in a line; a pi stopped on purpose is 'stopped', one that died 'exited'", () => {
+  assert.equal(outcomeText({ ran: 'export', path: '/p/s.html' }), 'Exported the session to /p/s.html');
+  assert.equal(outcomeText({ ran: 'fork', text: 'x', cancelled: true }), 'An extension cancelled the fork.');
+  assert.equal(outcomeText({ ran: 'prompt' }), null);
+  assert.equal(statusWord({ status: 'exited', exit: 'pi stopped (exit code 0)' }), 'stopped');
+  assert.equal(statusWord({ status: 'exited', exit: 'pi was killed by SIGKILL' }), 'exited');
+  assert.equal(statusWord({ status: 'streaming', exit: null }), 'working');
 });

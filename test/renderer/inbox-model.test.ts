@@ -2,8 +2,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DiffSummary, EditorView, SessionView } from '../../src/api/types.ts';
 import {
-  acceptNote,
-  acceptOutcome,
   acceptParams,
   ageText,
   decidedRouteId,
@@ -12,6 +10,7 @@ import {
   pendingGroups,
   pendingTotal,
   positionText,
+  primaryDecision,
   reviewTarget,
   step,
 } from '../../renderer/src/review/inbox-model.ts';
@@ -26,7 +25,7 @@ function session(id: string, cwd: string, editorId: string | null): SessionView 
 
 const nvim: EditorView = { id: 'e1', ideName: 'Neovim', workspaceFolders: ['/w/api'], port: 1, pid: 1, dialect: 'pi', alive: true, lockfile: '', focusedAt: null };
 
-test('pending diffs are grouped by session, newest group and newest diff first', () => {
+test('pending diffs are grouped by session, oldest group and oldest diff first: they have waited longest', () => {
   const groups = pendingGroups({
     sessions: [session('s1', '/w/api', 'e1'), session('s2', '/w/web', null)],
     editors: [nvim],
@@ -35,11 +34,11 @@ test('pending diffs are grouped by session, newest group and newest diff first',
   assert.deepEqual(
     groups.map((g) => [g.title, g.editor, g.agent, g.diffs.map((d) => d.id)]),
     [
-      ['pi · api', 'Neovim · api', 'pi-ide', ['c', 'a']],
-      ['pi · web', 'Patchbay review', 'pi-ide', ['b', 'd']],
+      ['pi · web', 'Patchbay review', 'pi-ide', ['d', 'b']],
+      ['pi · api', 'Neovim · api', 'pi-ide', ['a', 'c']],
     ],
   );
-  assert.deepEqual(listedIds(groups), ['c', 'a', 'b', 'd']);
+  assert.deepEqual(listedIds(groups), ['d', 'b', 'a', 'c']);
   assert.equal(pendingTotal(groups), 4);
 });
 
@@ -67,11 +66,12 @@ test('after a decision the next diff in the list is selected', () => {
   assert.equal(keepSelection([], ['a', 'b'], null), 'a');
 });
 
-test('Accept sends the edited contents only when the person changed something', () => {
-  assert.deepEqual(acceptParams('d', 'new', null), { id: 'd' });
-  assert.deepEqual(acceptParams('d', 'new', 'new'), { id: 'd' });
-  assert.deepEqual(acceptParams('d', 'new', 'newer'), { id: 'd', contents: 'newer' });
-  assert.deepEqual(acceptParams('d', 'new', ''), { id: 'd', contents: '' });
+test('Accept sends the edited contents only when the person changed something, the changes taken one by one, and a reason', () => {
+  assert.deepEqual(acceptParams('d', 'new', null, null, ''), { id: 'd' });
+  assert.deepEqual(acceptParams('d', 'new', 'new', null, '  '), { id: 'd' });
+  assert.deepEqual(acceptParams('d', 'new', 'newer', null, ''), { id: 'd', contents: 'newer' });
+  assert.deepEqual(acceptParams('d', 'new', '', null, ''), { id: 'd', contents: '' });
+  assert.deepEqual(acceptParams('d', 'new', 'ne', [0, 2], ' keep it '), { id: 'd', contents: 'ne', changes: [1, 3], reason: 'keep it' });
 });
 
 test('ages read as seconds, minutes, hours', () => {
@@ -88,18 +88,32 @@ test('a decided diff opens from its own route id; anything else selects a pendin
   assert.deepEqual(reviewTarget('history/'), { kind: 'pending', id: 'history/' });
 });
 
-test('next to Accept: what it will write, once the person has made per-change choices or edits', () => {
-  const facts = (rejected: number, handEdited = false, sameAsDisk = false) => ({ total: 3, rejected, handEdited, sameAsDisk });
-  assert.equal(acceptOutcome(null), null);
-  assert.equal(acceptOutcome(facts(0)), null, 'the proposal as sent needs no note');
-  assert.equal(acceptOutcome(facts(1)), 'Accept writes 2 of 3 changes.');
-  assert.equal(acceptOutcome(facts(1, true)), 'Accept writes 2 of 3 changes and your edits.');
-  assert.equal(acceptOutcome(facts(0, true)), 'Accept writes the proposal with your edits.');
-  assert.match(acceptOutcome(facts(3, false, true))!, /^Every change is rejected: nothing to write\. Reject/);
-  assert.equal(acceptNote(facts(1)), '2 of 3 changes');
-  assert.equal(acceptNote(facts(2, true)), '1 of 3 changes, with your edits');
-  assert.equal(acceptNote(facts(0, true)), 'with your edits');
-  assert.equal(acceptNote(facts(0)), undefined);
+test('the primary decision: Accept; "Apply 2 of 3 changes" only once every change is decided; Reject when nothing is taken', () => {
+  const facts = (accepted: number, rejected: number, handEdited = false, sameAsDisk = false) => ({
+    total: 3,
+    accepted,
+    rejected,
+    pending: 3 - accepted - rejected,
+    handEdited,
+    sameAsDisk,
+  });
+  assert.deepEqual(primaryDecision(null), { kind: 'accept', label: 'Accept', note: null, perChange: false });
+  assert.deepEqual(primaryDecision(facts(0, 0)), { kind: 'accept', label: 'Accept', note: null, perChange: false });
+  assert.equal(primaryDecision(facts(0, 0, true)).note, 'Accept writes the proposal with your edits.');
+  const undecided = primaryDecision(facts(1, 1));
+  assert.equal(undecided.kind, 'undecided', 'an undecided change never counts as taken');
+  assert.equal(undecided.kind === 'undecided' && undecided.label, 'Apply (1 undecided)');
+  assert.equal(undecided.note, "1 change is not decided yet: y takes it, x leaves the file's text (n goes to it).");
+  assert.deepEqual(primaryDecision(facts(2, 1)), {
+    kind: 'accept',
+    label: 'Apply 2 of 3 changes',
+    note: 'Writes changes you took; the agent hears which it did not get.',
+    perChange: true,
+  });
+  assert.deepEqual(primaryDecision(facts(3, 0)), { kind: 'accept', label: 'Accept', note: null, perChange: true });
+  assert.equal(primaryDecision(facts(0, 3)).kind, 'reject');
+  assert.equal(primaryDecision(facts(0, 3, false, true)).kind, 'reject');
+  assert.equal(primaryDecision(facts(0, 3, true)).kind, 'accept', 'typed text is still something to write');
 });
 
 test('the review position reads "Change 2 of 3" with what is decided', () => {

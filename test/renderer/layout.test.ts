@@ -9,11 +9,13 @@ test('the diff is unified by default when its area is narrow, side by side when 
   assert.equal(layoutFor('auto', 0), 'split', 'not measured yet');
 });
 
-test("the person's choice wins over the width, and the toggle remembers the other layout", () => {
+test("the person's choice wins over the width; v shows the other layout, and a second v goes back to automatic", () => {
   assert.equal(layoutFor('split', 400), 'split');
   assert.equal(layoutFor('unified', 1400), 'unified');
-  assert.equal(toggled('split'), 'unified');
-  assert.equal(toggled('unified'), 'split');
+  assert.equal(toggled('auto', 'split'), 'unified');
+  assert.equal(toggled('auto', 'unified'), 'split');
+  assert.equal(toggled('unified', 'split'), 'auto');
+  assert.equal(toggled('split', 'unified'), 'auto');
   assert.equal(parseChoice('unified'), 'unified');
   assert.equal(parseChoice(null), 'auto');
   assert.equal(parseChoice('sideways'), 'auto', 'anything unknown in storage means automatic');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { DecisionRecord, Dialect, ReviewRoute } from '../../src/api/types.ts';
 import { diffRejected, fileSaved, Inbox, toolOf, type InboxContext, type InboxEffect, type NewDiff, type SettledDiff } from '../../src/review/inbox.ts';
+import { textResult } from '../../src/protocol/mcp.ts';
 
 /** An inbox whose decisions are kept here, newest first, as the hub's history keeps them. */
 class RecordingInbox extends Inbox<string, string> {
@@ -189,15 +190,18 @@ describe('deciding in Patchbay', () => {
     const { inbox } = world({});
     const { id } = inbox.arrive(diff());
     const outcome = inbox.decide(id, { outcome: 'accept', contents: 'edited\n' })!;
-    assert.deepEqual(outcome.effects, [{ type: 'reply', diffId: id, sessionId: 's1', reply: outcome.effects[0]!.type === 'reply' ? outcome.effects[0]!.reply : null, result: fileSaved('edited\n'), record: outcome.record }]);
+    const told = 'Patchbay: the person edited your proposal for /w/a.txt before it was written. What was written is exactly the text above, not your proposal.';
+    const result = textResult('FILE_SAVED', 'edited\n', told);
+    assert.deepEqual(outcome.effects, [{ type: 'reply', diffId: id, sessionId: 's1', reply: outcome.effects[0]!.type === 'reply' ? outcome.effects[0]!.reply : null, result, record: outcome.record }]);
     assert.equal(outcome.record.edited, true);
+    assert.equal(outcome.record.told, told);
   });
 
   test('accept with contents edited down to an empty file keeps them empty', () => {
     const { inbox } = world({});
     const { id } = inbox.arrive(diff());
     const outcome = inbox.decide(id, { outcome: 'accept', contents: '' })!;
-    assert.deepEqual(ofType(outcome.effects, 'reply')[0]!.result, fileSaved(''));
+    assert.deepEqual(ofType(outcome.effects, 'reply')[0]!.result.content.slice(0, 2), fileSaved('').content);
     assert.equal(outcome.record.edited, true);
   });
 
@@ -379,10 +383,10 @@ describe('a Claude-dialect editor (claudecode.nvim, VS Code)', () => {
     assert.deepEqual(ofType(effectsOfReject, 'reply')[0]!.result, diffRejected('pi-write:1'));
   });
 
-  test('a Claude Code tab name is kept as it is', () => {
+  test('a Claude Code tab name keeps its markers but not "[Claude Code]", which VS Code would save when another diff opens', () => {
     const { inbox } = world({ s1: 'cc' }, 'editor-and-patchbay', { cc: 'claude' });
     const name = '✻ [Claude Code] a.txt (998b60) ⧉';
-    assert.equal(ofType(inbox.arrive(diff({ tabName: name })).effects, 'offer')[0]!.tabName, name);
+    assert.equal(ofType(inbox.arrive(diff({ tabName: name })).effects, 'offer')[0]!.tabName, '✻ [Claude Code · Patchbay] a.txt (998b60) ⧉');
   });
 
   test('a diff decided in the editor is closed there by Patchbay, under the editor’s name, before the agent hears', () => {

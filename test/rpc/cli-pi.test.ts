@@ -3,20 +3,29 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { HubError } from '../../src/api/types.ts';
+import { writeFile } from 'node:fs/promises';
+import { HubError, type PromptOutcome } from '../../src/api/types.ts';
+import { NOW } from '../web/fake-hub.ts';
 import { main } from '../../src/cli/main.ts';
 import { startFakeDaemon } from '../cli/fake-daemon.ts';
 
 async function withDaemon(t: TestContext) {
   const { dir, home, hub } = await startFakeDaemon(t, 'cli-pi');
+  let stdin = '';
   const run = async (...argv: string[]) => {
     const out: string[] = [];
     const err: string[] = [];
-    const io = { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, env: { PATCHBAY_HOME: home }, cwd: dir };
+    const io = {
+      stdout: { write: (s: string) => out.push(s) },
+      stderr: { write: (s: string) => err.push(s) },
+      env: { PATCHBAY_HOME: home },
+      cwd: dir,
+      readStdin: async () => stdin,
+    };
     const code = await main(argv, io);
     return { code, stdout: out.join(''), stderr: err.join('') };
   };
-  return { hub, run, dir };
+  return { hub, run, dir, setStdin: (text: string) => void (stdin = text) };
 }
 
 test('pi start resolves the folder, passes the model and everything after -- to pi, and prints the id', async (t) => {
@@ -47,7 +56,7 @@ test('pi prompt joins its words, streams the text and ends when pi settles', asy
 test('pi prompt of an extension command that runs no agent returns once pi answered', async (t) => {
   const { hub, run } = await withDaemon(t);
   await run('pi', 'start', '/p');
-  hub.handlers['pi.prompt'] = () => {};
+  hub.handlers['pi.prompt'] = () => ({ ran: 'prompt' });
   const { code, stdout } = await run('pi', 'prompt', 'h1', '/ask');
   assert.equal(code, 0);
   assert.equal(stdout, '');
@@ -62,6 +71,7 @@ test('pi prompt fails with exit 1 when the turn fails or pi exits mid-turn', asy
       queueMicrotask(() => {
         for (const event of events) hub.emit({ type: 'pi', id, event });
       });
+      return { ran: 'prompt' };
     };
   };
   script([
@@ -92,10 +102,11 @@ test('pi prompt says which dialogs wait for the person and which Patchbay answer
       hub.emit({ type: 'pi', id, event: { type: 'extension_ui_request', id: 'u3', method: 'notify', message: 'hi' } });
       hub.emit({ type: 'pi', id, event: { type: 'agent_settled' } });
     });
+    return { ran: 'prompt' };
   };
   const { code, stderr } = await run('pi', 'prompt', 'h1', '/ide');
   assert.equal(code, 0);
-  assert.equal(stderr, "[pi asked: Connect to IDE; Patchbay answered: Patchbay · /p · pid=1 port=2]\n[pi asks: Sure? — answer it in Patchbay's window]\n");
+  assert.equal(stderr, "[pi asked: Connect to IDE; Patchbay answered: Patchbay · /p · pid=1 port=2]\n[pi asks: Sure? — answer it in Patchbay's window, or: patchbay pi answer h1 u2 …]\n");
 });
 
 test('pi prompt names the diff pi waits for and the commands that decide it', async (t) => {
@@ -119,6 +130,7 @@ test('pi prompt names the diff pi waits for and the commands that decide it', as
       hub.emit({ type: 'diffAdded', diff: { ...proposal, id: 'd10', tabName: 'review' } });
       pi({ type: 'agent_settled' });
     });
+    return { ran: 'prompt' };
   };
   const { code, stderr } = await run('pi', 'prompt', 'h1', 'write hello');
   assert.equal(code, 0);
@@ -138,7 +150,7 @@ test('pi state, list and stop print for people; --json prints the values as they
   assert.equal((await run('pi', 'list')).stdout, 'No hosted pi sessions.\n');
   await run('pi', 'start', '/p');
   const list = await run('pi', 'list');
-  assert.equal(list.stdout, 'ID  STATUS  MODEL       PID   FOLDER  DOOR SESSION\nh1  idle    fake/model  9000  /p      -\n');
+  assert.equal(list.stdout, 'ID  STATUS  REVIEW    MODEL       PID   FOLDER  NAME\nh1  idle    reviewed  fake/model  9000  /p      -\n');
   const state = await run('pi', 'state', 'h1');
   assert.match(state.stdout, /^Model +fake\/model\nThinking +off\nStreaming +no\n/);
   assert.deepEqual(JSON.parse((await run('pi', 'state', 'h1', '--json')).stdout), {
@@ -165,4 +177,118 @@ test('a wrong pi command line exits 2 with the usage', async (t) => {
   const abort = await run('pi', 'abort', 'h1');
   assert.equal(abort.code, 1);
   assert.equal(abort.stderr, 'patchbay: pi session h1 has exited: pi exited with code 0\n');
+});
+
+const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+test('a prompt too long for a command line comes from standard input (-) or a file; images go with it, typed by their bytes', async (t) => {
+  const { hub, run, dir, setStdin } = await withDaemon(t);
+  await run('pi', 'start', '/p');
+  const document = `Review this:\n${'const x = "a\\tb"; // ünïcode\n'.repeat(8000)}`;
+  assert.ok(document.length > 200_000);
+  setStdin(document);
+  assert.equal((await run('pi', 'prompt', 'h1', '-')).code, 0);
+  assert.equal((hub.calls.filter((c) => c.method === 'pi.prompt').at(-1)?.params as { text: string }).text, document);
+
+  await writeFile(join(dir, 'prompt.md'), 'from a file\n');
+  await writeFile(join(dir, 'shot.png'), Buffer.from(PNG_1PX, 'base64'));
+  const withImage = await run('pi', 'prompt', 'h1', '--file', 'prompt.md', '--image', 'shot.png', '--follow-up');
+  assert.equal(withImage.code, 0, withImage.stderr);
+  assert.deepEqual(hub.calls.filter((c) => c.method === 'pi.prompt').at(-1)?.params, {
+    id: 'h1',
+    text: 'from a file\n',
+    streamingBehavior: 'followUp',
+    images: [{ data: PNG_1PX, mimeType: 'image/png' }],
+  });
+  await writeFile(join(dir, 'notes.txt'), 'not an image');
+  const notImage = await run('pi', 'prompt', 'h1', 'look', '--image', 'notes.txt');
+  assert.equal(notImage.code, 1);
+  assert.equal(notImage.stderr, 'patchbay: --image notes.txt: not a PNG, JPEG, GIF or WebP image\n');
+  const both = await run('pi', 'prompt', 'h1', 'words', '--file', 'prompt.md');
+  assert.equal(both.code, 2);
+  assert.match(both.stderr, /not two of them/);
+});
+
+test("pi's TUI commands print what they did; a shell command streams its output and exits with its code", async (t) => {
+  const { hub, run } = await withDaemon(t);
+  await run('pi', 'start', '/p');
+  const outcomes: Record<string, PromptOutcome> = {
+    '/name Parser work': { ran: 'name', name: 'Parser work' },
+    '/compact': { ran: 'compact', result: { summary: 's', tokensBefore: 1200, estimatedTokensAfter: 300 } },
+    '/fork second': { ran: 'fork', text: 'second: add the tests', cancelled: false },
+    '/export': { ran: 'export', path: '/p/pi-session.html' },
+    '/new': { ran: 'new', cancelled: false },
+  };
+  hub.handlers['pi.prompt'] = ({ id, text }) => {
+    if (text.startsWith('!')) {
+      queueMicrotask(() => {
+        hub.emit({ type: 'pi', id, event: { type: 'hosted_bash_start', requestId: 'pb-7', command: 'make' } });
+        hub.emit({ type: 'pi', id, event: { type: 'bash_execution_update', id: 'pb-7', delta: 'building\n' } });
+        hub.emit({ type: 'pi', id, event: { type: 'bash_execution_update', id: 'pb-other', delta: 'not ours\n' } });
+      });
+      return new Promise((resolve) => setTimeout(() => resolve({ ran: 'bash', result: { output: 'building\nfailed\n', exitCode: 2, cancelled: false, truncated: false } }), 50));
+    }
+    return outcomes[text]!;
+  };
+  assert.deepEqual(await run('pi', 'name', 'h1', 'Parser', 'work'), { code: 0, stdout: 'Named the session “Parser work”.\n', stderr: '' });
+  assert.equal((await run('pi', 'prompt', 'h1', '/name', 'Parser', 'work')).stdout, 'Named the session “Parser work”.\n');
+  assert.equal((await run('pi', 'compact', 'h1')).stdout, 'Compacted the conversation: 1200 → 300 tokens.\n');
+  assert.equal((await run('pi', 'fork', 'h1', '--at', 'second')).stdout, 'Forked into a new session, from before this prompt (send it again, edited):\nsecond: add the tests\n');
+  assert.equal((await run('pi', 'prompt', 'h1', '/export')).stdout, 'Exported the session to /p/pi-session.html\n');
+  assert.equal((await run('pi', 'prompt', 'h1', '/new')).stdout, 'Started a new session.\n');
+  const shell = await run('pi', 'bash', 'h1', 'make', '--exclude');
+  assert.deepEqual(shell, { code: 2, stdout: 'building\n', stderr: '' }, 'what streamed; the exit code is the command’s');
+  assert.equal((hub.calls.filter((c) => c.method === 'pi.prompt').at(-1)?.params as { text: string }).text, '!!make');
+});
+
+test('pi resume, sessions, fork, queue, thinking, answer and the switches, as a person at a terminal runs them', async (t) => {
+  const { hub, run, dir } = await withDaemon(t);
+  await run('pi', 'start', '/p');
+  hub.savedSessions.push({
+    file: '/home/u/.pi/agent/sessions/--p--/2026_a.jsonl',
+    id: 'a',
+    cwd: '/p',
+    name: null,
+    firstPrompt: 'Fix the flaky test in the parser module please',
+    createdAt: NOW - 7_200_000,
+    modifiedAt: NOW - 7_200_000,
+    bytes: 20480,
+    messages: 4,
+    hostedId: null,
+  });
+  const sessions = await run('pi', 'sessions');
+  assert.match(sessions.stdout, /^CHANGED +SIZE +FOLDER +NAME OR FIRST PROMPT +HOSTED +FILE\n\d+[smhd] ago +20 KiB +\/p +“Fix the flaky test in the parser module please” +- +\/home\/u\/\.pi\/agent\/sessions\/--p--\/2026_a\.jsonl\nResume one with: patchbay pi resume <file>\n$/);
+  assert.equal((await run('pi', 'sessions', '--session-dir', 'mine')).code, 0);
+  assert.deepEqual(hub.calls.at(-1)?.params, { sessionDir: join(dir, 'mine') });
+
+  assert.equal((await run('pi', 'resume', '/home/u/.pi/agent/sessions/--p--/2026_a.jsonl')).stdout, 'h2\n');
+  assert.deepEqual(hub.calls.at(-1)?.params, { sessionFile: '/home/u/.pi/agent/sessions/--p--/2026_a.jsonl' });
+  await run('pi', 'stop', 'h1', '--keep');
+  assert.equal((await run('pi', 'resume', 'h1')).stdout, 'h1\n');
+  assert.deepEqual(hub.calls.at(-1)?.params, { id: 'h1' });
+
+  hub.hosted.get('h1')!.transcript.push({ kind: 'user', text: 'first', at: NOW }, { kind: 'user', text: 'second', at: NOW });
+  assert.equal((await run('pi', 'fork', 'h1')).stdout, '1. first\n2. second\nFork from one with: --at <the start of its text>\n');
+
+  hub.hosted.get('h1')!.queue = { steering: ['use tabs'], followUp: ['then the docs'] };
+  assert.equal((await run('pi', 'queue', 'h1')).stdout, 'steer      use tabs\nfollow-up  then the docs\n');
+  assert.equal((await run('pi', 'queue', 'h1', '--clear', '--steering', 'all')).stdout, 'Took out of the queue:\nsteer      use tabs\nfollow-up  then the docs\n');
+  assert.equal(hub.hosted.get('h1')!.settings.steeringMode, 'all');
+  assert.equal((await run('pi', 'queue', 'h1', '--steering', 'some')).code, 2);
+
+  assert.equal((await run('pi', 'thinking', 'h1')).stdout, '* off\n  minimal\n  low\n  medium\n  high\n');
+  assert.equal((await run('pi', 'thinking', 'h1', 'high')).stdout, 'Thinking level: high\n');
+  assert.equal((await run('pi', 'model', 'h1', 'fake/smart')).stdout, 'Model: fake/smart (thinking high)\n');
+  assert.equal((await run('pi', 'auto-compaction', 'h1', 'off')).stdout, 'Auto-compaction is off.\n');
+  assert.equal((await run('pi', 'auto-retry', 'h1', 'abort')).stdout, 'Stopped retrying.\n');
+  assert.equal((await run('pi', 'auto-retry', 'h1', 'maybe')).code, 2);
+  assert.equal((await run('pi', 'export', 'h1', '--out', 'session.html')).stdout, `${join(dir, 'session.html')}\n`);
+  assert.equal((await run('pi', 'export', 'h1', '--out', 'session.txt')).code, 2);
+  assert.match((await run('pi', 'commands', 'h1')).stdout, /^COMMAND +FROM +WHAT IT DOES\n\/compact \[instructions\] +patchbay +Compact the conversation.*\n(.*\n)*\/review +prompt +Review the changes\n$/);
+  assert.equal((await run('pi', 'stats', 'h1')).stdout, 'No stats yet.\n');
+
+  hub.hosted.get('h1')!.dialogs.push({ requestId: 'u1', method: 'confirm', title: 'Sure?', expiresAt: null });
+  assert.equal((await run('pi', 'answer', 'h1', 'u1', '--yes')).code, 0);
+  assert.deepEqual(hub.calls.at(-1)?.params, { id: 'h1', requestId: 'u1', answer: { confirmed: true } });
+  assert.equal((await run('pi', 'answer', 'h1', 'u1', 'x', '--no')).code, 2);
 });

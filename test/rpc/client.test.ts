@@ -39,8 +39,8 @@ test('responses find their commands by id, even out of order', async (t) => {
   await Promise.all([slow.then(() => order.push('slow')), fast.then(() => order.push('fast'))]);
   assert.deepEqual(order, ['fast', 'slow']);
   assert.deepEqual(await slow, { waited: 150 });
-  assert.deepEqual(await client.request({ type: 'get_state', extra: 'a\u2028b' }), {
-    echo: { type: 'get_state', extra: 'a\u2028b', id: 'pb-3' },
+  assert.deepEqual(await client.request({ type: 'echo', extra: 'a\u2028b' }), {
+    echo: { type: 'echo', extra: 'a\u2028b', id: 'pb-3' },
   });
 });
 

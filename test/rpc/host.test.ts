@@ -26,6 +26,7 @@ async function host(t: TestContext, overrides: Partial<PiHostOptions> = {}) {
     commandTimeoutMs: 5000,
     stopGraceMs: 500,
     ideConnectMs: null,
+    reviewWaitMs: 5000,
     onEvent: (id, event) => events.push({ id, event }),
     onChange: () => void changes++,
     onFoldersChanged: async () => void folderChanges++,
@@ -131,6 +132,71 @@ test('no /ide is run for a pi already at the door, nor for one without pi-ide', 
   await plain.pi.getState(second);
   assert.deepEqual([...atDoor.logs, ...plain.logs].filter((l) => l.includes('/ide')), []);
   assert.equal(atDoor.pi.detail(first).transcript.some((i) => i.kind === 'notice'), false);
+});
+
+test('a prompt to a pi whose pi-ide is not at the door yet waits for it, then goes', async (t) => {
+  let linked: string | null = null;
+  const { pi, dir, events } = await host(t, { sessionIdForPid: () => linked });
+  const view = await pi.start({ cwd: dir, args: ['--with-ide'] });
+  assert.equal(view.review, 'connecting');
+  const { id } = view;
+  let sent = false;
+  const prompting = pi.prompt(id, emit([{ type: 'agent_start' }, { type: 'agent_settled' }])).then(() => (sent = true));
+  // pi answers in order: had the prompt gone out, its records would come before this answer.
+  await pi.getState(id);
+  assert.equal(sent, false, 'the prompt is held');
+  assert.equal(events.some((e) => e.event.type === 'agent_start'), false, 'pi never saw it');
+
+  linked = 's1';
+  pi.doorSessionsChanged();
+  await prompting;
+  assert.equal(pi.views()[0]?.review, 'reviewed');
+  assert.equal(pi.views()[0]?.sessionId, 's1');
+  await waitFor(() => events.some((e) => e.event.type === 'agent_start'), { message: 'the prompt reached pi' });
+});
+
+test('a prompt held for review is refused when pi-ide never reaches the door, and pi never sees it', async (t) => {
+  const { pi, dir, events } = await host(t, { reviewWaitMs: 50 });
+  const { id } = await pi.start({ cwd: dir, args: ['--with-ide'] });
+  await assert.rejects(pi.prompt(id, emit([{ type: 'agent_start' }])), (err: unknown) => {
+    assert.ok(err instanceof HubError);
+    assert.equal(err.code, 'unavailable');
+    assert.match(err.message, /its pi-ide has not reached Patchbay's door within 0 s, so its edits would be written without review; the prompt was not sent/);
+    return true;
+  });
+  await pi.getState(id);
+  assert.equal(events.some((e) => e.event.type === 'agent_start'), false);
+  // `/ide` itself is how pi-ide gets there: it is not held.
+  await pi.prompt(id, '/ide');
+});
+
+test('a pi without pi-ide says its edits are unreviewed, and its prompts go at once', async (t) => {
+  const { pi, dir, events } = await host(t, { reviewWaitMs: 60_000 });
+  const view = await pi.start({ cwd: dir });
+  assert.equal(view.review, 'unreviewed');
+  await pi.prompt(view.id, emit([{ type: 'agent_start' }]));
+  assert.ok(events.some((e) => e.event.type === 'agent_start'));
+});
+
+test('pi-ide leaving the door holds prompts again and has its /ide run again', async (t) => {
+  let linked: string | null = 's1';
+  const { pi, dir, logs } = await host(t, { ideConnectMs: 20, sessionIdForPid: () => linked });
+  const { id } = await pi.start({ cwd: dir, args: ['--with-ide'] });
+  assert.equal(pi.views()[0]?.review, 'reviewed');
+  linked = null;
+  pi.doorSessionsChanged();
+  assert.equal(pi.views()[0]?.review, 'connecting');
+  await waitFor(() => pi.detail(id).transcript.some((i) => i.kind === 'notice' && i.text.startsWith('Patchbay answered')), {
+    message: () => `/ide run again (log: ${logs.join(' | ')})`,
+  });
+});
+
+test('a prompt held for review fails at once when pi exits', async (t) => {
+  const { pi, dir } = await host(t);
+  const { id, pid } = await pi.start({ cwd: dir, args: ['--with-ide'] });
+  const prompting = pi.prompt(id, 'hello');
+  process.kill(pid!, 'SIGKILL');
+  await assert.rejects(prompting, (err: unknown) => err instanceof HubError && err.code === 'unavailable' && /killed by SIGKILL/.test(err.message));
 });
 
 test('pi exiting on its own: status exited with the reason, a hosted_exit event, commands refused', async (t) => {

@@ -3,7 +3,7 @@
 // over the control server. One pi serves most tests (each start costs ~1 s on 2 cores); a
 // second one is killed mid-turn.
 import assert from 'node:assert/strict';
-import { readFile, readdir, mkdir } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { HubError, type HostedDetail, type HubEvent, type TranscriptItem } from '../../src/api/types.ts';
@@ -11,10 +11,9 @@ import { main } from '../../src/cli/main.ts';
 import { pidAlive } from '../../src/discovery/liveness.ts';
 import { createHub, type Hub } from '../../src/hub.ts';
 import { startControlServer, type ControlServer } from '../../src/web/control-server.ts';
-import { startFakeLlm, type FakeLlm } from '../peers/fake-llm.ts';
-import { tempDir, waitFor, type TempDir } from '../peers/wait.ts';
-import { piCommand, piWorld, skipWithoutPi, type PiWorld } from './real-pi.ts';
-import { isolatedOptions } from '../peers/hub-options.ts';
+import type { FakeLlm } from '../peers/fake-llm.ts';
+import { waitFor, type TempDir } from '../peers/wait.ts';
+import { piBench, skipWithoutPi, type PiBench, type PiWorld } from './real-pi.ts';
 
 /** Without the runtime the suite shows as skipped, naming the install command. */
 const skip = skipWithoutPi();
@@ -23,6 +22,7 @@ const skip = skipWithoutPi();
 const PI_MS = 20_000;
 
 describe('hosted pi sessions against the real pi', { skip }, () => {
+  let bench: PiBench;
   let root: TempDir;
   let llm: FakeLlm;
   let world: PiWorld;
@@ -51,22 +51,9 @@ describe('hosted pi sessions against the real pi', { skip }, () => {
     });
 
   before(async () => {
-    root = await tempDir('hosted-pi');
-    llm = await startFakeLlm();
-    world = await piWorld(root.path, llm.baseUrl);
-    home = join(root.path, 'home');
-    work = join(root.path, 'work');
-    await mkdir(work);
-    const options = isolatedOptions(root.path, {
-      home,
-      piSettingsFile: join(world.agentDir, 'settings.json'),
-      pollMs: 50,
-      livenessMs: 200,
-      piCommand: piCommand()!,
-      piEnv: world.env,
-      piStopGraceMs: 1000,
-      piIdeConnectMs: 300,
-    });
+    bench = await piBench('hosted-pi');
+    ({ root, llm, world, home, work } = bench);
+    const options = bench.hubOptions({ piIdeConnectMs: 300, piReviewWaitMs: PI_MS });
     hub = await createHub(options);
     hub.subscribe((e: HubEvent) => {
       if (e.type === 'pi') events.push({ id: e.id, event: e.event });
@@ -80,15 +67,14 @@ describe('hosted pi sessions against the real pi', { skip }, () => {
     await server?.close();
     await hub?.close();
     for (const pid of running) if (pid !== null) assert.equal(pidAlive(pid), false, `pi ${pid} outlived the hub`);
-    await llm?.close();
-    await root?.cleanup();
+    await bench?.close();
   });
 
-  test('patchbay pi start prints the session id; the session is listed idle with its model, its folder at the door', async () => {
+  test('patchbay pi start, then a prompt at once: it waits for pi-ide to reach the door, and its write waits for review', async () => {
     // The test's extension is loaded with -e: refused until the person allows extensions.
     const refused = await cli('pi', 'start', 'work', '--model', 'fake/fake-1', '--', '-e', world.extension);
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /^patchbay: pi\.start: "args" would load an extension \(-e\)/);
+    assert.match(refused.stderr, /^patchbay: pi\.start: "args" would load code into pi \(-e\)/);
     assert.deepEqual((await hub.call('snapshot', undefined)).hosted, []);
     assert.equal((await cli('settings', 'set', 'allowPiExtensions', 'true')).code, 0);
 
@@ -97,24 +83,51 @@ describe('hosted pi sessions against the real pi', { skip }, () => {
     assert.equal(started.code, 0);
     assert.match(started.stdout, /^pi-[0-9a-f]{8}\n$/);
     id = started.stdout.trim();
+    // At once, as a person or a script would: pi-ide in this pi has not reached the door yet.
+    llm.enqueue({ toolCall: { name: 'write', arguments: { path: 'notes.txt', content: 'from pi\n' } } }, { text: 'Wrote notes.txt.' });
+    const prompting = cli('pi', 'prompt', id, 'write notes.txt');
+
     const [view] = (await hub.call('snapshot', undefined)).hosted;
     assert.equal(view?.id, id);
     assert.equal(view?.status, 'idle');
     assert.equal(view?.model, 'fake/fake-1');
     assert.equal(view?.cwd, work);
     assert.ok(view?.pid && pidAlive(view.pid));
-    // pi-ide in this pi would find the door: it covers the session's folder.
+    // pi-ide in this pi finds the door: it covers the session's folder.
     const lockDir = join(root.path, 'pi-ide');
     const [lockName] = (await readdir(lockDir)).filter((n) => n.endsWith('.lock'));
     const lock = JSON.parse(await readFile(join(lockDir, lockName!), 'utf8')) as { workspaceFolders: string[] };
     assert.ok(lock.workspaceFolders.includes(work), `door folders ${lock.workspaceFolders.join(', ')}`);
 
-    // Its (stand-in) pi-ide has not reached the door, so Patchbay runs `/ide` once and answers with the door.
+    // Its (stand-in) pi-ide is not at the door, so Patchbay runs `/ide` and answers with the door; the prompt goes after.
+    const diff = await waitFor(async () => (await hub.call('snapshot', undefined)).diffs[0], { timeoutMs: PI_MS, message: 'the write in the inbox' });
+    assert.equal(diff.path, join(work, 'notes.txt'));
+    assert.equal(diff.tool, 'write');
+    await assert.rejects(readFile(join(work, 'notes.txt')), /ENOENT/, 'nothing is written before the review');
+    const linked = (await hub.call('snapshot', undefined)).hosted[0]!;
+    assert.equal(linked.review, 'reviewed');
+    assert.equal(linked.sessionId, diff.sessionId);
+    await hub.call('diffs.accept', { id: diff.id, contents: 'from pi, reviewed\n' });
+
+    const { code, stdout, stderr } = await prompting;
+    assert.equal(code, 0, stderr);
+    assert.equal(stdout, 'Wrote notes.txt.\n');
+    assert.deepEqual(stderr.split('\n'), [
+      '[connecting to review…]',
+      `[pi asked: Connect to IDE; Patchbay answered: Patchbay · ${work} · pid=${process.pid} port=${hub.doorPort}]`,
+      '[write {"path":"notes.txt","content":"from pi\\n"}]',
+      `[pi waits for diff ${diff.id}: write ${join(work, 'notes.txt')} — patchbay diffs show ${diff.id}, then patchbay diffs accept ${diff.id} or reject ${diff.id}]`,
+      `[diff ${diff.id} accepted by patchbay]`,
+      '',
+    ]);
+    assert.equal(await readFile(join(work, 'notes.txt'), 'utf8'), 'from pi, reviewed\n');
     const choice = `Patchbay · ${work} · pid=${process.pid} port=${hub.doorPort}`;
-    await waitFor(async () => (await detail()).transcript.some((i) => i.kind === 'notice' && i.text === `connected to ${choice}`), {
-      timeoutMs: PI_MS,
-      message: '/ide run by Patchbay and answered with the door',
-    });
+    assert.ok((await detail()).transcript.some((i) => i.kind === 'notice' && i.text === `connected to ${choice}`), '/ide answered with the door');
+    const tool = last(await detail(), 'tool');
+    assert.equal(tool?.name, 'write');
+    assert.deepEqual(tool?.args, { path: 'notes.txt', content: 'from pi\n' });
+    assert.match(tool?.output ?? '', /Successfully wrote/);
+    assert.equal(tool?.done, true);
   });
 
   test('patchbay pi prompt streams the answer to stdout, U+2028 inside it intact', async () => {
@@ -141,21 +154,6 @@ describe('hosted pi sessions against the real pi', { skip }, () => {
     const request = llm.requests.at(-1)!;
     assert.equal(request.model, 'fake-1');
     assert.ok(JSON.stringify(request.messages).includes('say hello'));
-  });
-
-  test('a write tool call runs in the session folder and shows with its result', async () => {
-    llm.enqueue({ toolCall: { name: 'write', arguments: { path: 'hello.txt', content: 'hi there\n' } } }, { text: 'Wrote hello.txt.' });
-    const { code, stdout, stderr } = await cli('pi', 'prompt', id, 'write hello.txt');
-    assert.equal(code, 0, stderr);
-    assert.equal(stdout, 'Wrote hello.txt.\n');
-    assert.match(stderr, /^\[write \{"path":"hello.txt","content":"hi there\\n"\}\]\n$/);
-    assert.equal(await readFile(join(work, 'hello.txt'), 'utf8'), 'hi there\n');
-    const tool = last(await detail(), 'tool');
-    assert.equal(tool?.name, 'write');
-    assert.deepEqual(tool?.args, { path: 'hello.txt', content: 'hi there\n' });
-    assert.match(tool?.output ?? '', /Successfully wrote/);
-    assert.equal(tool?.done, true);
-    assert.equal(tool?.isError, false);
   });
 
   test('abort stops a turn mid-stream; the session is idle again and says so', async () => {
@@ -242,6 +240,7 @@ describe('hosted pi sessions against the real pi', { skip }, () => {
   test('pi dying mid-turn: the prompt fails with the reason, the session shows it has exited', async () => {
     const second = await hub.call('pi.start', { cwd: work });
     assert.equal(second.status, 'idle');
+    assert.equal(second.review, 'unreviewed', 'no pi-ide in this pi');
     llm.enqueue({ text: 'about to be cut off', stall: true });
     const from = eventIndex();
     const prompting = cli('pi', 'prompt', second.id, 'go');
@@ -259,7 +258,10 @@ describe('hosted pi sessions against the real pi', { skip }, () => {
     // What streamed before the kill: the text's start, cut wherever the kill landed ("abou").
     const streamed = stdout.trim();
     assert.ok(streamed.length > 0 && 'about to be cut off'.startsWith(streamed), `streamed ${JSON.stringify(stdout)}`);
-    assert.match(stderr, new RegExp(`^patchbay pi: pi session ${second.id} exited: pi was killed by SIGKILL`));
+    assert.match(
+      stderr,
+      new RegExp(`^\\[this pi has no pi-ide: its edits are written without review\\]\npatchbay pi: pi session ${second.id} exited: pi was killed by SIGKILL`),
+    );
     const view = (await hub.call('snapshot', undefined)).hosted.find((h) => h.id === second.id);
     assert.equal(view?.status, 'exited');
     assert.match(view?.exit ?? '', /^pi was killed by SIGKILL/);
@@ -269,17 +271,27 @@ describe('hosted pi sessions against the real pi', { skip }, () => {
     assert.deepEqual((await hub.call('snapshot', undefined)).hosted.map((h) => h.id), [id]);
   });
 
-  test('patchbay pi list and stop: the process ends and the session is gone', async () => {
+  test('patchbay pi list, sessions, stop and resume: the process ends, the session file stays and opens again', async () => {
     const listed = await cli('pi', 'list');
-    assert.match(listed.stdout, new RegExp(`^ID +STATUS +MODEL +PID +FOLDER +DOOR SESSION\n${id} +idle +fake/fake-2 +\\d+ +${work} +-\n$`));
-    const pid = (await hub.call('snapshot', undefined)).hosted[0]!.pid!;
+    assert.match(listed.stdout, new RegExp(`^ID +STATUS +REVIEW +MODEL +PID +FOLDER +NAME\n${id} +idle +reviewed \\(s\\d+\\) +fake/fake-2 +\\d+ +${work} +-\n$`));
+    const { pid, sessionFile } = (await hub.call('snapshot', undefined)).hosted[0]!;
+    const sessions = await cli('pi', 'sessions');
+    assert.equal(sessions.code, 0);
+    assert.match(sessions.stdout, new RegExp(`“write notes.txt” +${id} +${sessionFile}\n`), sessions.stdout);
     const stopped = await cli('pi', 'stop', id);
     assert.equal(stopped.code, 0);
     assert.equal(stopped.stdout, `Stopped pi session ${id}.\n`);
-    assert.equal(pidAlive(pid), false);
+    assert.equal(pidAlive(pid!), false);
     assert.deepEqual((await hub.call('snapshot', undefined)).hosted, []);
     const gone = await cli('pi', 'state', id);
     assert.equal(gone.code, 1);
     assert.match(gone.stderr, /no hosted pi session/);
+
+    const resumed = await cli('pi', 'resume', sessionFile!);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const again = resumed.stdout.trim();
+    const prompts = (await detail(again)).transcript.flatMap((i) => (i.kind === 'user' ? [i.text] : []));
+    assert.deepEqual(prompts.slice(0, 3), ['write notes.txt', 'say hello', 'talk forever'], 'its conversation is back');
+    assert.equal((await cli('pi', 'stop', again)).code, 0);
   });
 });

@@ -4,6 +4,8 @@ import type { TranscriptItem } from '../../src/api/types.ts';
 import { answerProblem } from '../../src/rpc/host.ts';
 import {
   MAX_TRANSCRIPT_ITEMS,
+  bashEnded,
+  bashStarted,
   expireDialogs,
   initialHostedState,
   nextDialogExpiry,
@@ -12,6 +14,8 @@ import {
   reduceGetState,
   reduceUiRequest,
   removeDialog,
+  noteReview,
+  transcriptFromMessages,
   type HostedState,
 } from '../../src/rpc/hosted.ts';
 import { doorChoice } from '../../src/rpc/ide-dialog.ts';
@@ -186,18 +190,26 @@ test('dialogs wait until answered; a timed one leaves the list at its deadline',
   assert.deepEqual(state.dialogs, []);
 });
 
-test('notify, setStatus, setWidget and setTitle update notices and status lines; clearing removes the line', () => {
+test('notify is a notice; setStatus a status line, setWidget a widget where pi places it, setTitle the title; clearing removes each', () => {
   let state = initialHostedState();
   const ui = (r: Record<string, unknown>) => (state = reduceUiRequest(state, { type: 'extension_ui_request', id: 'x', ...r } as UiRequest, T));
   ui({ method: 'notify', message: 'Command blocked', notifyType: 'warning' });
   ui({ method: 'setStatus', statusKey: 'demo', statusText: 'Turn 1 running…' });
   ui({ method: 'setWidget', widgetKey: 'pi-ide', widgetLines: ['Neovim', 'In a.ts'] });
+  ui({ method: 'setWidget', widgetKey: 'todo', widgetLines: ['1. tests'], widgetPlacement: 'belowEditor' });
   ui({ method: 'setTitle', title: 'pi - proj' });
-  assert.deepEqual(state.statusLines, { notify: 'Command blocked', demo: 'Turn 1 running…', 'widget:pi-ide': 'Neovim\nIn a.ts', title: 'pi - proj' });
+  assert.deepEqual(state.statusLines, { demo: 'Turn 1 running…' }, 'a notification is not a status line that never clears');
+  assert.deepEqual(state.widgets, [
+    { key: 'pi-ide', lines: ['Neovim', 'In a.ts'], placement: 'aboveEditor' },
+    { key: 'todo', lines: ['1. tests'], placement: 'belowEditor' },
+  ]);
+  assert.equal(state.title, 'pi - proj');
   assert.deepEqual({ ...state.transcript[0]!, at: 0 }, { kind: 'notice', level: 'warning', text: 'Command blocked', at: 0 });
   ui({ method: 'setStatus', statusKey: 'demo' });
   ui({ method: 'setWidget', widgetKey: 'pi-ide' });
-  assert.deepEqual(Object.keys(state.statusLines).sort(), ['notify', 'title']);
+  ui({ method: 'setWidget', widgetKey: 'todo', widgetLines: [] });
+  assert.deepEqual(state.statusLines, {});
+  assert.deepEqual(state.widgets, [], 'no lines (or an empty list) clears a widget');
 });
 
 test('get_state gives the model and thinking level and ends "starting"', () => {
@@ -209,7 +221,11 @@ test('get_state gives the model and thinking level and ends "starting"', () => {
   assert.equal(state.status, 'idle');
   assert.equal(state.model, 'fake/fake-1');
   assert.equal(state.thinkingLevel, 'off');
-  assert.equal(reduceGetState(state, { isStreaming: true }).status, 'streaming');
+  assert.equal(reduceGetState(initialHostedState(), { isStreaming: true }).status, 'streaming', 'a pi resumed mid-run');
+  // Later, pi's events say whether it works: a get_state answered just before a run began (or
+  // just after it ended) must not undo what agent_start or agent_settled said.
+  assert.equal(reduceGetState(state, { isStreaming: true }).status, 'idle');
+  assert.equal(reduceGetState({ ...state, status: 'streaming' }, { isStreaming: false }).status, 'streaming');
 });
 
 test('exit ends open items, drops dialogs and says why', () => {
@@ -319,4 +335,102 @@ test('tool calls appear when they start, show output as it streams, and end fail
   const tool = state.transcript[0] as Extract<TranscriptItem, { kind: 'tool' }>;
   assert.deepEqual([tool.name, tool.output, tool.isError, tool.done], ['bash', 'a.txt\nb.txt\n', true, true]);
   assert.equal(reduceEvent(state, { type: 'tool_execution_end', toolCallId: 'unknown' }, T), state);
+});
+
+/** pi 0.87.1's get_messages after a turn with a write, a shell command and a compaction (shapes as recorded). */
+const MESSAGES = [
+  { role: 'system', content: '', sections: { preamble: 'You are an expert coding assistant…' }, timestamp: 1 },
+  { role: 'compactionSummary', summary: 'Earlier: set up the project.', tokensBefore: 150000, timestamp: 2 },
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'write notes.txt like this' },
+      { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
+    ],
+    timestamp: 3,
+  },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'thinking', thinking: 'A write.' },
+      { type: 'text', text: 'Writing **notes.txt**.' },
+      { type: 'toolCall', id: 'call_1', name: 'write', arguments: { path: 'notes.txt', content: 'hi\n' } },
+    ],
+    stopReason: 'toolUse',
+    timestamp: 4,
+  },
+  { role: 'toolResult', toolCallId: 'call_1', toolName: 'write', content: [{ type: 'text', text: 'Successfully wrote 3 bytes' }], isError: false, timestamp: 5 },
+  { role: 'assistant', content: [{ type: 'text', text: 'Done.' }], stopReason: 'stop', timestamp: 6 },
+  { role: 'bashExecution', command: 'ls', output: 'notes.txt\n', exitCode: 0, cancelled: false, truncated: false, excludeFromContext: true, timestamp: 7 },
+  { role: 'custom', customType: 'todo', content: 'Remember the tests', display: true, timestamp: 8 },
+  { role: 'custom', customType: 'hidden', content: 'not for people', display: false, timestamp: 9 },
+  { role: 'assistant', content: [{ type: 'toolCall', id: 'call_2', name: 'bash', arguments: { command: 'sleep 9' } }], stopReason: 'aborted', timestamp: 10 },
+];
+
+test("the transcript rebuilt from pi's messages: prompts (with their images), replies, tool cards with results and reviews, shell runs, summaries", () => {
+  const items = transcriptFromMessages({ messages: MESSAGES }, { call_1: 'd7' });
+  assert.deepEqual(items, [
+    { kind: 'summary', of: 'compaction', text: 'Earlier: set up the project.', at: 2 },
+    { kind: 'user', text: 'write notes.txt like this', images: 1, at: 3 },
+    { kind: 'assistant', text: 'Writing **notes.txt**.', thinking: 'A write.', at: 4, done: true },
+    { kind: 'tool', toolCallId: 'call_1', name: 'write', args: { path: 'notes.txt', content: 'hi\n' }, output: 'Successfully wrote 3 bytes', isError: false, done: true, at: 4, diffId: 'd7' },
+    { kind: 'assistant', text: 'Done.', thinking: '', at: 6, done: true },
+    { kind: 'bash', requestId: null, command: 'ls', output: 'notes.txt\n', exitCode: 0, cancelled: false, excluded: true, done: true, at: 7 },
+    { kind: 'notice', level: 'info', text: 'Remember the tests', at: 8 },
+    // As live: the reply's end (aborted) comes before its calls.
+    { kind: 'notice', level: 'warning', text: 'Aborted', at: 10 },
+    { kind: 'tool', toolCallId: 'call_2', name: 'bash', args: { command: 'sleep 9' }, output: '', isError: false, done: true, at: 10 },
+  ]);
+  assert.deepEqual(transcriptFromMessages({ messages: [] }), []);
+  assert.deepEqual(transcriptFromMessages('nonsense'), []);
+});
+
+test('queue, session name, a shell run streamed by request id, and a write’s review land in the state', () => {
+  let state = run([
+    { type: 'queue_update', steering: ['stop that'], followUp: ['then this', 7] },
+    { type: 'session_info_changed', name: '  Refactor  ' },
+  ]);
+  assert.deepEqual(state.queue, { steering: ['stop that'], followUp: ['then this'] });
+  assert.equal(state.sessionName, 'Refactor');
+  assert.equal(run([{ type: 'session_info_changed' }], state).sessionName, null, 'an absent name clears it');
+
+  state = bashStarted(state, 'pb-9', 'make test', false, T);
+  state = run([
+    { type: 'bash_execution_update', id: 'pb-9', delta: 'ok 1\n' },
+    { type: 'bash_execution_update', id: 'pb-other', delta: 'not ours\n' },
+    { type: 'bash_execution_update', id: 'pb-9', delta: 'ok 2\n' },
+  ], state);
+  const live = state.transcript.at(-1);
+  assert.deepEqual(live, { kind: 'bash', requestId: 'pb-9', command: 'make test', output: 'ok 1\nok 2\n', exitCode: null, cancelled: false, excluded: false, done: false, at: T });
+  state = bashEnded(state, 'pb-9', { output: 'ok 1\nok 2\nall good\n', exitCode: 0, cancelled: false, truncated: true, fullOutputPath: '/tmp/pi-bash.log' });
+  assert.deepEqual(state.transcript.at(-1), { ...live, output: 'ok 1\nok 2\nall good\n\n[cut: the whole output is in /tmp/pi-bash.log]', exitCode: 0, done: true });
+
+  state = run([{ type: 'tool_execution_start', toolCallId: 'c1', toolName: 'edit', args: { path: 'a.ts' } }], state);
+  state = noteReview(state, 'c1', 'd3');
+  assert.equal((state.transcript.at(-1) as { diffId?: string }).diffId, 'd3');
+  assert.equal(noteReview(state, 'unknown', 'd4'), state);
+});
+
+test("a failed compaction says so once, in pi's words", () => {
+  const state = run([{ type: 'compaction_end', reason: 'manual', aborted: false, willRetry: false, errorMessage: 'Compaction failed: Nothing to compact (session too small)' }]);
+  assert.equal((state.transcript.at(-1) as { text: string }).text, 'Compaction failed: Nothing to compact (session too small)');
+});
+
+test('get_state gives the session file and name and how pi queues and compacts', () => {
+  const state = reduceGetState(initialHostedState(), {
+    thinkingLevel: 'off',
+    isStreaming: false,
+    steeringMode: 'all',
+    followUpMode: 'one-at-a-time',
+    sessionFile: '/s/a.jsonl',
+    sessionId: 'u1',
+    sessionName: 'Foo',
+    autoCompactionEnabled: false,
+  });
+  assert.equal(state.sessionFile, '/s/a.jsonl');
+  assert.equal(state.sessionName, 'Foo');
+  assert.deepEqual(state.settings, { steeringMode: 'all', followUpMode: 'one-at-a-time', autoCompaction: false, autoRetry: null });
+  const unnamed = reduceGetState(state, { sessionId: 'u2', isStreaming: false });
+  assert.equal(unnamed.sessionFile, null, 'a --no-session pi has no file');
+  assert.equal(unnamed.sessionName, null);
 });

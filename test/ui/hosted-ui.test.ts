@@ -16,7 +16,7 @@ import type { Hub } from '../../src/hub.ts';
 import { TSX_LOADER } from '../peers/spawn.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
 import type { TempDir } from '../peers/wait.ts';
-import { createFakeHub, idleHostedDetail } from '../web/fake-hub.ts';
+import { createFakeHub, hostedView, idleHostedDetail } from '../web/fake-hub.ts';
 import type { FakeHub } from '../web/fake-hub.ts';
 import { openUi, SHOTS, skipWithoutChromium, type UiSession } from './chromium.ts';
 import { isolatedOptions } from '../peers/hub-options.ts';
@@ -60,8 +60,7 @@ class ScriptedPi {
   }
 
   view(): HostedView {
-    const { transcript: _t, dialogs: _d, statusLines: _s, stats: _st, ...view } = this.detail;
-    return { ...view, pendingDialogs: this.detail.dialogs.length };
+    return hostedView(this.detail);
   }
 
   /** The hub's state changed in a way the snapshot shows. */
@@ -192,6 +191,7 @@ describe('the hosted pi session panel in a browser', { skip }, () => {
       }
       p.detail.transcript.push({ kind: 'user', text, at: Date.now() });
       p.stats.userMessages = (p.stats.userMessages as number) + 1;
+      return { ran: 'prompt' };
     };
     hub.handlers['pi.abort'] = () => {};
     hub.handlers['pi.state'] = () => ({ isStreaming: running().detail.status === 'streaming' });
@@ -330,9 +330,8 @@ describe('the hosted pi session panel in a browser', { skip }, () => {
     p.emit({ type: 'agent_settled' });
     await page.getByRole('button', { name: 'Send' }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Abort' }).count(), 0);
-    const stats = page.getByRole('region', { name: 'Stats' });
-    await stats.getByText('$0.42').waitFor();
-    await stats.getByText('1,200').waitFor();
+    // The counters in words, not a wall of raw numbers.
+    await page.getByRole('region', { name: 'Stats' }).getByText('3 prompts · 1 tool call · 1.5k tokens ($0.42)').waitFor();
   });
 
   test('the thinking-level and model pickers change pi’s settings', async () => {
@@ -419,13 +418,45 @@ describe('the hosted pi session panel in a browser', { skip }, () => {
     await page.setViewportSize({ width: 1100, height: 720 });
   });
 
+  test('a pi whose pi-ide is not at the door says “connecting to review…”; a prompt waits for it; one without pi-ide says its edits are not reviewed', async () => {
+    const p = running();
+    p.detail.review = 'connecting';
+    p.pushSnapshot();
+    await page.getByRole('status').getByText(/^Connecting to review… Prompts wait until pi-ide/).waitFor();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const plain = hub.handlers['pi.prompt'];
+    hub.handlers['pi.prompt'] = async (params) => {
+      await held; // as the hub holds it until pi-ide arrives
+      return plain(params);
+    };
+    const prompt = page.getByLabel('Prompt', { exact: true });
+    await prompt.fill('Edit notes.txt');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.locator('.prompt-box').getByRole('status').getByText('connecting to review…').waitFor();
+    await shot('connecting-to-review');
+    assert.equal(await prompt.inputValue(), 'Edit notes.txt', 'kept until pi took it');
+    p.detail.review = 'reviewed';
+    p.pushSnapshot();
+    release();
+    await waitFor(async () => (await prompt.inputValue()) === '', { message: 'the prompt sent once pi-ide arrived' });
+    await page.locator('.hosted-heading').getByText('edits reviewed').waitFor();
+    hub.handlers['pi.prompt'] = plain;
+
+    p.detail.review = 'unreviewed';
+    p.pushSnapshot();
+    await page.getByText('This pi has no pi-ide: its edits are written without review.').waitFor();
+    p.detail.review = 'reviewed';
+    p.pushSnapshot();
+  });
+
   test('when pi exits by itself, the reason shows and only the transcript stays', async () => {
     running().exit('pi exited with code 1: fatal: something broke');
     await page.locator('.warning-text', { hasText: 'pi exited with code 1: fatal: something broke' }).waitFor();
     // The exit event and the snapshot that says "exited" arrive separately.
     await page.getByRole('heading', { name: 'pi sessions (0 running)' }).waitFor();
-    await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached' });
-    for (const name of ['Stop', 'Send', 'Abort']) assert.equal(await page.getByRole('button', { name }).count(), 0, `no ${name}`);
+    await page.getByRole('button', { name: 'Stop', exact: true }).waitFor({ state: 'detached' });
+    for (const name of ['Stop', 'Send', 'Abort']) assert.equal(await page.getByRole('button', { name, exact: true }).count(), 0, `no ${name}`);
     assert.equal(await page.getByLabel('Prompt', { exact: true }).count(), 0);
     assert.equal(await page.getByLabel('Thinking level').count(), 0, 'nothing to configure on an exited pi');
     await transcript().getByText('Sure, I will write it.').waitFor();
@@ -455,6 +486,8 @@ describe('the hosted pi session panel against the real hub', { skip }, () => {
     const options = isolatedOptions(tmp.path, {
       pollMs: 100,
       piCommand: [process.execPath, '--import', TSX_LOADER, FAKE_PI_RPC],
+      // The fake pi saves its sessions under the test's own agent dir.
+      piEnv: { PI_CODING_AGENT_DIR: join(tmp.path, 'agent') },
       piStopGraceMs: 500,
     });
     await mkdir(options.piLockDir, { recursive: true });
@@ -504,14 +537,14 @@ describe('the hosted pi session panel against the real hub', { skip }, () => {
     await waitFor(async () => (await prompt.inputValue()) === '', { message: 'the prompt accepted' });
     await page.screenshot({ path: join(SHOTS, 'hosted-real-hub.png') });
 
-    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
     const ask = page.getByRole('dialog', { name: 'Stop this pi session?' });
     await ask.waitFor();
     await page.keyboard.press('Escape');
     await ask.waitFor({ state: 'detached' });
     assert.notEqual((await hosted())[0]?.status, 'exited', 'Esc answers "no": pi still runs');
 
-    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
     await page.screenshot({ path: join(SHOTS, 'hosted-stop-confirm.png') });
     await ask.getByRole('button', { name: 'Stop pi' }).click();
     await page.getByRole('heading', { name: 'pi sessions (0 running)' }).waitFor();
@@ -533,6 +566,38 @@ describe('the hosted pi session panel against the real hub', { skip }, () => {
       },
       { message: `pi (pid ${view!.pid}) gone`, timeoutMs: 5000 },
     );
+  });
+
+  test('a stopped session is resumed with its conversation read back from pi; Fork… goes on from before a prompt', async () => {
+    await page.getByLabel('Folder').fill(project);
+    await page.getByRole('button', { name: 'Start pi session' }).click();
+    const log = page.getByRole('log', { name: 'Transcript' });
+    const prompt = page.getByLabel('Prompt', { exact: true });
+    await prompt.waitFor();
+    for (const text of ['hello there', 'second thoughts']) {
+      await prompt.fill(text);
+      await prompt.press('Enter');
+      await log.getByText(`You said: ${text}`).waitFor();
+    }
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Stop this pi session?' }).getByRole('button', { name: 'Stop pi' }).click();
+    await page.getByRole('button', { name: 'Resume', exact: true }).click();
+    // This stand-in pi has no pi-ide, and says so again once resumed.
+    await page.getByText('This pi has no pi-ide: its edits are written without review.').waitFor();
+    await log.getByText(/^Resumed /).waitFor();
+    await log.getByText('You said: hello there').waitFor();
+    const [view] = (await hosted()).filter((h) => h.status !== 'exited');
+    assert.equal(view?.status, 'idle', 'the same session runs again');
+
+    await page.getByRole('button', { name: 'Fork…' }).click();
+    await page.getByRole('dialog', { name: 'Fork from an earlier prompt' }).getByRole('button', { name: 'second thoughts' }).click();
+    await waitFor(async () => (await prompt.inputValue()) === 'second thoughts', { message: 'the prompt back in the box' });
+    await log.getByText('You said: second thoughts').waitFor({ state: 'detached' });
+    await log.getByText('You said: hello there').waitFor();
+    await page.screenshot({ path: join(SHOTS, 'hosted-real-hub-forked.png') });
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Stop this pi session?' }).getByRole('button', { name: 'Stop pi' }).click();
+    await page.getByRole('button', { name: 'Resume', exact: true }).waitFor();
   });
 
   test('the page logged no errors', () => {

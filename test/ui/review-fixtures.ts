@@ -50,3 +50,41 @@ export function withChanges(...which: (1 | 2 | 3)[]): string {
 }
 
 export const PROPOSAL = withChanges(1, 2, 3);
+
+/**
+ * A 3000-line source file and a proposal that changes 41 single lines spread through it (the
+ * size at which a character diff gives up and paints whole stretches as deleted and re-added).
+ */
+export const BIG_LINES = 3000;
+export const BIG_CHANGED_LINES = Array.from({ length: 41 }, (_, i) => 30 + i * 72);
+
+function bigLine(n: number): string {
+  switch (n % 6) {
+    case 0:
+      return `export function step${n}(input: string): string {`;
+    case 1:
+      return `\tconst label = "item ${n}: \\"quoted\\" ünïcödé";`;
+    case 2:
+      return `\tif (input.length > ${n}) return input.slice(0, ${n});`;
+    case 3:
+      return `\treturn \`\${label} \${input}\`.replace(/\\s+/g, ' ');`;
+    case 4:
+      return '}';
+    default:
+      return '';
+  }
+}
+
+export const BIG_DISK = `${Array.from({ length: BIG_LINES }, (_, i) => bigLine(i)).join('\n')}\n`;
+
+/** The big file with the given changes (1-based, of BIG_CHANGED_LINES) applied. */
+export function bigWithChanges(which: readonly number[]): string {
+  const lines = BIG_DISK.split('\n');
+  for (const n of which) {
+    const at = BIG_CHANGED_LINES[n - 1]!;
+    lines[at] = `${lines[at]} // reviewed change ${n}`;
+  }
+  return lines.join('\n');
+}
+
+export const BIG_PROPOSAL = bigWithChanges(BIG_CHANGED_LINES.map((_, i) => i + 1));

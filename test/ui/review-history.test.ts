@@ -47,7 +47,9 @@ function hubWithHistory(): FakeHub {
     outcome: 'accepted',
     by: 'patchbay',
     at: NOW - 60_000,
-    edited: true,
+    edited: false,
+    changes: { total: 3, accepted: [1, 3], rejected: [2] },
+    told: 'Patchbay: accepted 2 of 3 changes of your edit to /work/proj/src/inventory.ts; change 2 (line 15 of your proposal) rejected: the file keeps its original lines there.',
     tool: 'edit',
     editorId: 'nvim-proj',
     agent: 'pi-ide',
@@ -55,7 +57,8 @@ function hubWithHistory(): FakeHub {
   hub.state.history.push(record);
   hub.details.set('d9', decided(record, { oldContents: DISK, newContents: PROPOSAL, finalContents: withChanges(1, 3) }));
   // One whose contents the history did not keep (as the hub answers): only the decision is known.
-  const old: DecisionRecord = { ...record, id: 'd3', path: '/work/proj/src/old.ts', outcome: 'rejected', edited: false, at: NOW - 3_600_000 };
+  const { changes: _changes, told: _told, ...plain } = record;
+  const old: DecisionRecord = { ...plain, id: 'd3', path: '/work/proj/src/old.ts', outcome: 'rejected', at: NOW - 3_600_000 };
   hub.state.history.push(old);
   hub.details.set('d3', decided(old, { oldContents: null, newContents: '', finalContents: null, contentsNotKept: 'too large to keep in the history' }));
   return hub;
@@ -84,10 +87,11 @@ describe('the review history and layout', { skip: skipWithoutChromium }, () => {
 
   test('a decision from before opens read-only: what was written, what was proposed, and the edits', async () => {
     await page.getByText('Recent decisions (2)').click();
-    await page.getByRole('button', { name: /accepted inventory\.ts in Patchbay, edited/ }).click();
-    const facts = page.locator('.decided .diff-header .meta');
+    await page.getByRole('button', { name: /accepted inventory\.ts in Patchbay, 2 of 3 changes/ }).click();
+    const facts = page.locator('.decided .diff-header .meta').first();
     await facts.waitFor();
-    assert.match(await facts.innerText(), /^accepted in Patchbay, edited at \d\d:\d\d:\d\d · edit from pi · offered to Neovim · proj$/);
+    assert.match(await facts.innerText(), /^accepted in Patchbay, 2 of 3 changes at \d\d:\d\d:\d\d · edit from pi · offered to Neovim · proj$/);
+    assert.match(await page.locator('.decided .told').innerText(), /^pi was told: Patchbay: accepted 2 of 3 changes/);
     assert.match(page.url(), /#\/review\/history%2Fd9$/);
 
     const written = page.getByRole('textbox', { name: `${PATH}: written` });
@@ -113,7 +117,7 @@ describe('the review history and layout', { skip: skipWithoutChromium }, () => {
     assert.equal(await page.locator('.change-position').innerText(), 'Change 1 of 1', 'the edits: change 2 put back');
 
     await page.getByRole('button', { name: 'Back to the inbox' }).click();
-    await page.locator('#diff-title', { hasText: '/work/proj/new.txt' }).waitFor();
+    await page.locator('#diff-title[title="/work/proj/a.txt"]').waitFor(); // the oldest waiting edit
     assert.notEqual(await page.locator('details.history').getAttribute('open'), null, 'the history stays open to pick another');
   });
 
@@ -127,7 +131,7 @@ describe('the review history and layout', { skip: skipWithoutChromium }, () => {
     assert.equal(await page.locator('.decided .diff-toolbar').count(), 0);
     await shootEverySize(page, 'review-history-not-kept');
     await page.getByRole('button', { name: 'Back to the inbox' }).click();
-    await page.locator('#diff-title', { hasText: '/work/proj/new.txt' }).waitFor();
+    await page.locator('#diff-title[title="/work/proj/a.txt"]').waitFor(); // the oldest waiting edit
   });
 
   test('the layout toggle (v) is remembered across a reload, and soft wrap is on', async () => {
@@ -192,7 +196,10 @@ describe('the review history and layout', { skip: skipWithoutChromium }, () => {
       await new Promise<void>((resolve) => (answer = resolve));
       return record;
     };
-    await page.getByRole('button', { name: 'Accept', exact: true }).click();
+    await page.getByRole('button', { name: 'Accept change 1 of 3' }).click();
+    await page.getByRole('button', { name: 'Accept change 3 of 3' }).click();
+    await page.getByRole('button', { name: 'Apply 2 of 3 changes' }).click();
+    await page.getByRole('button', { name: 'Send now' }).click();
     const notice = page.getByRole('status').filter({ hasText: 'Accepted' });
     await notice.waitFor();
     assert.match(await notice.locator('.notice-text').innerText(), /^Accepted \S*inventory\.ts \(2 of 3 changes\)/, 'the note, before the answer came');

@@ -9,8 +9,9 @@ import type { Page } from 'playwright-core';
 import type { EditorView, SessionView, TrafficEntry } from '../../src/api/types.ts';
 import { buildIfStale } from '../../src/cli/start.ts';
 import { tempDir, type TempDir } from '../peers/wait.ts';
-import { NOW, createFakeHub, idleHostedDetail, type FakeHub } from '../web/fake-hub.ts';
+import { NOW, createFakeHub, hostedView, idleHostedDetail, type FakeHub } from '../web/fake-hub.ts';
 import { SHOTS, openUi, skipWithoutChromium, type UiSession } from './chromium.ts';
+import { shootEverySize } from './live-review.ts';
 
 const DIR = join(SHOTS, 'screens');
 const SIZES = [
@@ -65,6 +66,8 @@ function traffic(): TrafficEntry[] {
     { at: at + 541, dir: 'out', editorId: null, method: null, tool: null, id: 2, bytes: 66, preview: '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"{}"}]}}' },
     { at: at + 900, dir: 'in', editorId: null, method: 'tools/call', tool: 'openDiff', id: 7, bytes: Buffer.byteLength(big), preview: `${big.slice(0, 400)}…` },
     { at: at + 950, dir: 'down', editorId: 'nvim-proj', method: 'selection_changed', tool: null, id: null, bytes: 210, preview: '{"jsonrpc":"2.0","method":"selection_changed","params":{"text":"","filePath":"/work/proj/a.txt","selection":{"start":{"line":3,"character":0},"end":{"line":3,"character":0},"isEmpty":true}}}' },
+    { at: at + 1000, dir: 'in', editorId: null, method: 'tools/call', tool: 'getCurrentSelection', id: '3f9c2a71-5b7e-4c1d-9a0e-7d2b8f6e4c13', bytes: 140, preview: '{"jsonrpc":"2.0","id":"3f9c2a71-5b7e-4c1d-9a0e-7d2b8f6e4c13","method":"tools/call","params":{"name":"getCurrentSelection","arguments":{}}}' },
+    { at: at + 900 + 156_372, dir: 'out', editorId: null, method: null, tool: null, id: 7, bytes: 5120, preview: '{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"FILE_SAVED"},{"type":"text","text":"x"}]}}' },
   ];
 }
 
@@ -102,8 +105,7 @@ function hostedSession(hub: FakeHub): void {
     id: 'dw', sessionId: 's1', editorId: null, tool: 'write', path: '/work/proj/NOTES.md', tabName: 'pi-write:c-write', status: 'pending',
     createdAt: NOW - 39_000, isNew: true, tooLarge: false, inEditor: false,
   });
-  const { transcript: _t, dialogs: _d, statusLines: _s, stats: _st, ...view } = detail;
-  hub.state.hosted = [{ ...view, pendingDialogs: 0 }];
+  hub.state.hosted = [hostedView(detail)];
 }
 
 describe('screens of every view but the review inbox, light and dark, large and small', { skip: skipWithoutChromium }, () => {
@@ -142,7 +144,7 @@ describe('screens of every view but the review inbox, light and dark, large and 
     hostedSession(hub);
     ui = await openUi(hub, { home: join(tmp.path, 'home'), version: 'test' }, '#/pairing');
     page = ui.page;
-    await page.getByRole('heading', { name: /Agent sessions/ }).waitFor();
+    await page.getByRole('heading', { name: /Agents connected/ }).waitFor();
   });
 
   after(async () => {
@@ -160,6 +162,19 @@ describe('screens of every view but the review inbox, light and dark, large and 
     assert.deepEqual(hub.calls.at(-1), { method: 'bind', params: { sessionId: 's1', editorId: otherEditor.id } });
     await card.getByLabel('Editor for this session').selectOption('automatic');
     assert.deepEqual(hub.calls.at(-1), { method: 'unpin', params: { sessionId: 's2' } });
+
+    // Paused: said in the header with Resume, and no session reads "no editor matches".
+    await page.getByRole('button', { name: 'Pause routing' }).click();
+    assert.deepEqual(hub.calls.at(-1), { method: 'setPaused', params: { paused: true } });
+    hub.emit({ type: 'snapshot', snapshot: structuredClone(hub.state) });
+    await page.locator('.status-pill', { hasText: 'Routing paused: every edit is reviewed here' }).waitFor();
+    assert.equal(await page.getByText('no editor matches').count(), 0);
+    await page.getByText(/routing is paused; your choice, .* comes back on Resume/).waitFor();
+    await shoot('pairing-paused');
+    await page.locator('.status-pill').getByRole('button', { name: 'Resume' }).click();
+    assert.deepEqual(hub.calls.at(-1), { method: 'setPaused', params: { paused: false } });
+    hub.emit({ type: 'snapshot', snapshot: structuredClone(hub.state) });
+    await page.getByRole('button', { name: 'Pause routing' }).waitFor();
   });
 
   test('traffic: frames with directions explained, one opened and copied', async () => {
@@ -175,6 +190,19 @@ describe('screens of every view but the review inbox, light and dark, large and 
     await page.getByRole('status').getByText('Copied').waitFor();
     assert.equal(await page.evaluate('navigator.clipboard.readText()'), await frame.innerText(), 'Copy takes the frame as shown');
     await shoot('traffic-frame-open');
+
+    // A filter on openDiff keeps its answer, which says what it answers and how long it took.
+    await page.getByRole('button', { name: /Hide the tools\/call openDiff frame/ }).click();
+    await page.getByLabel('Filter').fill('openDiff');
+    const rows = page.getByRole('row');
+    await page.getByText('↳ tools/call openDiff').waitFor();
+    assert.equal(await rows.count(), 3, 'the header, the call, and its answer');
+    assert.match(await rows.nth(2).innerText(), /P→\s[^]*reply to\s+↳ tools\/call openDiff\s+7\s+5\.0 KiB/);
+    assert.match(await rows.nth(1).innerText(), /2 min 36 s/);
+    await page.getByLabel('Filter').fill('');
+    const uuid = page.getByRole('cell', { name: '3f9c2a7…' });
+    assert.equal(await uuid.getAttribute('title'), '3f9c2a71-5b7e-4c1d-9a0e-7d2b8f6e4c13', 'a long id is shortened, whole on hover');
+    await shootEverySize(page, 'traffic');
   });
 
   test('settings: every section, and the end of the page', async () => {
@@ -187,9 +215,9 @@ describe('screens of every view but the review inbox, light and dark, large and 
   test('sessions: a write waiting for review, an edit as its change, stats in words', async () => {
     await go('#/sessions/h1');
     await page.getByRole('link', { name: 'Review this edit' }).waitFor();
-    await page.getByRole('region', { name: 'Stats' }).getByText('16,020 of 128,000 tokens (13%)').waitFor();
+    await page.getByRole('region', { name: 'Stats' }).getByText('2 prompts · 2 tool calls · 16k tokens ($0.03) · context 13% of 128k').waitFor();
     await shoot('sessions-waiting-for-review');
-    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
     await page.getByRole('dialog', { name: 'Stop this pi session?' }).waitFor();
     await shoot('sessions-stop-confirm');
     await page.getByRole('button', { name: 'Cancel' }).click();

@@ -115,7 +115,7 @@ test('the shortcuts list opens with "?" and names every view key; keys behind it
   await page.keyboard.press('a');
   await page.keyboard.press('2');
   assert.equal(hub.calls.filter((c) => c.method === 'diffs.accept').length, 0, '"a" behind the list accepts nothing');
-  assert.equal(await page.evaluate('location.hash'), '#/review/d2', '"2" behind the list does not switch views');
+  assert.equal(await page.evaluate('location.hash'), '#/review/d1', '"2" behind the list does not switch views (the oldest edit is selected)');
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'detached' });
   await page.getByRole('button', { name: 'Shortcuts' }).click();

@@ -5,7 +5,9 @@ import {
   type DecisionRecord,
   type DiffDetail,
   type HostedDetail,
+  type HostedView,
   type HubApi,
+  type PiSessionInfo,
   type HubEvent,
   type HubMethod,
   type ParamsOf,
@@ -15,6 +17,9 @@ import {
   type Snapshot,
 } from '../../src/api/types.ts';
 import { validateSettingsPatch } from '../../src/settings/defaults.ts';
+import { acceptDecision, decisionFacts } from '../../src/review/decision-facts.ts';
+import { alreadyDecided } from '../../src/review/decision-words.ts';
+import type { Decision } from '../../src/review/inbox.ts';
 import { localOnlyRefusal } from '../../src/settings/store.ts';
 
 export type Handlers = { [M in HubMethod]: (params: ParamsOf<M>) => ResultOf<M> | Promise<ResultOf<M>> };
@@ -122,12 +127,26 @@ export function idleHostedDetail(init: { id: string; cwd: string; pid: number; m
     thinkingLevel: 'off',
     exit: null,
     sessionId: null,
+    review: 'reviewed',
     pendingDialogs: 0,
+    sessionFile: `/home/u/.pi/agent/sessions/--work--/2026-01-01T00-00-00-000Z_${init.id}.jsonl`,
+    sessionName: null,
+    resumable: false,
+    title: null,
     transcript: [],
     dialogs: [],
     statusLines: {},
+    widgets: [],
+    queue: { steering: [], followUp: [] },
+    settings: { steeringMode: 'one-at-a-time', followUpMode: 'one-at-a-time', autoCompaction: true, autoRetry: null },
     stats: null,
   };
+}
+
+/** The hosted list as the snapshot shows it: each detail without its big parts. */
+export function hostedView(detail: HostedDetail): HostedView {
+  const { transcript: _t, dialogs, statusLines: _s, widgets: _w, queue: _q, settings: _set, stats: _st, ...view } = detail;
+  return { ...view, pendingDialogs: dialogs.length, resumable: view.status === 'exited' && view.sessionFile !== null };
 }
 
 export interface FakeHub extends HubApi {
@@ -136,6 +155,8 @@ export interface FakeHub extends HubApi {
   models: SessionModels[];
   /** Hosted pi sessions by id; `state.hosted` lists their views. */
   hosted: Map<string, HostedDetail>;
+  /** What `pi.sessions` lists. */
+  savedSessions: PiSessionInfo[];
   calls: { method: HubMethod; params: unknown }[];
   listenerCount(): number;
   emit(event: HubEvent): void;
@@ -163,6 +184,7 @@ export function createFakeHub(): FakeHub {
   const listeners = new Set<(event: HubEvent) => void>();
   const calls: { method: HubMethod; params: unknown }[] = [];
   const hosted = new Map<string, HostedDetail>();
+  const savedSessions: PiSessionInfo[] = [];
   const emit = (event: HubEvent): void => {
     for (const listener of listeners) listener(event);
   };
@@ -173,17 +195,31 @@ export function createFakeHub(): FakeHub {
   };
   /** The list in the snapshot follows the details (views are the details without their big parts). */
   const listHosted = (): void => {
-    state.hosted = [...hosted.values()].map(({ transcript: _t, dialogs: _d, statusLines: _s, stats: _st, ...view }) => ({
-      ...view,
-      pendingDialogs: _d.length,
-    }));
+    state.hosted = [...hosted.values()].map(hostedView);
   };
 
-  const decide = (id: string, outcome: 'accepted' | 'rejected', contents?: string): DecisionRecord => {
+  const decide = (id: string, decision: Decision): DecisionRecord => {
     const diff = state.diffs.find((d) => d.id === id);
     if (!diff) throw new HubError(`no diff with id "${id}"`, 'not-found');
-    if (diff.status !== 'pending') throw new HubError(`diff ${id} is already ${diff.status}`, 'conflict');
+    if (diff.status !== 'pending') {
+      const record = state.history.find((r) => r.id === id);
+      throw new HubError(record ? alreadyDecided(record) : `diff ${id} is already ${diff.status}`, 'conflict');
+    }
+    const outcome = decision.outcome === 'accept' ? 'accepted' : 'rejected';
+    const contents = decision.outcome === 'accept' ? decision.contents : undefined;
     diff.status = outcome;
+    const known = details.get(id);
+    // The hub's own rules for what a decision amounts to (changes taken, typing, words for the agent).
+    const facts = decisionFacts({
+      path: diff.path,
+      original: known ? (known.isNew ? '' : known.oldContents) : null,
+      proposal: known?.newContents ?? '',
+      accepted: outcome === 'accepted',
+      ...(contents !== undefined ? { written: contents } : {}),
+      ...(decision.outcome === 'accept' && decision.taken ? { taken: decision.taken } : {}),
+      ...(decision.reason ? { reason: decision.reason } : {}),
+      by: 'person',
+    });
     const record: DecisionRecord = {
       id,
       sessionId: diff.sessionId,
@@ -191,7 +227,7 @@ export function createFakeHub(): FakeHub {
       outcome,
       by: 'patchbay',
       at: NOW,
-      edited: contents !== undefined && contents !== details.get(id)?.newContents,
+      ...facts,
       tool: diff.tool,
       editorId: diff.editorId,
       agent: 'pi-ide',
@@ -246,12 +282,13 @@ export function createFakeHub(): FakeHub {
       if (!detail) throw new HubError(`no diff with id "${id}"`, 'not-found');
       return structuredClone(detail);
     },
-    'diffs.accept': ({ id, contents }) => decide(id, 'accepted', contents),
-    'diffs.reject': ({ id }) => decide(id, 'rejected'),
+    'diffs.accept': ({ id, contents, changes, reason }) =>
+      decide(id, acceptDecision(details.get(id) ?? { isNew: false, oldContents: null, newContents: '' }, contents, changes, reason)),
+    'diffs.reject': ({ id, reason }) => decide(id, reason === undefined ? { outcome: 'reject' } : { outcome: 'reject', reason }),
     'diffs.acceptAll': ({ sessionId }) =>
-      state.diffs.filter((d) => d.sessionId === sessionId && d.status === 'pending').map((d) => decide(d.id, 'accepted')),
+      state.diffs.filter((d) => d.sessionId === sessionId && d.status === 'pending').map((d) => decide(d.id, { outcome: 'accept' })),
     'diffs.rejectAll': ({ sessionId }) =>
-      state.diffs.filter((d) => d.sessionId === sessionId && d.status === 'pending').map((d) => decide(d.id, 'rejected')),
+      state.diffs.filter((d) => d.sessionId === sessionId && d.status === 'pending').map((d) => decide(d.id, { outcome: 'reject' })),
     traffic: () => [],
     'settings.get': () => structuredClone(state.settings),
     'settings.set': ({ patch }) => {
@@ -296,6 +333,10 @@ export function createFakeHub(): FakeHub {
     'pi.prompt': ({ id, text }) => {
       const session = hostedSession(id);
       if (session.status === 'exited') throw new HubError(`pi session ${id} has exited: ${session.exit}`, 'unavailable');
+      if (text.startsWith('!')) {
+        const result = { output: `ran ${text.replace(/^!+/, '')}\n`, exitCode: 0, cancelled: false, truncated: false };
+        return { ran: 'bash', result };
+      }
       session.transcript.push({ kind: 'user', text, at: NOW }, { kind: 'assistant', text: 'ok', thinking: '', at: NOW, done: true });
       queueMicrotask(() => {
         for (const event of [
@@ -307,6 +348,7 @@ export function createFakeHub(): FakeHub {
           emit({ type: 'pi', id, event });
         }
       });
+      return { ran: 'prompt' };
     },
     'pi.abort': ({ id }) => void hostedSession(id),
     'pi.state': ({ id }) => ({ model: { provider: 'fake', id: 'model' }, thinkingLevel: hostedSession(id).thinkingLevel, isStreaming: false }),
@@ -342,6 +384,83 @@ export function createFakeHub(): FakeHub {
       }
       listHosted();
     },
+    'pi.resume': (request) => {
+      const found = 'id' in request ? hostedSession(request.id) : [...hosted.values()].find((h) => h.sessionFile === request.sessionFile);
+      if (found === undefined && 'sessionFile' in request) {
+        const id = `h${hosted.size + 1}`;
+        const saved = savedSessions.find((s) => s.file === request.sessionFile);
+        hosted.set(id, { ...idleHostedDetail({ id, cwd: saved?.cwd ?? '/work/proj', pid: 9000 + hosted.size, model: 'fake/model', startedAt: NOW }), sessionFile: request.sessionFile });
+        listHosted();
+        return structuredClone(state.hosted.find((h) => h.id === id)!);
+      }
+      const session = found!;
+      if (session.status === 'exited') Object.assign(session, { status: 'idle', exit: null, pid: 9100 });
+      listHosted();
+      return structuredClone(state.hosted.find((h) => h.id === session.id)!);
+    },
+    'pi.sessions': () => structuredClone(savedSessions),
+    'pi.commands': ({ id }) => {
+      hostedSession(id);
+      return [
+        { name: 'ide', description: 'Connect to a running IDE', source: 'extension' },
+        { name: 'review', description: 'Review the changes', source: 'prompt' },
+      ];
+    },
+    'pi.thinkingLevels': ({ id }) => (hostedSession(id), ['off', 'minimal', 'low', 'medium', 'high']),
+    'pi.forkPoints': ({ id }) =>
+      hostedSession(id).transcript.flatMap((item, i) => (item.kind === 'user' ? [{ entryId: `e${i}`, text: item.text }] : [])),
+    'pi.fork': ({ id, entryId }) => {
+      const session = hostedSession(id);
+      const at = Number(entryId.slice(1));
+      const item = session.transcript[at];
+      if (item?.kind !== 'user') throw new HubError('pi fork: Invalid entry ID for forking', 'invalid');
+      session.transcript = session.transcript.slice(0, at);
+      session.sessionFile = `${session.sessionFile}.fork`;
+      listHosted();
+      return { text: item.text, cancelled: false };
+    },
+    'pi.clone': ({ id }) => {
+      const session = hostedSession(id);
+      session.sessionFile = `${session.sessionFile}.clone`;
+      listHosted();
+      return { cancelled: false };
+    },
+    'pi.newSession': ({ id }) => {
+      const session = hostedSession(id);
+      session.transcript = [];
+      session.sessionName = null;
+      session.sessionFile = `${session.sessionFile}.new`;
+      listHosted();
+      return { cancelled: false };
+    },
+    'pi.switchSession': ({ id, sessionFile }) => {
+      hostedSession(id).sessionFile = sessionFile;
+      listHosted();
+      return { cancelled: false };
+    },
+    'pi.tree': ({ id }) => (hostedSession(id), { tree: [], leafId: null }),
+    'pi.compact': ({ id, instructions }) => (hostedSession(id), { summary: `summary${instructions ? ` (${instructions})` : ''}`, tokensBefore: 100, estimatedTokensAfter: 10 }),
+    'pi.setName': ({ id, name }) => {
+      hostedSession(id).sessionName = name;
+      listHosted();
+    },
+    'pi.exportHtml': ({ id, outputPath }) => ({ path: outputPath ?? `${hostedSession(id).cwd}/pi-session.html` }),
+    'pi.bash': ({ id, command }) => (hostedSession(id), { output: `ran ${command}\n`, exitCode: 0, cancelled: false, truncated: false }),
+    'pi.abortBash': ({ id }) => void hostedSession(id),
+    'pi.clearQueue': ({ id }) => {
+      const session = hostedSession(id);
+      const queued = session.queue;
+      session.queue = { steering: [], followUp: [] };
+      return queued;
+    },
+    'pi.setQueueModes': ({ id, steering, followUp }) => {
+      const { settings } = hostedSession(id);
+      if (steering) settings.steeringMode = steering;
+      if (followUp) settings.followUpMode = followUp;
+    },
+    'pi.setAutoCompaction': ({ id, enabled }) => void (hostedSession(id).settings.autoCompaction = enabled),
+    'pi.setAutoRetry': ({ id, enabled }) => void (hostedSession(id).settings.autoRetry = enabled),
+    'pi.abortRetry': ({ id }) => void hostedSession(id),
   };
 
   return {
@@ -349,6 +468,7 @@ export function createFakeHub(): FakeHub {
     details,
     models,
     hosted,
+    savedSessions,
     calls,
     handlers,
     async call<M extends HubMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {

@@ -2,8 +2,9 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { pendingCount } from '../../../electron/shared/diff-notifications.ts';
 import { ConnectionBanner } from '../hub/ConnectionBanner.tsx';
 import { useHub } from '../hub/HubProvider.tsx';
+import { useCommand } from '../hub/useCommand.ts';
 import { SignInNotice } from '../hub/SignInNotice.tsx';
-import { keyFacts } from '../ui/keyboard.ts';
+import { isEditableTarget, keyFacts } from '../ui/keyboard.ts';
 import { ReviewView } from '../review/ReviewView.tsx';
 import { PairingView } from '../pairing/PairingView.tsx';
 import { TrafficView } from '../traffic/TrafficView.tsx';
@@ -40,9 +41,25 @@ export function App() {
     void favicon.show(pending);
   }, [favicon, pending]);
 
+  // Single keys do nothing while a text field has the focus: say so, rather than stay silent.
+  const [typing, setTyping] = useState(false);
+  useEffect(() => {
+    const update = (): void => setTyping(isEditableTarget(document.activeElement));
+    // On focusout the focus has not moved yet.
+    const later = (): void => void setTimeout(update, 0);
+    document.addEventListener('focusin', update);
+    document.addEventListener('focusout', later);
+    return () => {
+      document.removeEventListener('focusin', update);
+      document.removeEventListener('focusout', later);
+    };
+  }, []);
+
   useEffect(() => {
     const onKey = (event: KeyboardEvent): void => {
       const facts = keyFacts(event);
+      // Esc leaves a text field, so the single keys work again.
+      if (facts.inEditableTarget && event.key === 'Escape' && event.target instanceof HTMLInputElement) event.target.blur();
       if (facts.inEditableTarget || facts.ctrlKey || facts.metaKey || facts.altKey) return;
       if (facts.key === HELP_KEY) {
         event.preventDefault();
@@ -88,7 +105,12 @@ export function App() {
           ))}
         </nav>
         <span className="spacer" />
-        {snapshot?.paused && <span className="status-pill">Routing paused</span>}
+        {typing && (
+          <span className="meta keys-off" role="status">
+            Keys are off while you type · Esc
+          </span>
+        )}
+        {snapshot?.paused && <PausedPill />}
         {browser && permission.state === 'default' && (
           <button type="button" className="header-button" onClick={permission.request}>
             Notify me of waiting edits
@@ -121,6 +143,20 @@ export function App() {
       </main>
       {help && <ShortcutsDialog close={() => setHelp(false)} />}
     </div>
+  );
+}
+
+/** Paused routing, what it means, and the way back. */
+function PausedPill() {
+  const { api } = useHub();
+  const command = useCommand();
+  return (
+    <span className="status-pill" title="While paused no session is served by an editor: every edit waits in Patchbay's Review, and editors get no diffs or diagnostics from agents.">
+      Routing paused<span className="pill-detail">: every edit is reviewed here</span>{' '}
+      <button type="button" className="header-button" disabled={command.busy} onClick={() => void command.run(() => api.call('setPaused', { paused: false }))}>
+        Resume
+      </button>
+    </span>
   );
 }
 

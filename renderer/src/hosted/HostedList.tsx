@@ -1,6 +1,6 @@
 import type { HostedView } from '../../../src/api/types.ts';
 import { count } from '../../../electron/shared/labels.ts';
-import { STATUS_TEXT, hostedTitle } from './hosted-model.ts';
+import { hostedTitle, statusWord } from './hosted-model.ts';
 
 interface Props {
   hosted: readonly HostedView[];
@@ -22,7 +22,7 @@ export function HostedList({ hosted, selectedId, select }: Props) {
             title={h.cwd}
           >
             <span className="hosted-name">
-              {hostedTitle(h)} <span className={`status-dot ${h.status}`}>{STATUS_TEXT[h.status]}</span>
+              {hostedTitle(h)} <span className={`status-dot ${h.status}`}>{statusWord(h)}</span>
             </span>
             <span className="hosted-sub">{h.cwd}</span>
             <span className="hosted-sub">

@@ -5,7 +5,7 @@ import { useHub } from '../hub/HubProvider.tsx';
 import { useCommand } from '../hub/useCommand.ts';
 import { ErrorText } from '../ui/ErrorText.tsx';
 import { THINKING_LEVELS, modelOptions, parseModels } from './hosted-model.ts';
-import { useHostedModels } from './useHostedSession.ts';
+import { useHostedModels, useThinkingLevels } from './useHostedSession.ts';
 
 interface Props {
   view: HostedView;
@@ -19,9 +19,9 @@ export function SessionPickers({ view, enabled, merge }: Props) {
   const command = useCommand();
   const listed = useHostedModels(view.id, enabled);
   const options = useMemo(() => modelOptions(parseModels(listed.models), view.model), [listed.models, view.model]);
-  const levels = view.thinkingLevel === null || (THINKING_LEVELS as readonly string[]).includes(view.thinkingLevel)
-    ? THINKING_LEVELS
-    : [view.thinkingLevel, ...THINKING_LEVELS];
+  // pi's own list for this model (it changes with the model); the usual levels until it answers.
+  const offered = useThinkingLevels(view.id, enabled, view.model) ?? THINKING_LEVELS;
+  const levels = view.thinkingLevel === null || offered.includes(view.thinkingLevel) ? offered : [view.thinkingLevel, ...offered];
 
   const setModel = (key: string): void => {
     const choice = options.find((m) => m.key === key);

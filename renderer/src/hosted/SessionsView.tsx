@@ -4,6 +4,7 @@ import { useMemo } from 'react';
 import { useSnapshot } from '../hub/HubProvider.tsx';
 import { HostedList } from './HostedList.tsx';
 import { HostedPanel } from './HostedPanel.tsx';
+import { PastSessions } from './PastSessions.tsx';
 import { sortHosted } from './hosted-model.ts';
 import { StartForm } from './StartForm.tsx';
 
@@ -27,13 +28,14 @@ export function SessionsView({ selectedId, select }: Props) {
         </h1>
         <HostedList hosted={hosted} selectedId={selected?.id ?? null} select={select} />
         <StartForm started={(id) => select(id)} />
+        <PastSessions opened={(id) => select(id)} />
       </aside>
       {selected === null ? (
         <section className="hosted-panel empty-panel">
           <p className="empty">No hosted pi session. Start one with the form: Patchbay runs pi in that folder and shows it here.</p>
         </section>
       ) : (
-        <HostedPanel key={selected.id} view={selected} />
+        <HostedPanel key={selected.id} view={selected} select={select} />
       )}
     </div>
   );

@@ -1,10 +1,13 @@
-// The conversation as it streams: prompts, replies (thinking folded), tool calls with their
-// arguments (a write or edit as its change, with the review it waits on) and output, notices.
-// Stays scrolled to the end unless the person scrolled up.
-import { useEffect, useLayoutEffect, useRef } from 'react';
-import type { DecisionRecord, TranscriptItem } from '../../../src/api/types.ts';
+// The conversation as it streams: prompts, replies (markdown, thinking folded), tool calls with
+// their arguments (a write or edit as its change, with its review) and output, shell runs,
+// summaries, notices. Stays scrolled to the end unless the person scrolled up.
+import { memo, useEffect, useLayoutEffect, useRef } from 'react';
+import type { TranscriptItem } from '../../../src/api/types.ts';
+import { count } from '../../../electron/shared/labels.ts';
 import { routeHash } from '../app/route.ts';
 import { argsText, toolSubject } from './hosted-model.ts';
+import { Markdown } from './Markdown.tsx';
+import { reviewText } from './tool-review.ts';
 import { CARD_LINES, toolChange } from './tool-change.ts';
 import type { ToolChange } from './tool-change.ts';
 import type { ReviewOf, ToolReview } from './useToolReviews.ts';
@@ -16,9 +19,13 @@ interface Props {
   items: readonly TranscriptItem[];
   streaming: boolean;
   reviewOf: ReviewOf;
+  /** Stops the shell command still running (a `!cmd`). */
+  abortShell(): void;
+  /** Shown when there is nothing yet (a stopped session not resumed, a new one). */
+  emptyText?: string;
 }
 
-export function Transcript({ items, streaming, reviewOf }: Props) {
+export function Transcript({ items, streaming, reviewOf, abortShell, emptyText = 'Nothing said yet. Write a prompt below.' }: Props) {
   const log = useRef<HTMLDivElement>(null);
   const atEnd = useRef(true);
 
@@ -45,21 +52,27 @@ export function Transcript({ items, streaming, reviewOf }: Props) {
 
   return (
     <div ref={log} className="transcript" role="log" aria-label="Transcript" aria-busy={streaming} tabIndex={0} onScroll={onScroll}>
-      {items.length === 0 && <p className="empty">Nothing said yet. Write a prompt below.</p>}
-      {items.map((item, index) => (
-        <Item key={item.kind === 'tool' ? item.toolCallId : `${index}-${item.kind}`} item={item} reviewOf={reviewOf} />
-      ))}
+      {items.length === 0 && <p className="empty">{emptyText}</p>}
+      {items.map((item, index) =>
+        item.kind === 'tool' ? (
+          <ToolItem key={item.toolCallId} item={item} review={reviewOf(item)} />
+        ) : (
+          <Item key={`${index}-${item.kind}`} item={item} abortShell={abortShell} />
+        ),
+      )}
     </div>
   );
 }
 
-function Item({ item, reviewOf }: { item: TranscriptItem; reviewOf: ReviewOf }) {
+/** Only an item that changed draws again: a long conversation streams at the cost of its last reply. */
+const Item = memo(function Item({ item, abortShell }: { item: Exclude<TranscriptItem, { kind: 'tool' }>; abortShell(): void }) {
   switch (item.kind) {
     case 'user':
       return (
         <article className="turn user" aria-label="You">
           <span className="who">You</span>
           <div className="text">{item.text}</div>
+          {item.images !== undefined && item.images > 0 && <span className="meta">{`with ${count(item.images, 'image')}`}</span>}
         </article>
       );
     case 'assistant':
@@ -72,42 +85,40 @@ function Item({ item, reviewOf }: { item: TranscriptItem; reviewOf: ReviewOf }) 
               <div className="text">{item.thinking}</div>
             </details>
           )}
-          <div className="text">
-            {item.text}
-            {!item.done && <span className="caret" aria-hidden="true" />}
-          </div>
+          <Markdown text={item.text} />
+          {!item.done && <span className="caret" aria-hidden="true" />}
         </article>
       );
-    case 'tool': {
-      const subject = toolSubject(item.args);
-      const review = reviewOf(item);
-      const waiting = !item.done && review?.outcome === 'pending';
-      const state = waiting ? 'waiting for review' : !item.done ? 'running' : item.isError ? 'failed' : 'done';
-      const change = toolChange(item.name, item.args);
+    case 'bash': {
+      const state = !item.done ? 'running' : item.cancelled ? 'cancelled' : item.exitCode === 0 ? 'done' : `exit code ${item.exitCode ?? '?'}`;
       return (
-        <article className={`turn tool ${item.isError && item.done ? 'failed' : waiting ? 'waiting' : state}`} aria-label={`Tool ${item.name}`}>
+        <article className={`turn tool shell${item.done && item.exitCode !== 0 ? ' failed' : ''}`} aria-label="Shell command">
           <header>
-            <span className="tool-name">{item.name}</span>
-            {subject !== null && <code className="tool-subject">{subject}</code>}
-            <span className={`tool-state ${waiting ? 'waiting' : state}`}>{state}</span>
+            <span className="tool-name">{item.excluded ? '!!' : '!'}</span>
+            <code className="tool-subject">{item.command}</code>
+            <span className={`tool-state ${item.done ? (item.exitCode === 0 ? 'done' : 'failed') : 'running'}`}>{state}</span>
+            {!item.done && (
+              <button type="button" className="danger small" onClick={abortShell}>
+                Stop command
+              </button>
+            )}
           </header>
-          {review !== null && <ReviewNote review={review} />}
-          {change !== null ? (
-            <ChangeView change={change} />
-          ) : (
-            <details className="tool-args">
-              <summary>Arguments</summary>
-              <pre>{argsText(item.args)}</pre>
-            </details>
-          )}
+          {item.excluded && <p className="meta">Kept out of the model’s context.</p>}
           {item.output !== '' && (
-            <pre className={`tool-output${item.isError ? ' error' : ''}`} aria-label={`${item.name} output`}>
+            <pre className="tool-output" aria-label="Shell output">
               {item.output}
             </pre>
           )}
         </article>
       );
     }
+    case 'summary':
+      return (
+        <details className="turn summary">
+          <summary>{item.of === 'compaction' ? 'Earlier conversation, compacted' : 'Summary of a branch left behind'}</summary>
+          <Markdown text={item.text} />
+        </details>
+      );
     case 'notice':
       return (
         <p className={`notice ${item.level}`} role={item.level === 'error' ? 'alert' : undefined}>
@@ -116,28 +127,56 @@ function Item({ item, reviewOf }: { item: TranscriptItem; reviewOf: ReviewOf }) 
         </p>
       );
   }
+});
+
+const ToolItem = memo(function ToolItem({ item, review }: { item: Extract<TranscriptItem, { kind: 'tool' }>; review: ToolReview | null }) {
+  const subject = toolSubject(item.args);
+  const waiting = !item.done && review?.outcome === 'pending';
+  const state = waiting ? 'waiting for review' : !item.done ? 'running' : item.isError ? 'failed' : 'done';
+  const change = toolChange(item.name, item.args);
+  return (
+    <article className={`turn tool ${item.isError && item.done ? 'failed' : waiting ? 'waiting' : state}`} aria-label={`Tool ${item.name}`}>
+      <header>
+        <span className="tool-name">{item.name}</span>
+        {subject !== null && <code className="tool-subject">{subject}</code>}
+        <span className={`tool-state ${waiting ? 'waiting' : state}`}>{state}</span>
+      </header>
+      {review !== null && <ReviewNote review={review} />}
+      {change !== null ? (
+        <ChangeView change={change} />
+      ) : (
+        <details className="tool-args">
+          <summary>Arguments</summary>
+          <pre>{argsText(item.args)}</pre>
+        </details>
+      )}
+      {item.output !== '' && (
+        <pre className={`tool-output${item.isError ? ' error' : ''}`} aria-label={`${item.name} output`}>
+          {item.output}
+        </pre>
+      )}
+    </article>
+  );
+}, (a, b) => a.item === b.item && sameReview(a.review, b.review));
+
+function sameReview(a: ToolReview | null, b: ToolReview | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.diffId === b.diffId && a.outcome === b.outcome && (a.outcome !== 'decided' || (b.outcome === 'decided' && a.record === b.record));
 }
 
-const DECIDED_WHERE: Record<DecisionRecord['by'], string> = {
-  editor: 'in the editor',
-  patchbay: 'in Patchbay',
-  agent: 'by pi',
-  shutdown: 'as Patchbay stopped',
-};
-
 function ReviewNote({ review }: { review: ToolReview }) {
+  const link = <a href={routeHash({ view: 'review', id: review.diffId })}>{review.outcome === 'pending' ? 'Review this edit' : 'See what was written'}</a>;
   if (review.outcome === 'pending') {
     return (
       <p className="tool-review">
-        <strong>Waiting for your review:</strong> pi goes on once you accept or reject this edit.{' '}
-        <a href={routeHash({ view: 'review', id: review.diffId })}>Review this edit</a>
+        <strong>Waiting for your review:</strong> pi goes on once you accept or reject this edit. {link}
       </p>
     );
   }
-  const what = review.outcome === 'withdrawn' ? 'Withdrawn' : review.outcome === 'accepted' ? 'Accepted' : 'Rejected';
+  if (review.outcome === 'forgotten') return <p className="tool-review decided">Reviewed (the decision is older than the history Patchbay keeps)</p>;
   return (
-    <p className={`tool-review decided ${review.outcome}`}>
-      {what} {DECIDED_WHERE[review.by]}
+    <p className={`tool-review decided ${review.record.outcome}`}>
+      {reviewText(review.record)} · {link}
     </p>
   );
 }

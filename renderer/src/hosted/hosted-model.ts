@@ -1,7 +1,18 @@
 // The hosted-session panel's rules, apart from any component: which controls a status
 // allows, what a dialog answer sends, how pi's loosely shaped data (models, stats, raw
 // events) becomes something to show.
-import type { DialogAnswer, HostedDialog, HostedStatus, HostedView, Snapshot } from '../../../src/api/types.ts';
+import type {
+  DialogAnswer,
+  HostedDialog,
+  HostedReview,
+  HostedStatus,
+  HostedView,
+  PiCommandInfo,
+  PiSessionInfo,
+  PromptOutcome,
+  Snapshot,
+} from '../../../src/api/types.ts';
+import { BUILTIN_COMMANDS } from '../../../src/rpc/builtins.ts';
 import { baseName } from '../../../electron/shared/labels.ts';
 import { isObject } from '../../../src/api/json.ts';
 
@@ -14,8 +25,21 @@ export const STATUS_TEXT: Record<HostedStatus, string> = {
   exited: 'exited',
 };
 
-export function hostedTitle(view: Pick<HostedView, 'cwd'>): string {
-  return `pi · ${baseName(view.cwd)}`;
+/** Where this pi's edits go, in a sentence for its panel. */
+export const REVIEW_TEXT: Record<HostedReview, string> = {
+  connecting: 'Connecting to review… Prompts wait until pi-ide in this pi reaches Patchbay, so no edit is written unreviewed.',
+  reviewed: 'Edits wait for your review (pi-ide is connected to Patchbay).',
+  unreviewed: 'This pi has no pi-ide: its edits are written without review.',
+};
+
+/** How a session is called in the list: its name, else an extension's title, else its folder. */
+export function hostedTitle(view: Pick<HostedView, 'cwd'> & Partial<Pick<HostedView, 'sessionName' | 'title'>>): string {
+  return view.sessionName ?? view.title ?? `pi · ${baseName(view.cwd)}`;
+}
+
+/** The status word in the list: a pi stopped on purpose is "stopped", one that died "exited". */
+export function statusWord(view: Pick<HostedView, 'status' | 'exit'>): string {
+  return view.status === 'exited' && view.exit !== null && stoppedOnPurpose(view.exit) ? 'stopped' : STATUS_TEXT[view.status];
 }
 
 /** Extension questions waiting across every hosted session (for the Sessions tab's badge). */
@@ -90,17 +114,43 @@ export interface PromptKeyFacts {
 }
 
 export const PROMPT_SHORTCUTS: readonly { key: string; label: string }[] = [
-  { key: 'Ctrl+Enter', label: 'Send (steer while pi works)' },
+  { key: 'Enter', label: 'Send (steer while pi works)' },
+  { key: 'Shift+Enter', label: 'New line' },
   { key: 'Alt+Enter', label: 'Follow up' },
+  { key: 'Tab', label: 'Complete a /command' },
 ];
 
-/** The prompt box's keys (plain Enter stays a newline). */
-export function promptKeyAction(facts: PromptKeyFacts, status: HostedStatus): PromptAction | null {
-  if (facts.key !== 'Enter' || facts.shiftKey) return null;
+/** The prompt box's keys, as in pi's own editor: Enter sends, Shift+Enter breaks the line. */
+export function promptKeyAction(facts: PromptKeyFacts & { isComposing?: boolean }, status: HostedStatus): PromptAction | null {
+  if (facts.key !== 'Enter' || facts.shiftKey || facts.isComposing === true) return null;
   const controls = controlsFor(status);
-  if ((facts.ctrlKey || facts.metaKey) && !facts.altKey) return controls.send ? 'send' : controls.steer ? 'steer' : null;
   if (facts.altKey && !facts.ctrlKey && !facts.metaKey) return controls.followUp ? 'followUp' : null;
-  return null;
+  if (facts.altKey) return null;
+  return controls.send ? 'send' : controls.steer ? 'steer' : null;
+}
+
+export interface Completion {
+  /** What replaces the typed command: `/name ` (with a space when it takes words). */
+  insert: string;
+  label: string;
+  description: string;
+  /** Who runs it: Patchbay (a command of pi's terminal UI), or pi's extension, template or skill. */
+  from: 'patchbay' | PiCommandInfo['source'];
+}
+
+/**
+ * The commands a `/` at the start of the prompt box may become, matching what is typed so far:
+ * pi's own (`get_commands`) and those Patchbay runs for pi's terminal UI. None once a space is typed.
+ */
+export function commandCompletions(text: string, piCommands: readonly PiCommandInfo[]): Completion[] {
+  const match = /^\/([\w:-]*)$/.exec(text);
+  if (match === null) return [];
+  const typed = match[1]!.toLowerCase();
+  const builtins = BUILTIN_COMMANDS.filter((c) => !piCommands.some((p) => p.name === c.name)).map(
+    (c): Completion => ({ insert: `/${c.name}${c.args ? ' ' : ''}`, label: `/${c.name}${c.args ? ` ${c.args}` : ''}`, description: c.description, from: 'patchbay' }),
+  );
+  const own = piCommands.map((c): Completion => ({ insert: `/${c.name} `, label: `/${c.name}`, description: c.description ?? '', from: c.source }));
+  return [...builtins, ...own].filter((c) => c.insert.slice(1).toLowerCase().startsWith(typed));
 }
 
 // ── Start form ──────────────────────────────────────────────────────────────
@@ -204,80 +254,62 @@ export function modelOptions(models: readonly ModelChoice[], current: string | n
   return [{ provider, modelId, name: modelId, key: current }, ...models];
 }
 
+/** What a command of pi's terminal UI did, for the line under the session's buttons (null: the transcript shows it). */
+export function outcomeText(outcome: PromptOutcome): string | null {
+  switch (outcome.ran) {
+    case 'name':
+      return `Named this session “${outcome.name}”.`;
+    case 'new':
+      return outcome.cancelled ? 'An extension cancelled the new session.' : 'Started a new session.';
+    case 'clone':
+      return outcome.cancelled ? 'An extension cancelled the clone.' : 'Cloned into a new session.';
+    case 'fork':
+      return outcome.cancelled ? 'An extension cancelled the fork.' : 'Forked into a new session from before that prompt: it is in the prompt box to edit and send again.';
+    case 'export':
+      return `Exported the session to ${outcome.path}`;
+    case 'prompt':
+    case 'compact':
+    case 'model':
+    case 'thinking':
+    case 'bash':
+      return null;
+  }
+}
+
+// ── Saved sessions ──────────────────────────────────────────────────────────
+
+/** Whether a saved session matches what the person typed: every word in its name, first prompt or folder. */
+export function pastSessionMatches(session: Pick<PiSessionInfo, 'name' | 'firstPrompt' | 'cwd'>, filter: string): boolean {
+  const haystack = [session.name, session.firstPrompt, session.cwd].filter((s) => s !== null).join(' ').toLowerCase();
+  return filter
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w !== '')
+    .every((word) => haystack.includes(word));
+}
+
+/** "just now", "5 min ago", "3 h ago", "2 days ago". */
+export function sessionAge(then: number, now: number): string {
+  const minutes = Math.max(0, Math.round((now - then) / 60_000));
+  if (minutes < 1) return 'just now';
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  const days = Math.round(hours / 24);
+  return days === 1 ? 'yesterday' : `${days} days ago`;
+}
+
+/** 900 B, 20 KiB, 1.5 MiB. */
+export function fileSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
 // ── Stats ───────────────────────────────────────────────────────────────────
 
-export interface StatFact {
-  label: string;
-  value: string;
-}
-
-const STAT_LABELS: Record<string, string> = {
-  userMessages: 'prompts',
-  assistantMessages: 'replies',
-  toolCalls: 'tool calls',
-  toolResults: 'tool results',
-  totalMessages: 'messages',
-  'tokens.input': 'input tokens',
-  'tokens.output': 'output tokens',
-  'tokens.cacheRead': 'cache read',
-  'tokens.cacheWrite': 'cache write',
-  'tokens.total': 'total tokens',
-  cost: 'cost',
-};
-
-/** pi's `contextUsage`: `{tokens, contextWindow, percent}`, percent already out of 100. */
-function contextFact(usage: Record<string, unknown>): StatFact | null {
-  const { tokens, contextWindow, percent } = usage;
-  if (typeof contextWindow !== 'number' || !Number.isFinite(contextWindow)) return null;
-  const window = `${contextWindow.toLocaleString('en-US')} tokens`;
-  if (typeof tokens !== 'number' || !Number.isFinite(tokens)) return { label: 'context', value: `unknown of ${window}` };
-  const share = typeof percent === 'number' && Number.isFinite(percent) ? ` (${formatPercent(percent)})` : '';
-  return { label: 'context', value: `${tokens.toLocaleString('en-US')} of ${window}${share}` };
-}
-
-export function formatPercent(percent: number): string {
-  const digits = percent >= 10 ? 0 : percent >= 1 ? 1 : 2;
-  return `${percent.toFixed(digits)}%`;
-}
-
-/**
- * Every finite number in pi's session stats (one level of nesting), labelled; pi's fields
- * change between versions, so unknown ones are shown under their own names.
- */
-export function statsFacts(stats: unknown): StatFact[] {
-  if (!isObject(stats)) return [];
-  const facts: StatFact[] = [];
-  const add = (path: string, value: unknown): void => {
-    if (typeof value !== 'number' || !Number.isFinite(value)) return;
-    facts.push({ label: STAT_LABELS[path] ?? humanize(path), value: formatStat(path, value) });
-  };
-  for (const [key, value] of Object.entries(stats)) {
-    if (key === 'contextUsage' && isObject(value)) {
-      const fact = contextFact(value);
-      if (fact !== null) facts.push(fact);
-    } else if (isObject(value)) for (const [inner, v] of Object.entries(value)) add(`${key}.${inner}`, v);
-    else add(key, value);
-  }
-  return facts;
-}
-
-function formatStat(path: string, value: number): string {
-  if (/(^|\.)cost($|\.)/i.test(path)) return formatCost(value);
-  return Number.isInteger(value) ? value.toLocaleString('en-US') : String(Math.round(value * 1000) / 1000);
-}
-
-export function formatCost(dollars: number): string {
-  if (dollars === 0) return '$0';
-  if (Math.abs(dollars) < 0.01) return `$${dollars.toFixed(4)}`;
-  return `$${dollars.toFixed(2)}`;
-}
-
-function humanize(path: string): string {
-  return path
-    .split('.')
-    .map((part) => part.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase())
-    .join(' ');
-}
+/** pi's counters in words ("3 prompts · 12 tool calls · 45k tokens ($0.42) · context 30% of 128k"). */
+export { statsSummary } from '../../../src/rpc/stats-words.ts';
 
 // ── Dialogs ─────────────────────────────────────────────────────────────────
 
@@ -333,17 +365,18 @@ export function toolSubject(args: unknown): string | null {
 
 /** Events after which pi's token, cost and context stats have moved (each reply counts). */
 export function movesStats(event: Record<string, unknown>): boolean {
-  return ['message_end', 'turn_end', 'agent_end', 'agent_settled', 'compaction_end'].includes(String(event.type));
+  return ['message_end', 'turn_end', 'agent_end', 'agent_settled', 'compaction_end', 'hosted_transcript'].includes(String(event.type));
 }
 
 /**
  * Raw pi events that change the transcript's shape (a new item, a status); the hub's own
- * transcript is re-read after those. Text and thinking deltas are applied locally instead.
+ * transcript is re-read after those. Streamed text, thinking, shell output and the queue are
+ * applied locally instead.
  */
 export function needsRefetch(event: Record<string, unknown>): boolean {
+  if (event.type === 'bash_execution_update' || event.type === 'queue_update') return false;
   if (event.type !== 'message_update') return true;
   const inner = event.assistantMessageEvent;
   if (!isObject(inner)) return true;
   return !['text_delta', 'thinking_delta', 'toolcall_delta'].includes(String(inner.type));
 }
-

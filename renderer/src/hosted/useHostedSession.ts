@@ -147,3 +147,21 @@ export function useHostedModels(id: string, running: boolean): { models: unknown
   }, [api, id, running]);
   return { models, error };
 }
+
+/** The thinking levels pi offers for the session's model, read again when the model changes. */
+export function useThinkingLevels(id: string, running: boolean, model: string | null): readonly string[] | null {
+  const { api } = useHub();
+  const [levels, setLevels] = useState<string[] | null>(null);
+  useEffect(() => {
+    if (!running) return;
+    let current = true;
+    api.call('pi.thinkingLevels', { id }).then(
+      (list) => current && setLevels(list.length > 0 ? list : null),
+      () => current && setLevels(null),
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, id, running, model]);
+  return levels;
+}

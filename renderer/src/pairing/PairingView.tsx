@@ -1,7 +1,8 @@
 // Sessions and editors side by side: who serves whom and why, one-step rebinding, agents
 // that did not connect, and lockfiles that could not be used.
 import { routeHash } from '../app/route.ts';
-import { useSnapshot } from '../hub/HubProvider.tsx';
+import { useHub, useSnapshot } from '../hub/HubProvider.tsx';
+import { useCommand } from '../hub/useCommand.ts';
 import { EditorCard } from './EditorCard.tsx';
 import { SessionCard } from './SessionCard.tsx';
 
@@ -13,7 +14,15 @@ export function PairingView() {
   return (
     <div className="pairing">
       <section className="column" aria-labelledby="sessions-title">
-        <h1 id="sessions-title">Agent sessions ({snapshot.sessions.length})</h1>
+        <div className="column-heading">
+          <h1 id="sessions-title">Agents connected ({snapshot.sessions.length})</h1>
+          <PauseButton paused={snapshot.paused} />
+        </div>
+        {snapshot.paused && (
+          <p className="warning-text">
+            Routing is paused: no session is served by an editor, every edit waits in Review. Each session’s own choice comes back on Resume.
+          </p>
+        )}
         {snapshot.sessions.length === 0 && (
           <p className="empty">
             No agent is connected. Start pi (with pi-ide) or Claude Code in a folder an editor has open, or in a{' '}
@@ -22,7 +31,7 @@ export function PairingView() {
           </p>
         )}
         {snapshot.sessions.map((s) => (
-          <SessionCard key={s.id} session={s} editors={snapshot.editors} />
+          <SessionCard key={s.id} session={s} editors={snapshot.editors} paused={snapshot.paused} />
         ))}
         <h2>Running pi not connected ({snapshot.idleAgents.length})</h2>
         {snapshot.idleAgents.length === 0 ? (
@@ -90,5 +99,20 @@ export function PairingView() {
         </ul>
       </section>
     </div>
+  );
+}
+
+function PauseButton({ paused }: { paused: boolean }) {
+  const { api } = useHub();
+  const command = useCommand();
+  return (
+    <button
+      type="button"
+      disabled={command.busy}
+      title={paused ? 'Editors serve their sessions again' : 'Every edit waits in Review; editors get nothing from agents until Resume'}
+      onClick={() => void command.run(() => api.call('setPaused', { paused: !paused }))}
+    >
+      {paused ? 'Resume routing' : 'Pause routing'}
+    </button>
   );
 }

@@ -12,7 +12,7 @@ const PATCHBAY = '';
 /** A select's value for "no choice: the rules decide" (editor ids start with `ed-`). */
 const AUTOMATIC = 'automatic';
 
-export function SessionCard({ session, editors }: { session: SessionView; editors: readonly EditorView[] }) {
+export function SessionCard({ session, editors, paused = false }: { session: SessionView; editors: readonly EditorView[]; paused?: boolean }) {
   const { api } = useHub();
   const command = useCommand();
   const selectId = useId();
@@ -38,11 +38,21 @@ export function SessionCard({ session, editors }: { session: SessionView; editor
         {session.pendingDiffs > 0 && ` · ${session.pendingDiffs} pending`}
       </p>
       {session.cwd !== null && <code className="path">{session.cwd}</code>}
-      <p>
-        Served by <strong>{boundLabel(session.editorId, editors)}</strong>{' '}
-        <span className={`reason reason-${session.reason}`}>{session.reason}</span>{' '}
-        <span className="meta">({REASON_TEXT[session.reason]})</span>
-      </p>
+      {paused ? (
+        <p>
+          Served by <strong>Patchbay review</strong> <span className="reason reason-paused">paused</span>{' '}
+          <span className="meta">
+            (routing is paused
+            {session.manualEditorId !== undefined ? `; your choice, ${boundLabel(session.manualEditorId, editors)}, comes back on Resume` : ''})
+          </span>
+        </p>
+      ) : (
+        <p>
+          Served by <strong>{boundLabel(session.editorId, editors)}</strong>{' '}
+          <span className={`reason reason-${session.reason}`}>{session.reason}</span>{' '}
+          <span className="meta">({REASON_TEXT[session.reason]})</span>
+        </p>
+      )}
       <div className="field-row">
         <label htmlFor={selectId}>Editor for this session</label>
         <select

@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { DiffDetail } from '../../../src/api/types.ts';
 import { clockTime } from '../../../src/api/traffic.ts';
+import { whatWasWritten } from '../../../src/review/decision-words.ts';
 import { useSnapshot } from '../hub/HubProvider.tsx';
 import { ErrorText } from '../ui/ErrorText.tsx';
 import { LoadBoundary } from '../ui/LoadBoundary.tsx';
@@ -63,11 +64,19 @@ export function DecidedPanel({ id, layout, bindCommands, close }: Props) {
           </button>
         </div>
         {record !== null && (
-          <p className="meta">
-            <span className={`outcome ${record.outcome}`}>{record.outcome}</span> {whereDecided(record, snapshot)}
-            {record.edited ? ', edited' : ''} at {clockTime(record.at).slice(0, 8)} · {record.tool} from {agentOf(record)} · offered to{' '}
-            {offeredTo(record, snapshot)}
-          </p>
+          <>
+            <p className="meta">
+              <span className={`outcome ${record.outcome}`}>{record.outcome}</span> {whereDecided(record, snapshot)}
+              {whatWasWritten(record, ', ')} at {clockTime(record.at).slice(0, 8)} · {record.tool} from {agentOf(record)} · offered to{' '}
+              {offeredTo(record, snapshot)}
+            </p>
+            {record.reason !== undefined && <p className="meta">Your reason: {record.reason}</p>}
+            {record.told !== undefined && (
+              <p className="meta told">
+                {agentOf(record)} was told: {record.told}
+              </p>
+            )}
+          </>
         )}
       </header>
       {state.status === 'loading' && <p className="empty">Loading what was decided…</p>}

@@ -1,48 +1,39 @@
-// The short notice after each decision ("Accepted src/a.ts: written by pi."), whoever made it:
-// this window, another one, the editor, or the agent replacing its proposal.
-import { useCallback, useEffect, useRef, useState } from 'react';
+// The short notice after each decision ("Accepted src/a.ts (2 of 3 changes): written by pi."),
+// whoever made it: this window, another one, the editor, or the agent replacing its proposal.
+// It is about the moment: it goes after a while, and with the Patchbay it came from.
+import { useCallback, useEffect, useState } from 'react';
 import type { DecisionRecord } from '../../../src/api/types.ts';
 import { useHub, useSnapshot } from '../hub/HubProvider.tsx';
 import { decisionNotice } from './decision-text.ts';
 
+/** How long a notice stays (the decision stays in the history). */
+export const NOTICE_MS = 20_000;
+
 export interface Notice {
   record: DecisionRecord;
-  /** What only the deciding window knows ("2 of 3 changes"). */
-  note?: string;
+  /** The Patchbay (its pid) that made it: a restarted one's notices are not carried over. */
+  pid: number;
 }
 
-function same(a: DecisionRecord, b: DecisionRecord): boolean {
-  return a.id === b.id && a.at === b.at;
-}
-
-/** The latest decision to tell, from the hub's events and from this window's own decisions. */
-export function useDecisionNotice(): {
-  notice: Notice | null;
-  /** This window is about to decide `id`: its event, should it come first, carries `note`. */
-  decidingHere(id: string, note?: string): void;
-  decidedHere(record: DecisionRecord, note?: string): void;
-  dismiss(): void;
-} {
+export function useDecisionNotice(): { notice: Notice | null; dismiss(): void } {
   const { api } = useHub();
+  const snapshot = useSnapshot();
   const [notice, setNotice] = useState<Notice | null>(null);
-  const notes = useRef(new Map<string, string | undefined>());
+  const pid = snapshot.pid;
   useEffect(
     () =>
       api.subscribe((event) => {
-        if (event.type !== 'diffDecided') return;
-        // The event and the answer to this window's own command come in either order.
-        const note = notes.current.get(event.record.id);
-        setNotice((prev) => (prev !== null && same(prev.record, event.record) ? prev : { record: event.record, note }));
+        if (event.type === 'diffDecided') setNotice({ record: event.record, pid });
       }),
-    [api],
+    [api, pid],
   );
-  const decidingHere = useCallback((id: string, note?: string) => void notes.current.set(id, note), []);
-  const decidedHere = useCallback((record: DecisionRecord, note?: string) => {
-    notes.current.delete(record.id);
-    setNotice({ record, note });
-  }, []);
+  useEffect(() => {
+    if (notice === null) return;
+    const timer = setTimeout(() => setNotice((n) => (n === notice ? null : n)), NOTICE_MS);
+    return () => clearTimeout(timer);
+  }, [notice]);
   const dismiss = useCallback(() => setNotice(null), []);
-  return { notice, decidingHere, decidedHere, dismiss };
+  return { notice: notice !== null && notice.pid === pid ? notice : null, dismiss };
 }
 
 interface Props {
@@ -58,7 +49,7 @@ export function DecisionNotice({ notice, open, dismiss }: Props) {
     <div role="status" className={notice === null ? 'decision-notice empty-notice' : `decision-notice ${notice.record.outcome}`}>
       {notice !== null && (
         <>
-          <span className="notice-text">{decisionNotice(notice.record, snapshot, notice.note)}</span>
+          <span className="notice-text">{decisionNotice(notice.record, snapshot)}</span>
           <button type="button" className="link" onClick={() => open(notice.record.id)}>
             Show what was decided
           </button>

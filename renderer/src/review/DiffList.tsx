@@ -1,25 +1,30 @@
+// Pending diffs by session, oldest first; each group can be accepted or rejected whole (through
+// the waiting line, and after a question when that is more than one edit).
+import { useState } from 'react';
 import type { SessionGroup } from './inbox-model.ts';
 import { ageText } from './inbox-model.ts';
 import { baseName } from '../../../electron/shared/labels.ts';
+import type { DecisionRecord } from '../../../src/api/types.ts';
 import { useHub } from '../hub/HubProvider.tsx';
-import { useCommand } from '../hub/useCommand.ts';
-import { ErrorText } from '../ui/ErrorText.tsx';
+import { ConfirmDialog } from '../ui/ConfirmDialog.tsx';
 import { useNow } from '../ui/useNow.ts';
+import type { DecisionRequest } from './useScheduledDecisions.ts';
 
 interface Props {
   groups: readonly SessionGroup[];
   selectedId: string | null;
   select(id: string): void;
+  schedule(request: DecisionRequest): void;
 }
 
-export function DiffList({ groups, selectedId, select }: Props) {
+export function DiffList({ groups, selectedId, select, schedule }: Props) {
   const now = useNow(10_000);
   if (groups.length === 0) return <p className="empty">Nothing pending.</p>;
   return (
     <div className="diff-list">
       {groups.map((group) => (
         <section key={group.sessionId} className="diff-group" aria-label={`${group.title}: ${group.diffs.length} pending`}>
-          <GroupHeader group={group} />
+          <GroupHeader group={group} schedule={schedule} />
           <ul>
             {group.diffs.map((diff) => (
               <li key={diff.id}>
@@ -47,9 +52,26 @@ export function DiffList({ groups, selectedId, select }: Props) {
   );
 }
 
-function GroupHeader({ group }: { group: SessionGroup }) {
+function GroupHeader({ group, schedule }: { group: SessionGroup; schedule(request: DecisionRequest): void }) {
   const { api } = useHub();
-  const command = useCommand();
+  const [confirming, setConfirming] = useState(false);
+  const count = group.diffs.length;
+  const edits = `${count} ${count === 1 ? 'edit' : 'edits'}`;
+  // The ids as listed now: an edit that arrives while the decision waits is not swept up with them.
+  const decideAll = (outcome: 'accept' | 'reject'): void => {
+    const ids = group.diffs.map((d) => d.id);
+    const what = count === 1 ? baseName(group.diffs[0]!.path) : `${edits} from ${group.title}`;
+    schedule({
+      ids,
+      verb: outcome === 'accept' ? 'Accepting' : 'Rejecting',
+      what,
+      send: async (): Promise<DecisionRecord[]> => {
+        const records: DecisionRecord[] = [];
+        for (const id of ids) records.push(await api.call(outcome === 'accept' ? 'diffs.accept' : 'diffs.reject', { id }));
+        return records;
+      },
+    });
+  };
   return (
     <div className="group-header">
       <h2 title={group.folder ?? undefined}>{group.title}</h2>
@@ -57,22 +79,25 @@ function GroupHeader({ group }: { group: SessionGroup }) {
         {group.agent} · {group.folder ?? 'unknown folder'} · {group.editor}
       </p>
       <div className="actions compact">
-        <button
-          type="button"
-          disabled={command.busy}
-          onClick={() => void command.run(() => api.call('diffs.acceptAll', { sessionId: group.sessionId }))}
-        >
+        <button type="button" onClick={() => decideAll('accept')}>
           Accept all
         </button>
-        <button
-          type="button"
-          disabled={command.busy}
-          onClick={() => void command.run(() => api.call('diffs.rejectAll', { sessionId: group.sessionId }))}
-        >
+        <button type="button" onClick={() => (count > 1 ? setConfirming(true) : decideAll('reject'))}>
           Reject all
         </button>
       </div>
-      {command.error !== null && <ErrorText>{command.error}</ErrorText>}
+      {confirming && (
+        <ConfirmDialog
+          title={`Reject ${edits}?`}
+          message={`${group.agent} is told no for each of the ${edits} from ${group.title}; none is written.`}
+          confirmLabel={`Reject ${edits}`}
+          confirm={() => {
+            setConfirming(false);
+            decideAll('reject');
+          }}
+          cancel={() => setConfirming(false)}
+        />
+      )}
     </div>
   );
 }

@@ -1,18 +1,21 @@
-// One pending diff: what it is, the diff with a decision per change, and the decision buttons.
+// One pending diff: what it is, the diff with a decision per change, and the decision: one
+// primary button (Accept, or "Apply 2 of 3 changes" once every change has a decision), Reject,
+// and words for the agent. Decisions go through the waiting line (Undo) before the agent hears them.
 import { useEffect, useRef, useState } from 'react';
-import type { DecisionRecord, DiffDetail, DiffSummary } from '../../../src/api/types.ts';
+import type { DiffDetail, DiffSummary } from '../../../src/api/types.ts';
 import { useHub } from '../hub/HubProvider.tsx';
-import { useCommand } from '../hub/useCommand.ts';
 import { ErrorText } from '../ui/ErrorText.tsx';
 import { LoadBoundary } from '../ui/LoadBoundary.tsx';
+import { shownPath } from './decision-text.ts';
 import { DiffToolbar, SideNames } from './DiffToolbar.tsx';
-import { acceptNote, acceptOutcome, acceptParams } from './inbox-model.ts';
+import { acceptParams, primaryDecision } from './inbox-model.ts';
 import type { ChoiceFacts, SessionGroup } from './inbox-model.ts';
 import { MergeEditor } from './lazy-merge-editor.ts';
 import type { EditorReport, MergeEditorHandle } from './MergeEditor.tsx';
 import type { ReviewCommand } from './shortcuts.ts';
 import { useDiffDetail } from './useDiffDetail.ts';
 import type { ReviewLayout } from './useReviewLayout.ts';
+import type { DecisionRequest } from './useScheduledDecisions.ts';
 
 const PENDING_SIDES = { a: 'contents on disk', b: 'proposed contents (editable)' };
 
@@ -22,19 +25,20 @@ interface Props {
   layout: ReviewLayout;
   /** The panel registers how it runs keyboard commands; the view owns the key listener. */
   bindCommands(run: ((command: ReviewCommand) => void) | null): void;
-  /** After the person decided here: the record, and what only this window knows about it. */
-  onDecided(record: DecisionRecord, note?: string): void;
-  /** Just before this window sends its decision (the hub's event may come before the answer). */
-  onDeciding(id: string, note?: string): void;
+  /** A decision, to be sent once its few seconds to undo are over. */
+  schedule(request: DecisionRequest): void;
+  /** The proposal editor's text after each change, and whether the person typed it. */
+  onDraft(id: string, path: string, text: string, typed: boolean): void;
 }
 
-export function DiffPanel({ diff, group, layout, bindCommands, onDecided, onDeciding }: Props) {
+export function DiffPanel({ diff, group, ...rest }: Props) {
   const state = useDiffDetail(diff.id);
+  const file = shownPath(diff.path, group.folder);
   return (
     <section className="diff-panel" aria-labelledby="diff-title">
       <header className="diff-header">
         <h2 id="diff-title" title={diff.path}>
-          {diff.path}
+          {file}
         </h2>
         <p className="meta">
           {diff.tool} from {group.agent} in {group.folder ?? 'an unknown folder'} · served by {group.editor}
@@ -43,37 +47,48 @@ export function DiffPanel({ diff, group, layout, bindCommands, onDecided, onDeci
       </header>
       {state.status === 'loading' && <p className="empty">Loading the proposed contents…</p>}
       {state.status === 'failed' && <ErrorText>{`Could not load this diff: ${state.error}`}</ErrorText>}
-      {state.status === 'ready' && (
-        <DiffBody key={diff.id} detail={state.detail} layout={layout} bindCommands={bindCommands} onDecided={onDecided} onDeciding={onDeciding} />
-      )}
+      {state.status === 'ready' && <DiffBody key={diff.id} detail={state.detail} file={file} {...rest} />}
     </section>
   );
 }
 
-function DiffBody({ detail, layout, bindCommands, onDecided, onDeciding }: { detail: DiffDetail } & Omit<Props, 'diff' | 'group'>) {
+function DiffBody({ detail, file, layout, bindCommands, schedule, onDraft }: { detail: DiffDetail; file: string } & Omit<Props, 'diff' | 'group'>) {
   const { api } = useHub();
-  const command = useCommand();
   const editor = useRef<MergeEditorHandle>(null);
+  const primaryButton = useRef<HTMLButtonElement>(null);
   const [report, setReport] = useState<EditorReport | null>(null);
-  const facts: ChoiceFacts | null = report && { ...report, total: report.summary.total, rejected: report.summary.rejected };
-  const nothingToWrite = report?.sameAsDisk ?? false;
+  const [reason, setReason] = useState('');
+  const facts: ChoiceFacts | null = report && { ...report, ...report.summary };
+  const primary = primaryDecision(facts);
   const touched = report !== null && (report.handEdited || report.summary.accepted + report.summary.rejected > 0);
-  const outcome = acceptOutcome(facts);
+
+  const onReport = (next: EditorReport): void => {
+    // The moment the last change gets its decision, the one thing left to do gets the focus.
+    const wasOpen = report !== null && report.summary.pending > 0;
+    setReport(next);
+    onDraft(detail.id, detail.path, next.text, next.handEdited);
+    if (wasOpen && next.summary.pending === 0 && next.summary.total > 1) setTimeout(() => primaryButton.current?.focus(), 0);
+  };
 
   const accept = (): void => {
-    if (nothingToWrite) return;
-    const text = report?.text ?? null;
-    const note = acceptNote(facts);
-    onDeciding(detail.id, note);
-    void command.run(async () => onDecided(await api.call('diffs.accept', acceptParams(detail.id, detail.newContents, text)), note));
+    if (primary.kind !== 'accept') return;
+    const taken = primary.perChange && report !== null ? report.taken : null;
+    const params = acceptParams(detail.id, detail.newContents, report?.text ?? null, taken, reason);
+    const verb = primary.label === 'Accept' ? 'Accepting' : `Applying ${primary.label.slice('Apply '.length)} to`;
+    schedule({ ids: [detail.id], verb, what: file, send: async () => [await api.call('diffs.accept', params)] });
   };
   const reject = (): void => {
-    void command.run(async () => onDecided(await api.call('diffs.reject', { id: detail.id })));
+    const why = reason.trim();
+    schedule({
+      ids: [detail.id],
+      verb: 'Rejecting',
+      what: file,
+      send: async () => [await api.call('diffs.reject', why === '' ? { id: detail.id } : { id: detail.id, reason: why })],
+    });
   };
 
   const runRef = useRef<(c: ReviewCommand) => void>(() => {});
   runRef.current = (c) => {
-    if (command.busy) return;
     if (c === 'accept') accept();
     else if (c === 'reject') reject();
     else if (c === 'nextChange') editor.current?.nextChange();
@@ -87,12 +102,16 @@ function DiffBody({ detail, layout, bindCommands, onDecided, onDeciding }: { det
   }, [bindCommands]);
 
   const proposalOnly = detail.tooLarge;
+  const note = primary.note;
   return (
     <>
       <div className="diff-state">
         {detail.isNew && <span className="tag">New file: it does not exist on disk yet</span>}
         {proposalOnly && <span className="tag warning">The file on disk is too large to show; only the proposal is shown</span>}
-        {report?.handEdited && <span className="tag accent">Edited: Accept saves your version</span>}
+        {report?.handEdited && <span className="tag accent">Edited by you: Accept saves your version</span>}
+        {report !== null && !report.precise && (
+          <span className="tag warning">The proposal differs too much from the file to split it into separate changes</span>
+        )}
       </div>
       <DiffToolbar
         summary={report?.summary ?? null}
@@ -110,34 +129,55 @@ function DiffBody({ detail, layout, bindCommands, onDecided, onDeciding }: { det
           layout={layout.layout}
           wrap={layout.wrap}
           sideNames={PENDING_SIDES}
-          onReport={setReport}
+          onReport={onReport}
         />
       </LoadBoundary>
       <div className="actions">
-        <button
-          type="button"
-          className="primary"
-          onClick={accept}
-          disabled={command.busy || nothingToWrite}
-          aria-keyshortcuts="a"
-          aria-describedby={outcome === null ? undefined : 'accept-outcome'}
-        >
-          Accept
-        </button>
-        <button type="button" onClick={reject} disabled={command.busy} aria-keyshortcuts="r">
-          Reject
-        </button>
-        {outcome !== null && (
-          <span id="accept-outcome" className="accept-outcome">
-            {outcome}
-          </span>
+        {primary.kind === 'reject' ? (
+          <button ref={primaryButton} type="button" className="primary" onClick={reject} aria-keyshortcuts="r" aria-describedby="decision-note">
+            Reject
+          </button>
+        ) : (
+          <>
+            <button
+              ref={primaryButton}
+              type="button"
+              className="primary"
+              onClick={accept}
+              disabled={primary.kind === 'undecided'}
+              aria-keyshortcuts="a"
+              aria-describedby={note === null ? undefined : 'decision-note'}
+            >
+              {primary.label}
+            </button>
+            <button type="button" onClick={reject} aria-keyshortcuts="r">
+              Reject
+            </button>
+          </>
         )}
+        <label className="reason-field">
+          <span className="visually-hidden">Reason for the agent (optional)</span>
+          <input
+            type="text"
+            value={reason}
+            onChange={(e) => setReason(e.target.value)}
+            placeholder="Reason for the agent (optional)"
+            maxLength={2000}
+            onKeyDown={(e) => {
+              if (e.key === 'Escape') e.currentTarget.blur();
+            }}
+          />
+        </label>
         <span className="spacer" />
         <button type="button" onClick={() => editor.current?.startOver()} disabled={!touched} title="Undo every per-change choice and edit">
           Start over
         </button>
       </div>
-      {command.error !== null && <ErrorText>{command.error}</ErrorText>}
+      {note !== null && (
+        <p id="decision-note" className="accept-outcome">
+          {note}
+        </p>
+      )}
     </>
   );
 }

@@ -11,6 +11,7 @@ import { EditorView, drawSelection, highlightActiveLine, highlightSpecialChars, 
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import type { LanguageSupport } from '@codemirror/language';
 import { MergeView, diff, unifiedMergeView } from '@codemirror/merge';
+import { changeModel, lineCounts } from '../../../src/review/changes.ts';
 import { useDarkScheme } from '../ui/useDarkScheme.ts';
 import { applyAndReveal, changeBars } from './change-bars.ts';
 import {
@@ -29,6 +30,7 @@ import {
 import type { ChangeSummary, ReviewChanges } from './changes-state.ts';
 import { languageFor, tokenClasses } from './languages.ts';
 import type { Layout } from './layout.ts';
+import { REVIEW_DIFF } from './line-diff.ts';
 
 export interface MergeEditorHandle {
   nextChange(): void;
@@ -48,6 +50,10 @@ export interface EditorReport {
   handEdited: boolean;
   /** Every change is undone: accepting would write the file as it is. */
   sameAsDisk: boolean;
+  /** The changes accepted one by one (0-based). */
+  taken: number[];
+  /** false: the texts differ too much to be split into separate changes. */
+  precise: boolean;
 }
 
 interface Props {
@@ -70,6 +76,7 @@ interface Props {
 const scheme = (dark: boolean): Extension => EditorView.darkTheme.of(dark);
 const wrapping = (wrap: boolean): Extension => (wrap ? EditorView.lineWrapping : []);
 const COLLAPSE = { margin: 3, minSize: 8 };
+const RECOUNT_MS = 150;
 /** The merge package draws "⦚" around this, a glyph many fonts lack; styles.css replaces it. */
 const PHRASES = EditorState.phrases.of({ '$ unchanged lines': '$ unchanged lines (click to show)' });
 
@@ -107,7 +114,7 @@ interface Kept {
  */
 function restore(view: EditorView, kept: Kept): void {
   const now = view.state.doc;
-  const edits = diff(now.toString(), kept.doc.toString()).map((c) => ({ from: c.fromA, to: c.toA, insert: kept.doc.slice(c.fromB, c.toB) }));
+  const edits = diff(now.toString(), kept.doc.toString(), REVIEW_DIFF).map((c) => ({ from: c.fromA, to: c.toA, insert: kept.doc.slice(c.fromB, c.toB) }));
   view.dispatch({ changes: edits, effects: kept.value === null ? [] : mirrorChanges.of(kept.value), userEvent: 'review.restore' });
 }
 
@@ -134,14 +141,23 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
     // Against an empty file every character is new: marking each word would only add noise.
     const wordMarks = disk !== null && disk.length > 0;
 
+    // Typed text changes what Accept writes: the counts follow it, recounted once typing pauses.
+    let recount: ReturnType<typeof setTimeout> | undefined;
     const report = (state: EditorState): void => {
       const value = getReviewChanges(state);
-      onReportRef.current?.({
-        text: state.sliceDoc(),
-        summary: summarize(value),
-        handEdited: !state.doc.eq(value === null ? proposal : choicesText(value)),
-        sameAsDisk: disk !== null && !disk.eq(proposal) && state.doc.eq(disk),
-      });
+      const handEdited = !state.doc.eq(value === null ? proposal : choicesText(value));
+      const send = (counts?: { added: number; removed: number }): void =>
+        onReportRef.current?.({
+          text: state.sliceDoc(),
+          summary: { ...summarize(value), ...counts },
+          handEdited,
+          sameAsDisk: disk !== null && !disk.eq(proposal) && state.doc.eq(disk),
+          taken: value === null ? [] : value.changes.filter((c) => c.decision === 'accepted').map((c) => c.index),
+          precise: value?.precise ?? true,
+        });
+      clearTimeout(recount);
+      send();
+      if (handEdited && disk !== null) recount = setTimeout(() => send(lineCounts(changeModel(disk.toString(), state.doc.toString()).changes)), RECOUNT_MS);
     };
     const common = (name: string): Extension[] => [
       slots.theme.of(scheme(settings.current.dark)),
@@ -204,6 +220,7 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
                   collapseUnchanged: COLLAPSE,
                   syntaxHighlightDeletions: true,
                   highlightChanges: wordMarks,
+                  diffConfig: REVIEW_DIFF,
                 }),
           ],
         }),
@@ -226,6 +243,7 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
         b: { doc: proposal, extensions: proposalSide },
         collapseUnchanged: COLLAPSE,
         highlightChanges: wordMarks,
+        diffConfig: REVIEW_DIFF,
       });
       mirror = merge.a;
       proposalView.current = merge.b;
@@ -236,6 +254,7 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
     if (carried !== null && carried.original === original && carried.proposed === proposed) restore(proposalView.current, carried);
     report(proposalView.current.state);
     return () => {
+      clearTimeout(recount);
       destroy();
       proposalView.current = null;
       views.current = [];

@@ -1,32 +1,36 @@
-// The review inbox: pending diffs by session on the left, the selected one on the right (or a
-// decided one opened from the history), recent decisions below the list, a notice after each
-// decision. Keyboard: see REVIEW_SHORTCUTS (shown in the legend).
+// The review inbox: pending diffs by session on the left (oldest first), the selected one on the
+// right (or a decided one opened from the history), recent decisions below the list. A decision
+// made here waits a few seconds before the agent hears it (Undo); a notice follows each decision.
+// Keyboard: see REVIEW_SHORTCUTS (listed with "?").
 import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { useSnapshot } from '../hub/HubProvider.tsx';
 import { keyFacts } from '../ui/keyboard.ts';
-import { ShortcutLegend } from '../ui/ShortcutLegend.tsx';
 import { DecidedPanel } from './DecidedPanel.tsx';
 import { DecisionNotice, useDecisionNotice } from './DecisionNotice.tsx';
 import { DiffList } from './DiffList.tsx';
 import { DiffPanel } from './DiffPanel.tsx';
+import { DiscardedDrafts, useDiscardedDrafts } from './DiscardedDrafts.tsx';
 import { HistoryList } from './HistoryList.tsx';
 import { decidedRouteId, keepSelection, listedIds, pendingGroups, pendingTotal, reviewTarget, step } from './inbox-model.ts';
 import { toggled } from './layout.ts';
-import { REVIEW_SHORTCUTS, reviewCommandFor } from './shortcuts.ts';
+import { WaitingDecisions } from './WaitingDecisions.tsx';
+import { reviewCommandFor } from './shortcuts.ts';
 import type { ReviewCommand } from './shortcuts.ts';
 import { useReviewLayout } from './useReviewLayout.ts';
+import { useScheduledDecisions } from './useScheduledDecisions.ts';
 
 interface Props {
   selectedId: string | null;
   select(id: string | null): void;
 }
 
-/** The legend: the review's own keys, and how to get them back from inside the editor. */
-const LEGEND = [...REVIEW_SHORTCUTS, { key: 'Esc', label: 'Leave the editor' }];
-
 export function ReviewView({ selectedId, select }: Props) {
   const snapshot = useSnapshot();
-  const groups = useMemo(() => pendingGroups(snapshot), [snapshot]);
+  const allPending = useMemo(() => snapshot.diffs.filter((d) => d.status === 'pending').map((d) => d.id), [snapshot]);
+  const decisions = useScheduledDecisions(allPending);
+  const { waitingIds } = decisions;
+  // A diff whose decision waits to be sent is out of the list (Undo brings it back).
+  const groups = useMemo(() => pendingGroups({ ...snapshot, diffs: snapshot.diffs.filter((d) => !waitingIds.has(d.id)) }), [snapshot, waitingIds]);
   const ids = useMemo(() => listedIds(groups), [groups]);
   const total = pendingTotal(groups);
   const target = reviewTarget(selectedId);
@@ -48,8 +52,16 @@ export function ReviewView({ selectedId, select }: Props) {
 
   const area = useRef<HTMLDivElement>(null);
   const layout = useReviewLayout(area);
-  const { notice, decidingHere, decidedHere, dismiss } = useDecisionNotice();
+  const { notice, dismiss } = useDecisionNotice();
+  const drafts = useDiscardedDrafts(allPending, waitingIds);
   const openDecided = useCallback((id: string) => select(decidedRouteId(id)), [select]);
+  const undo = useCallback(
+    (key?: number) => {
+      const [back] = decisions.undo(key);
+      if (back !== undefined) select(back);
+    },
+    [decisions, select],
+  );
 
   const panelCommands = useRef<((command: ReviewCommand) => void) | null>(null);
   const bindCommands = useCallback((run: ((command: ReviewCommand) => void) | null) => {
@@ -62,12 +74,13 @@ export function ReviewView({ selectedId, select }: Props) {
       if (command === null) return;
       event.preventDefault();
       if (command === 'nextDiff' || command === 'previousDiff') select(step(ids, current, command === 'nextDiff' ? 1 : -1));
-      else if (command === 'toggleLayout') layout.choose(toggled(layout.layout));
+      else if (command === 'toggleLayout') layout.choose(toggled(layout.choice, layout.automatic));
+      else if (command === 'undo') undo();
       else panelCommands.current?.(command);
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [ids, current, select, layout]);
+  }, [ids, current, select, layout, undo]);
 
   const selectedGroup = groups.find((g) => g.diffs.some((d) => d.id === current));
   const selectedDiff = selectedGroup?.diffs.find((d) => d.id === current);
@@ -76,11 +89,15 @@ export function ReviewView({ selectedId, select }: Props) {
     <div className="review">
       <aside className="review-sidebar">
         <h1>Review inbox ({total})</h1>
-        <DiffList groups={groups} selectedId={current} select={select} />
+        <DiffList groups={groups} selectedId={current} select={select} schedule={decisions.schedule} />
         <HistoryList history={snapshot.history} openedId={decidedId} open={openDecided} />
-        <ShortcutLegend shortcuts={LEGEND} />
+        <p className="meta keys-hint">
+          Keys: a accept · r reject · y/x a change · u undo · <kbd>?</kbd> all keys
+        </p>
       </aside>
       <div className="review-main" ref={area}>
+        <WaitingDecisions decisions={decisions} undo={undo} />
+        <DiscardedDrafts drafts={drafts} />
         <DecisionNotice notice={notice} open={openDecided} dismiss={dismiss} />
         {decidedId !== null ? (
           <DecidedPanel key={decidedId} id={decidedId} layout={layout} bindCommands={bindCommands} close={() => select(null)} />
@@ -91,8 +108,8 @@ export function ReviewView({ selectedId, select }: Props) {
             group={selectedGroup}
             layout={layout}
             bindCommands={bindCommands}
-            onDecided={decidedHere}
-            onDeciding={decidingHere}
+            schedule={decisions.schedule}
+            onDraft={drafts.keep}
           />
         ) : (
           <section className="diff-panel empty-panel">

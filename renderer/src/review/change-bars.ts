@@ -22,7 +22,7 @@ interface BarFacts {
 
 const STATE_TEXT: Record<ChangeDecision, string> = {
   pending: '',
-  accepted: 'accepted',
+  accepted: '✓ accepted',
   rejected: 'rejected: the text on disk stays',
 };
 
@@ -116,6 +116,7 @@ export function applyAndReveal(view: EditorView, spec: TransactionSpec | null, y
 
 const currentLine = Decoration.line({ class: 'cm-currentChange' });
 const rejectedLine = Decoration.line({ class: 'cm-rejectedChange' });
+const acceptedLine = Decoration.line({ class: 'cm-acceptedChange' });
 
 function facts(change: ReviewChange, total: number, current: number | null): BarFacts {
   const { index, added, removed, decision } = change;
@@ -132,7 +133,14 @@ function build(state: EditorState, side: BarSide, controls: boolean): Decoration
     const start = state.doc.lineAt(from).from;
     // Above the change, and above the deleted lines a unified view draws there (side -1).
     builder.add(start, start, Decoration.widget({ widget: new ChangeBar(facts(change, total, value.current), side, controls), block: true, side: -2 }));
-    const mark = change.index === value.current ? currentLine : side === 'proposal' && change.decision === 'rejected' ? rejectedLine : null;
+    const mark =
+      change.index === value.current
+        ? currentLine
+        : side !== 'proposal' || change.decision === 'pending'
+          ? null
+          : change.decision === 'rejected'
+            ? rejectedLine
+            : acceptedLine;
     if (mark === null) continue;
     for (let pos = start; pos < to; ) {
       const line = state.doc.lineAt(pos);

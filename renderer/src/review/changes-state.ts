@@ -5,7 +5,9 @@
 // proposal back, and the person's own typing stays wherever it was. Free of the DOM.
 import { EditorState, StateEffect, StateField, Text } from '@codemirror/state';
 import type { ChangeDesc, Extension, TransactionSpec } from '@codemirror/state';
-import { Chunk } from '@codemirror/merge';
+import { changeModel } from '../../../src/review/changes.ts';
+
+export { lineSeparatorOf } from '../../../src/review/changes.ts';
 
 export type ChangeDecision = 'pending' | 'accepted' | 'rejected';
 
@@ -34,6 +36,8 @@ export interface ReviewChanges {
   changes: readonly ReviewChange[];
   /** The change n/p, y and x act on; null when there is none. */
   current: number | null;
+  /** false: the texts were too different to split, and one change covers the differing stretch. */
+  precise: boolean;
 }
 
 export interface ChangeSummary {
@@ -42,14 +46,9 @@ export interface ChangeSummary {
   accepted: number;
   rejected: number;
   pending: number;
-  /** Lines the whole proposal adds and removes. */
+  /** Lines what Accept writes adds and removes (a rejected change adds and removes none). */
   added: number;
   removed: number;
-}
-
-/** The line separator a text uses, so what Accept sends keeps the file's line endings. */
-export function lineSeparatorOf(text: string): string | undefined {
-  return text.includes('\r\n') ? '\r\n' : undefined;
 }
 
 /** Splits text into a document the way an editor with that separator does. */
@@ -57,32 +56,31 @@ export function toText(text: string, separator: string | undefined): Text {
   return EditorState.create({ doc: text, extensions: separator === undefined ? [] : EditorState.lineSeparator.of(separator) }).doc;
 }
 
-function linesIn(doc: Text, from: number, to: number): number {
-  if (to <= from) return 0;
-  return doc.lineAt(Math.min(to, doc.length + 1) - 1).number - doc.lineAt(from).number + 1;
+/** Where line `line` (0-based) starts, or the end for the line after the last. */
+function lineStart(doc: Text, line: number): number {
+  return line < doc.lines ? doc.line(line + 1).from : doc.length;
 }
 
-/** The agent's changes: the proposal's chunks against the file on disk, all pending. */
+/** The agent's changes (Patchbay's one change model, src/review/changes.ts), all pending. */
 export function buildChanges(original: Text, proposal: Text): ReviewChanges {
-  const chunks = Chunk.build(original, proposal);
-  const changes = chunks.map((chunk, index): ReviewChange => {
-    // A chunk's end may lie one past the document's end (its last line has no line break).
-    const toA = Math.min(chunk.toA, original.length);
-    const toB = Math.min(chunk.toB, proposal.length);
+  const model = changeModel(original.toString(), proposal.toString());
+  const changes = model.changes.map((c, index): ReviewChange => {
+    const from = lineStart(proposal, c.fromB);
+    const to = lineStart(proposal, c.toB);
     return {
       index,
-      fromA: chunk.fromA,
-      toA,
-      from: chunk.fromB,
-      to: toB,
-      proposalFrom: chunk.fromB,
-      proposalTo: toB,
-      added: linesIn(proposal, chunk.fromB, chunk.toB),
-      removed: linesIn(original, chunk.fromA, chunk.toA),
+      fromA: lineStart(original, c.fromA),
+      toA: lineStart(original, c.toA),
+      from,
+      to,
+      proposalFrom: from,
+      proposalTo: to,
+      added: c.toB - c.fromB,
+      removed: c.toA - c.fromA,
       decision: 'pending',
     };
   });
-  return { original, proposal, changes, current: changes.length > 0 ? 0 : null };
+  return { original, proposal, changes, current: changes.length > 0 ? 0 : null, precise: model.precise };
 }
 
 const decideEffect = StateEffect.define<{ index: number; decision: ChangeDecision; from: number; to: number }>();
@@ -219,7 +217,7 @@ export function summarize(value: ReviewChanges | null): ChangeSummary {
     accepted: count('accepted'),
     rejected: count('rejected'),
     pending: count('pending'),
-    added: changes.reduce((n, c) => n + c.added, 0),
-    removed: changes.reduce((n, c) => n + c.removed, 0),
+    added: changes.reduce((n, c) => n + (c.decision === 'rejected' ? 0 : c.added), 0),
+    removed: changes.reduce((n, c) => n + (c.decision === 'rejected' ? 0 : c.removed), 0),
   };
 }

@@ -2,6 +2,7 @@
 // above a decided diff. Apart from any component.
 import type { DecisionRecord, EditorView, SessionView } from '../../../src/api/types.ts';
 import { baseName, boundLabel } from '../../../electron/shared/labels.ts';
+import { whatWasWritten } from '../../../src/review/decision-words.ts';
 
 export interface DecisionContext {
   sessions: readonly Pick<SessionView, 'id' | 'cwd'>[];
@@ -39,29 +40,32 @@ export function whereDecided(record: DecisionRecord, ctx: DecisionContext): stri
       return `by ${agentOf(record)} (a newer proposal replaced it)`;
     case 'shutdown':
       return 'as Patchbay stopped';
+    case 'crash':
+      return `by nobody: Patchbay stopped unexpectedly, and ${agentOf(record)} may have written it without review`;
   }
 }
 
-/**
- * The notice after a decision. `note` is what only this window knows ("2 of 3 changes",
- * "with your edits") when the person decided here.
- */
-export function decisionNotice(record: DecisionRecord, ctx: DecisionContext, note?: string): string {
+/** The notice after a decision: what was written, where it was decided, what the agent heard. */
+export function decisionNotice(record: DecisionRecord, ctx: DecisionContext): string {
   const file = fileOf(record, ctx);
   const agent = agentOf(record);
   const where = record.by === 'patchbay' ? '' : ` ${whereDecided(record, ctx)}`;
+  const reason = record.reason ? ` Your reason went with it.` : '';
   if (record.outcome === 'accepted') {
-    const what = note !== undefined ? ` (${note})` : record.edited ? ' (edited)' : '';
-    return `Accepted ${file}${what}${where}: written by ${agent}.`;
+    const told = record.changes ? ` ${agent} was told which changes it did not get.` : '';
+    return `Accepted ${file}${whatWasWritten(record, ' (', ')')}${where}: written by ${agent}.${told}${reason}`;
+  }
+  if (record.outcome === 'interrupted') {
+    return `Not reviewed: ${file} was waiting when Patchbay stopped unexpectedly; ${agentOf(record)} may have written it without review. Check the file.`;
   }
   if (record.outcome === 'withdrawn') return `Withdrawn ${file}: ${agent} went away before a decision; nothing was written.`;
   if (record.by === 'agent') return `Replaced ${file}: ${agent} sent a newer proposal; this one was not written.`;
-  return `Rejected ${file}${where}: ${agent} was told no; the file is unchanged.`;
+  return `Rejected ${file}${where}: ${agent} was told no; the file is unchanged.${reason}`;
 }
 
-/** One history line's detail: "in Patchbay, edited". */
+/** One history line's detail: "in Patchbay, 2 of 3 changes" or "in Neovim, edited in the editor". */
 export function historyDetail(record: DecisionRecord, ctx: DecisionContext): string {
-  return `${whereDecided(record, ctx)}${record.edited ? ', edited' : ''}`;
+  return `${whereDecided(record, ctx)}${whatWasWritten(record, ', ')}`;
 }
 
 /** Where the diff was offered for review besides Patchbay, for a decided diff's facts. */

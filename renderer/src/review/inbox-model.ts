@@ -12,11 +12,11 @@ export interface SessionGroup {
   folder: string | null;
   agent: string;
   editor: string;
-  /** Newest first. */
+  /** Oldest first: it has waited longest. */
   diffs: DiffSummary[];
 }
 
-/** Pending diffs grouped by session; groups and diffs newest first. */
+/** Pending diffs grouped by session; oldest first (groups by their oldest diff), as they have waited longest. */
 export function pendingGroups(snapshot: Pick<Snapshot, 'diffs' | 'sessions' | 'editors'>): SessionGroup[] {
   const bySession = new Map<string, DiffSummary[]>();
   for (const diff of snapshot.diffs) {
@@ -27,7 +27,7 @@ export function pendingGroups(snapshot: Pick<Snapshot, 'diffs' | 'sessions' | 'e
   }
   const groups = [...bySession].map(([sessionId, diffs]): SessionGroup => {
     const session = snapshot.sessions.find((s) => s.id === sessionId) ?? null;
-    diffs.sort((a, b) => b.createdAt - a.createdAt || a.id.localeCompare(b.id));
+    diffs.sort((a, b) => a.createdAt - b.createdAt || idNumber(a.id) - idNumber(b.id));
     return {
       sessionId,
       session,
@@ -38,7 +38,11 @@ export function pendingGroups(snapshot: Pick<Snapshot, 'diffs' | 'sessions' | 'e
       diffs,
     };
   });
-  return groups.sort((a, b) => (b.diffs[0]?.createdAt ?? 0) - (a.diffs[0]?.createdAt ?? 0));
+  return groups.sort((a, b) => (a.diffs[0]?.createdAt ?? 0) - (b.diffs[0]?.createdAt ?? 0));
+}
+
+function idNumber(id: string): number {
+  return Number(id.replace(/^\D+/, '')) || 0;
 }
 
 /** Diff ids in the order the list shows them. */
@@ -72,9 +76,23 @@ export function keepSelection(previous: readonly string[], next: readonly string
   return next[0]!;
 }
 
-/** Accept sends the person's edits only when there are some. */
-export function acceptParams(id: string, proposed: string, edited: string | null): { id: string; contents?: string } {
-  return edited === null || edited === proposed ? { id } : { id, contents: edited };
+/**
+ * What Accept sends: the person's text when it is not the proposal, the changes taken when they
+ * decided change by change (1-based, as the hub numbers them), their reason.
+ */
+export function acceptParams(
+  id: string,
+  proposed: string,
+  edited: string | null,
+  taken: readonly number[] | null,
+  reason: string,
+): { id: string; contents?: string; changes?: number[]; reason?: string } {
+  return {
+    id,
+    ...(edited !== null && edited !== proposed ? { contents: edited } : {}),
+    ...(taken !== null ? { changes: taken.map((i) => i + 1) } : {}),
+    ...(reason.trim() !== '' ? { reason: reason.trim() } : {}),
+  };
 }
 
 export function ageText(createdAt: number, now: number): string {
@@ -100,29 +118,42 @@ export function reviewTarget(routeId: string | null): ReviewTarget {
   return { kind: 'pending', id: routeId };
 }
 
-/** The per-change facts Accept depends on (from the diff editor). */
+/** The per-change facts the decision buttons depend on (from the diff editor). */
 export interface ChoiceFacts {
   total: number;
+  accepted: number;
   rejected: number;
+  pending: number;
   handEdited: boolean;
   sameAsDisk: boolean;
 }
 
-/** What Accept will write, said next to it; null when it writes the proposal as sent. */
-export function acceptOutcome(facts: ChoiceFacts | null): string | null {
-  if (facts === null) return null;
-  if (facts.sameAsDisk) return 'Every change is rejected: nothing to write. Reject tells the agent no.';
-  const edits = facts.handEdited ? ' and your edits' : '';
-  if (facts.rejected > 0) return `Accept writes ${facts.total - facts.rejected} of ${facts.total} changes${edits}.`;
-  return edits === '' ? null : `Accept writes the proposal with your edits.`;
-}
+/**
+ * The one decision the panel offers first, and why. An undecided change never counts as taken:
+ * once the person decides change by change, the diff is applied only when every change has a
+ * decision ("Apply 2 of 3 changes"); with every change rejected there is nothing to write.
+ */
+export type Primary =
+  | { kind: 'accept'; label: string; note: string | null; perChange: boolean }
+  | { kind: 'undecided'; label: string; note: string }
+  | { kind: 'reject'; note: string };
 
-/** The notice's detail for an accept made here ("2 of 3 changes, with your edits"). */
-export function acceptNote(facts: ChoiceFacts | null): string | undefined {
-  if (facts === null) return undefined;
-  const edits = facts.handEdited ? 'with your edits' : '';
-  if (facts.rejected > 0) return `${facts.total - facts.rejected} of ${facts.total} changes${edits && `, ${edits}`}`;
-  return edits || undefined;
+export function primaryDecision(facts: ChoiceFacts | null): Primary {
+  if (facts === null) return { kind: 'accept', label: 'Accept', note: null, perChange: false };
+  const edits = facts.handEdited ? ' and your edits' : '';
+  if (facts.sameAsDisk) return { kind: 'reject', note: 'Every change is rejected: nothing to write. Reject tells the agent no.' };
+  const perChange = facts.accepted + facts.rejected > 0;
+  if (!perChange) {
+    return { kind: 'accept', label: 'Accept', note: facts.handEdited ? 'Accept writes the proposal with your edits.' : null, perChange };
+  }
+  const apply = `Apply ${facts.accepted} of ${facts.total} ${facts.total === 1 ? 'change' : 'changes'}`;
+  if (facts.pending > 0) {
+    const left = facts.pending === 1 ? '1 change is' : `${facts.pending} changes are`;
+    return { kind: 'undecided', label: `Apply (${facts.pending} undecided)`, note: `${left} not decided yet: y takes it, x leaves the file's text (n goes to it).` };
+  }
+  if (facts.accepted === 0 && !facts.handEdited) return { kind: 'reject', note: 'Every change is rejected: nothing to write. Reject tells the agent no.' };
+  if (facts.accepted === facts.total) return { kind: 'accept', label: 'Accept', note: edits ? 'Accept writes the proposal with your edits.' : null, perChange };
+  return { kind: 'accept', label: apply, note: `Writes changes you took${edits}; the agent hears which it did not get.`, perChange };
 }
 
 /** Where the review of a diff is: "Change 2 of 3 · 1 rejected". */

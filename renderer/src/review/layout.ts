@@ -15,9 +15,13 @@ export function layoutFor(choice: LayoutChoice, panelWidth: number): Layout {
   return panelWidth > 0 && panelWidth < NARROW_PANEL_PX ? 'unified' : 'split';
 }
 
-/** The choice after the layout toggle (v): the other layout, remembered as the person's. */
-export function toggled(shown: Layout): LayoutChoice {
-  return shown === 'split' ? 'unified' : 'split';
+/**
+ * The choice after the layout key (v): from automatic, the layout automatic does not show;
+ * from a layout chosen by hand, back to automatic (which follows the window's width).
+ */
+export function toggled(choice: LayoutChoice, automatic: Layout): LayoutChoice {
+  if (choice !== 'auto') return 'auto';
+  return automatic === 'split' ? 'unified' : 'split';
 }
 
 export function parseChoice(stored: string | null): LayoutChoice {

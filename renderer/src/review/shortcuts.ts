@@ -9,7 +9,8 @@ export type ReviewCommand =
   | 'previousChange'
   | 'acceptChange'
   | 'rejectChange'
-  | 'toggleLayout';
+  | 'toggleLayout'
+  | 'undo';
 
 export const REVIEW_SHORTCUTS: readonly { key: string; command: ReviewCommand; label: string }[] = [
   { key: 'a', command: 'accept', label: 'Accept' },
@@ -20,7 +21,8 @@ export const REVIEW_SHORTCUTS: readonly { key: string; command: ReviewCommand; l
   { key: 'p', command: 'previousChange', label: 'Previous change' },
   { key: 'y', command: 'acceptChange', label: 'Accept this change' },
   { key: 'x', command: 'rejectChange', label: 'Reject this change' },
-  { key: 'v', command: 'toggleLayout', label: 'Unified / side by side' },
+  { key: 'v', command: 'toggleLayout', label: 'Layout: side by side, unified, automatic' },
+  { key: 'u', command: 'undo', label: 'Take back a decision while it waits' },
 ];
 
 export interface KeyFacts {

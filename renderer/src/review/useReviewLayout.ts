@@ -10,6 +10,8 @@ const WRAP_KEY = 'patchbay.review.wrap';
 
 export interface ReviewLayout {
   layout: Layout;
+  /** What automatic shows at this width. */
+  automatic: Layout;
   choice: LayoutChoice;
   choose(choice: LayoutChoice): void;
   wrap: boolean;
@@ -55,5 +57,5 @@ export function useReviewLayout(area: RefObject<HTMLElement | null>): ReviewLayo
     setWrapState(next);
     write(WRAP_KEY, next ? 'on' : 'off');
   }, []);
-  return { layout: layoutFor(choice, width), choice, choose, wrap, setWrap };
+  return { layout: layoutFor(choice, width), automatic: layoutFor('auto', width), choice, choose, wrap, setWrap };
 }

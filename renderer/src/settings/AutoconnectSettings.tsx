@@ -21,7 +21,10 @@ export function AutoconnectSettings() {
   return (
     <section aria-labelledby="autoconnect-title" className="settings-section">
       <h2 id="autoconnect-title">pi autoconnect</h2>
-      <p className="meta">Whether pi-ide connects by itself when it starts. A project's setting overrides the global one.</p>
+      <p className="meta">
+        Whether pi-ide connects by itself when it starts. A project's setting overrides the global one. Older pi-ide versions never
+        autoconnect: they connect only through its <code>/ide</code> command, whatever this says.
+      </p>
       <AutoconnectRow project={undefined} revision={revision} changed={changed} />
       {shown.map((f) => (
         <AutoconnectRow key={f} project={f} revision={revision} changed={changed} />
@@ -98,7 +101,11 @@ function AutoconnectRow({ project, revision, changed }: RowProps) {
           </option>
         ))}
       </select>
-      {view !== null && <span className="meta">effective: {view.effective ? 'on' : 'off'}</span>}
+      {view !== null && (
+        <span className="meta" title="Only pi-ide versions that autoconnect read this; older ones connect only through /ide, whatever it says.">
+          effective: {view.effective ? 'on (pi-ide versions that autoconnect)' : 'off'}
+        </span>
+      )}
       <SaveStatus busy={command.busy} saved={command.saved} />
       {loadError !== null && <ErrorText>{`Could not read ${label}: ${loadError}`}</ErrorText>}
       {command.error !== null && <ErrorText>{command.error}</ErrorText>}

@@ -6,7 +6,7 @@ import { sessionLabel } from '../../../electron/shared/labels.ts';
 import { routeHash } from '../app/route.ts';
 import { useSnapshot } from '../hub/HubProvider.tsx';
 import { ErrorText } from '../ui/ErrorText.tsx';
-import { DIRECTIONS, byteSize, clockTime, filterTraffic, methodLabel, requestTimings } from '../../../src/api/traffic.ts';
+import { DIRECTIONS, busiestSession, byteSize, clockTime, durationText, filterTraffic, requestTimings, rowLabels, shortId } from '../../../src/api/traffic.ts';
 import type { Direction } from '../../../src/api/traffic.ts';
 import { frameKey } from './frame-text.ts';
 import { FrameDetail } from './FrameDetail.tsx';
@@ -28,9 +28,11 @@ export function TrafficView({ sessionId, selectSession }: Props) {
   const [dirs, setDirs] = useState<ReadonlySet<Direction>>(() => new Set(DIRECTIONS.map((d) => d.dir)));
   const [paused, setPaused] = useState(false);
   const [open, setOpen] = useState<ReadonlySet<string>>(() => new Set());
-  const session = snapshot.sessions.find((s) => s.id === sessionId) ?? snapshot.sessions[0] ?? null;
+  // Unless one is chosen, the session busy most recently: that is usually the one to look at.
+  const session = snapshot.sessions.find((s) => s.id === sessionId) ?? busiestSession(snapshot.sessions);
   const { entries, error } = useTraffic(session?.id ?? null, paused);
   const timings = useMemo(() => requestTimings(entries), [entries]);
+  const labels = useMemo(() => rowLabels(entries), [entries]);
   const indexed = useMemo(() => entries.map((entry, index) => ({ entry, index })), [entries]);
   const shown = useMemo(() => {
     const kept = new Set(filterTraffic(entries, { text, dirs }));
@@ -105,7 +107,7 @@ export function TrafficView({ sessionId, selectSession }: Props) {
                 const expanded = open.has(key);
                 return (
                   <Fragment key={`${index}|${key}`}>
-                    <FrameRow entry={entry} took={timings.get(index)} expanded={expanded} toggle={() => toggle(setOpen, key)} />
+                    <FrameRow entry={entry} label={labels[index]!} took={timings.get(index)} expanded={expanded} toggle={() => toggle(setOpen, key)} />
                     {expanded && (
                       <tr className="frame-detail-row">
                         <td colSpan={COLUMNS}>
@@ -124,9 +126,18 @@ export function TrafficView({ sessionId, selectSession }: Props) {
   );
 }
 
-function FrameRow({ entry, took, expanded, toggle }: { entry: TrafficEntry; took: number | undefined; expanded: boolean; toggle(): void }) {
+interface RowProps {
+  entry: TrafficEntry;
+  /** The method, or what an answer answers. */
+  label: string;
+  took: number | undefined;
+  expanded: boolean;
+  toggle(): void;
+}
+
+function FrameRow({ entry, label, took, expanded, toggle }: RowProps) {
   const way = DIRECTIONS.find((d) => d.dir === entry.dir);
-  const method = entry.method === null ? (entry.id !== null ? 'reply' : '') : methodLabel(entry);
+  const method = label;
   return (
     <tr>
       <td className="num">{clockTime(entry.at)}</td>
@@ -136,9 +147,16 @@ function FrameRow({ entry, took, expanded, toggle }: { entry: TrafficEntry; took
         </span>
         <span className="visually-hidden">{way?.label}</span>
       </td>
-      <td>{method}</td>
-      <td>{entry.id ?? ''}</td>
-      <td className="num">{took === undefined ? '' : `${took} ms`}</td>
+      <td className={method.startsWith('↳') ? 'answer' : undefined}>
+        {method.startsWith('↳') && <span className="visually-hidden">reply to </span>}
+        {method}
+      </td>
+      <td className="frame-id" title={entry.id === null ? undefined : String(entry.id)}>
+        {shortId(entry.id)}
+      </td>
+      <td className="num" title={took === undefined ? undefined : `${took} ms`}>
+        {took === undefined ? '' : durationText(took)}
+      </td>
       <td className="num">{byteSize(entry.bytes)}</td>
       <td>
         <button

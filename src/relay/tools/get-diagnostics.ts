@@ -2,8 +2,9 @@
 // editor would stall the agent. The answer comes within the deadline (a setting), else empty.
 import { z } from 'zod';
 import { emptyDiagnostics, translateDiagnostics } from '../../protocol/dialect.ts';
-import type { RpcId } from '../../protocol/jsonrpc.ts';
+import type { RpcId, RpcResponse } from '../../protocol/jsonrpc.ts';
 import { withTimeout } from '../editor-link.ts';
+import { addReviewNotes } from '../review-notes.ts';
 import { answer, type RpcLink } from '../rpc-link.ts';
 import { defineTool } from './tool.ts';
 
@@ -16,30 +17,35 @@ export const getDiagnostics = defineTool({
     inputSchema: { type: 'object', properties: { uri: { type: 'string' } }, required: [], additionalProperties: false },
   },
   async handle(ctx, { session, msg, frame, args }) {
+    // The person's words about a decision, read once (review-notes.ts); usually there are none.
+    const notes = session.reviewNotes.splice(0);
+    const empty = (): unknown => addReviewNotes(emptyDiagnostics(session.dialect), notes, session.dialect);
     const editor = ctx.boundEditor(session);
-    if (!editor) return session.link.respond(msg.id, emptyDiagnostics(session.dialect));
+    if (!editor) return session.link.respond(msg.id, empty());
     const deadline = ctx.settings().diagnosticsDeadlineMs;
     const started = ctx.now();
     let link: RpcLink | undefined;
     let callId: RpcId | undefined;
     try {
-      // The usual case, an open upstream, needs no connect deadline of its own.
-      link = session.upstreams.openLink(editor.instance) ?? (await withTimeout(ctx.upstream(session, editor), deadline, 'getDiagnostics'));
+      // The usual case, an open link, needs no connect deadline of its own.
+      link = editor.connection.openLink() ?? (await withTimeout(editor.connection.link(), deadline, 'getDiagnostics'));
       const sameDialect = editor.instance.dialect === session.dialect;
-      const reading = { deadline: { ms: Math.max(1, deadline - (ctx.now() - started)), what: 'getDiagnostics' } };
+      const reading = { deadline: { ms: Math.max(1, deadline - (ctx.now() - started)), what: 'getDiagnostics' }, owner: session };
       const call = sameDialect
         ? link.relay(msg, frame, reading)
         : link.request('tools/call', { ...(msg.params as object), name: 'getDiagnostics', arguments: args }, reading);
       callId = call.id;
       const reply = await call.response;
       if (reply.msg.error) throw new Error(reply.msg.error.message);
-      answer(session.link, msg.id, reply, sameDialect ? null : (r) => ({ ...r, result: translateDiagnostics(r.result, session.dialect) }));
+      const translate =
+        sameDialect && notes.length === 0
+          ? null
+          : (r: RpcResponse) => ({ ...r, result: addReviewNotes(translateDiagnostics(r.result, session.dialect), notes, session.dialect) });
+      answer(session.link, msg.id, reply, translate);
     } catch (err) {
       if (link && callId !== undefined) link.forget(callId);
       ctx.log(`${session.id}: getDiagnostics answered empty: ${(err as Error).message}`);
-      session.link.respond(msg.id, emptyDiagnostics(session.dialect));
-    } finally {
-      ctx.settled(session);
+      session.link.respond(msg.id, empty());
     }
   },
 });

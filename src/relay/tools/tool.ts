@@ -7,7 +7,7 @@ import type { ToolSpec } from '../../protocol/mcp.ts';
 import type { Original } from '../../review/read-original.ts';
 import type { EditorEntry } from '../editor-registry.ts';
 import type { ReviewBridge } from '../review-bridge.ts';
-import type { Frame, RpcLink } from '../rpc-link.ts';
+import type { Frame } from '../rpc-link.ts';
 import type { Session } from '../session.ts';
 
 /** What a tool may ask of the relay. */
@@ -15,15 +15,11 @@ export interface ToolContext {
   readonly review: ReviewBridge;
   /** The live editor the session is bound to, if any. */
   boundEditor(session: Session): EditorEntry | undefined;
-  /** The session's link to an editor, opened on first use. */
-  upstream(session: Session, editor: EditorEntry): Promise<RpcLink>;
   /**
    * Forwards the call to the bound editor and its answer back (as bytes when `frame` is given
    * and nothing is translated); without an editor, says so in the agent's terms.
    */
   forward(session: Session, msg: RpcRequest, frame: Frame | null, translate: ((r: RpcResponse) => RpcResponse) | null): Promise<void>;
-  /** Upstreams the session no longer needs close once nothing waits on them. */
-  settled(session: Session): void;
   /** The on-disk contents a diff is reviewed against, read up to `maxBytes` (and the review's own cap). */
   readOriginal(path: string, maxBytes: number): Promise<Original>;
   settings(): PatchbaySettings;
