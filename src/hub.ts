@@ -171,7 +171,8 @@ class PatchbayHub implements Hub {
       },
       lookupPeer: (remotePort, doorPort) => lookupPeer(remotePort, doorPort),
       processInfo: deps.processInfo,
-      readOriginal: (path) => readOriginal(path, options.maxReviewFileBytes),
+      readOriginal: (path, maxBytes) => readOriginal(path, Math.min(maxBytes, options.maxReviewFileBytes)),
+      pendingDiffBytes: options.maxPendingDiffBytes,
       trafficEntries: options.trafficEntries,
       onChange: () => {
         this.pi.doorSessionsChanged();

@@ -38,6 +38,11 @@ export interface HubOptions {
   maxLockfileBytes: number;
   /** On-disk contents over this are not kept for review ("too large to show"). */
   maxReviewFileBytes: number;
+  /**
+   * What pending diffs may hold in memory, all sessions together (their requests and the
+   * originals read for them): one agent cannot make Patchbay hold more (DESIGN §10).
+   */
+  maxPendingDiffBytes: number;
   /** Frames kept per session for the traffic inspector. */
   trafficEntries: number;
   /** Decisions kept in the history. */
@@ -130,6 +135,7 @@ export function resolveOptions(env: NodeJS.ProcessEnv, overrides: Partial<HubOpt
     livenessMs: 2000,
     maxLockfileBytes: 64 * 1024,
     maxReviewFileBytes: 8 * 1024 * 1024,
+    maxPendingDiffBytes: 256 * 1024 * 1024,
     trafficEntries: 500,
     historyEntries: 200,
     historyBytes: 64 * 1024 * 1024,

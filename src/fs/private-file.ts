@@ -6,7 +6,7 @@ import { constants } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-export async function writePrivateFile(path: string, text: string): Promise<void> {
+export async function writePrivateFile(path: string, text: string | Buffer): Promise<void> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);

@@ -59,6 +59,40 @@ export function parseFrame(text: string): ParseResult {
   return classifyMessage(value);
 }
 
+/** Notifications editors send in bursts, which Patchbay only routes (by their method) and passes on. */
+const ROUTED_ONLY = new Set(['selection_changed', 'at_mentioned']);
+const NOTIFICATION_HEAD = /^\{"jsonrpc":"2\.0","method":"([a-z_]+)","params":\{/;
+
+/**
+ * A notification that mostly needs no more than routing, read from its first bytes: written the
+ * usual way (`{"jsonrpc":"2.0","method":"selection_changed","params":{…}}`, as editors write it)
+ * it is not decoded until its params are read (to translate it for another dialect's agent), and
+ * is otherwise passed on as the bytes that came: a burst of selections costs a match each, not a
+ * parse. Null for anything else, which is parsed as usual.
+ */
+export function routedOnly(text: string): RpcNotification | null {
+  const method = NOTIFICATION_HEAD.exec(text)?.[1];
+  // A trailing "id" would make it a request: the object must close right after its params.
+  if (method === undefined || !ROUTED_ONLY.has(method) || !text.endsWith('}}')) return null;
+  let params: unknown;
+  let read = false;
+  return {
+    jsonrpc: '2.0',
+    method,
+    get params(): unknown {
+      if (!read) {
+        read = true;
+        try {
+          params = (JSON.parse(text) as { params?: unknown }).params;
+        } catch {
+          params = undefined; // malformed after all: no params to translate, the bytes pass as they came
+        }
+      }
+      return params;
+    },
+  };
+}
+
 /** Classifies a frame's parsed value. */
 export function classifyMessage(value: unknown): ParseResult {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -8,10 +8,11 @@ const BACKSLASH = 0x5c;
 /** Deeper than any peer's frame; deeper input goes to JSON.parse, which says what is wrong. */
 const MAX_DEPTH = 64;
 
-/** A JSON string still in its frame's bytes (quotes and escapes included). */
+/**
+ * A JSON string still in its frame's bytes (quotes and escapes included). It keeps the frame
+ * alive, and is what is held (a diff's proposal waits as its bytes): decoding is not cached.
+ */
 export class LazyText {
-  private decoded: string | undefined;
-
   constructor(
     private readonly bytes: Buffer,
     private readonly start: number,
@@ -23,11 +24,79 @@ export class LazyText {
     return this.bytes.subarray(this.start, this.end);
   }
 
-  /** Decodes once; throws a SyntaxError for a malformed string (an invalid escape, a control character). */
-  value(): string {
-    this.decoded ??= JSON.parse(this.bytes.toString('utf8', this.start, this.end)) as string;
-    return this.decoded;
+  /** Its size in the frame, in bytes. */
+  get byteLength(): number {
+    return this.end - this.start;
   }
+
+  /** Whether `frame` holds these same bytes from `at` on. */
+  occursAt(frame: Buffer, at: number): boolean {
+    const length = this.end - this.start;
+    return frame.length - at >= length && frame.compare(this.bytes, this.start, this.end, at, at + length) === 0;
+  }
+
+  /** Decodes it; throws a SyntaxError for a malformed string (an invalid escape, a control character). */
+  value(): string {
+    return JSON.parse(this.bytes.toString('utf8', this.start, this.end)) as string;
+  }
+
+  /** Where it must become JSON text the slow way (JSON.stringify of a message holding it): its value. */
+  toJSON(): string {
+    return this.value();
+  }
+}
+
+/**
+ * The JSON text of `value`, as JSON.stringify writes it, except that each LazyText in it is
+ * written as the bytes it arrived in, never decoded: in pieces, the text around each LazyText
+ * and the LazyText's own bytes, so that a whole file is not even copied (it can be sent as the
+ * fragments of one WebSocket message).
+ */
+export function encodeJsonPieces(value: unknown): Buffer[] {
+  const pieces: Buffer[] = [];
+  let text = '';
+  const write = (item: unknown): void => {
+    if (item instanceof LazyText) {
+      if (text !== '') pieces.push(Buffer.from(text, 'utf8'));
+      pieces.push(item.raw);
+      text = '';
+    } else if (Array.isArray(item)) {
+      text += '[';
+      item.forEach((element: unknown, i) => {
+        if (i > 0) text += ',';
+        write(element === undefined || typeof element === 'function' || typeof element === 'symbol' ? null : element);
+      });
+      text += ']';
+    } else if (typeof item === 'object' && item !== null && typeof (item as { toJSON?: unknown }).toJSON !== 'function') {
+      text += '{';
+      let first = true;
+      for (const [key, element] of Object.entries(item)) {
+        if (element === undefined || typeof element === 'function' || typeof element === 'symbol') continue;
+        text += `${first ? '' : ','}${JSON.stringify(key)}:`;
+        first = false;
+        write(element);
+      }
+      text += '}';
+    } else {
+      text += JSON.stringify(item) ?? 'null';
+    }
+  };
+  write(value);
+  if (text !== '' || pieces.length === 0) pieces.push(Buffer.from(text, 'utf8'));
+  return pieces;
+}
+
+/** encodeJsonPieces in one buffer (a file to write). */
+export function encodeJson(value: unknown): Buffer {
+  return Buffer.concat(encodeJsonPieces(value));
+}
+
+/** Whether `value` holds a LazyText anywhere (then it is sent with encodeJson). */
+export function holdsLazyText(value: unknown): boolean {
+  if (value instanceof LazyText) return true;
+  if (Array.isArray(value)) return value.some(holdsLazyText);
+  if (typeof value === 'object' && value !== null) return Object.values(value).some(holdsLazyText);
+  return false;
 }
 
 class NotReadable extends Error {}
@@ -36,8 +105,13 @@ class NotReadable extends Error {}
  * Reads `bytes` as JSON.parse would, except that strings of `lazyBytes` bytes or more come back
  * as LazyText. Returns undefined for anything it does not read (malformed, too deep): the caller
  * then uses JSON.parse, whose error names the problem.
+ *
+ * `known`: big strings the frame is expected to hold (an editor's FILE_SAVED of the proposal it
+ * was sent): where one of them stands byte for byte, it is returned itself, found with a memcmp
+ * instead of a scan for its end. That is sound: a known string's bytes hold no unescaped quote
+ * before their last, so the same bytes here end where it ends.
  */
-export function parseLazily(bytes: Buffer, lazyBytes: number): unknown {
+export function parseLazily(bytes: Buffer, lazyBytes: number, known: readonly LazyText[] = []): unknown {
   let at = 0;
 
   const space = (): void => {
@@ -69,6 +143,14 @@ export function parseLazily(bytes: Buffer, lazyBytes: number): unknown {
 
   const string = (lazy: boolean): string | LazyText => {
     const start = at;
+    if (lazy) {
+      for (const text of known) {
+        if (text.occursAt(bytes, start)) {
+          at = start + text.byteLength;
+          return text;
+        }
+      }
+    }
     const end = stringEnd();
     at = end;
     if (lazy && end - start >= lazyBytes) return new LazyText(bytes, start, end);

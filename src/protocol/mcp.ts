@@ -3,13 +3,14 @@
 export const MCP_PROTOCOL_VERSION = '2024-11-05';
 export const SERVER_NAME = 'Patchbay';
 
-export interface TextContent {
+/** `T`: how the text is held (a string, or a LazyText still in its frame). */
+export interface TextContent<T = string> {
   type: 'text';
-  text: string;
+  text: T;
 }
 
-export interface ToolResult {
-  content: TextContent[];
+export interface ToolResult<T = string> {
+  content: TextContent<T>[];
   isError?: boolean;
 }
 

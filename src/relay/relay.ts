@@ -43,8 +43,10 @@ export interface RelayDeps {
   /** The agent's process from its TCP peer port and the port of the door it came to. */
   lookupPeer(remotePort: number, doorPort: number): Promise<ProcessInfo | null>;
   processInfo(pid: number): Promise<ProcessInfo | null>;
-  /** The on-disk contents a diff is reviewed against. */
-  readOriginal(path: string): Promise<Original>;
+  /** The on-disk contents a diff is reviewed against, read up to `maxBytes` (and the review's own cap). */
+  readOriginal(path: string, maxBytes: number): Promise<Original>;
+  /** What pending diffs may hold in memory, all sessions together. */
+  pendingDiffBytes: number;
   trafficEntries: number;
   /** Something shown in the snapshot changed. */
   onChange(): void;
@@ -95,6 +97,7 @@ export class Relay {
     );
     this.editors = new EditorRegistry((instance) => this.connectionFor(instance));
     this.review = new ReviewBridge(deps.inbox, {
+      pendingBytes: deps.pendingDiffBytes,
       session: (id) => this.sessions.get(id),
       link: (editorId) => {
         const editor = this.editors.get(editorId);
@@ -181,6 +184,8 @@ export class Relay {
     const traffic = new TrafficLog(this.deps.trafficEntries);
     // The handlers run only once frames arrive, after `session` is set below.
     const link = new RpcLink(ws, `agent ${id}`, {
+      // A whole file proposed goes on to the editor, and waits in the inbox, as the bytes that came.
+      takesLazily: isOpenDiffCall,
       onRequest: (msg, _link, frame) => this.onAgentRequest(session, msg, frame),
       onNotification: (msg, _link, frame) => this.onAgentNotification(session, msg, frame),
       onFrame: (dir, text, message, bytes) => traffic.record(dir, null, text, message, this.deps.now(), bytes),
@@ -360,7 +365,7 @@ export class Relay {
     }
     try {
       const link = await editor.connection.link();
-      answer(session.link, msg.id, await link.relay(msg, frame, false, session).response, translate);
+      answer(session.link, msg.id, await link.relay(msg, frame, { owner: session }).response, translate);
     } catch (err) {
       session.link.respondError(msg.id, INTERNAL_ERROR, `Patchbay: ${(err as Error).message}`);
     }
@@ -560,10 +565,13 @@ function isSession(owner: unknown): owner is Session {
   return typeof owner === 'object' && owner !== null && 'traffic' in owner && 'link' in owner;
 }
 
+function isOpenDiffCall(msg: RpcRequest): boolean {
+  return msg.method === 'tools/call' && isObject(msg.params) && msg.params.name === 'openDiff';
+}
+
 /** The tab name of an openDiff call, or null for any other request. */
 function openDiffTab(msg: RpcRequest): string | null {
-  const params = isObject(msg.params) ? msg.params : null;
-  if (msg.method !== 'tools/call' || params?.name !== 'openDiff') return null;
-  const args = isObject(params.arguments) ? params.arguments : null;
-  return typeof args?.tab_name === 'string' ? args.tab_name : '';
+  if (!isOpenDiffCall(msg)) return null;
+  const args = (msg.params as { arguments?: unknown }).arguments;
+  return isObject(args) && typeof args.tab_name === 'string' ? args.tab_name : '';
 }

@@ -3,12 +3,14 @@
 import type { DecisionRecord, DiffSummary } from '../api/types.ts';
 import { HubError } from '../api/types.ts';
 import { result, type RpcId, type RpcRequest, type RpcResponse } from '../protocol/jsonrpc.ts';
-import { LazyText } from '../protocol/lazy-json.ts';
+import { holdsLazyText, LazyText } from '../protocol/lazy-json.ts';
 import { resultTexts } from '../protocol/mcp.ts';
-import type { Decision, Inbox, InboxEffect } from '../review/inbox.ts';
+import { budgetProblem } from '../review/diff-limits.ts';
+import type { ProposedText } from '../review/held-text.ts';
+import type { Decision, Inbox, InboxEffect, OfferArgs } from '../review/inbox.ts';
 import type { Original } from '../review/read-original.ts';
 import { MAX_NOTES } from './review-notes.ts';
-import type { Frame, Reply, RpcLink } from './rpc-link.ts';
+import { encodedFrame, type Frame, type Reply, type RpcLink } from './rpc-link.ts';
 import type { Session } from './session.ts';
 import type { OpenDiffArgs } from './tools/open-diff.ts';
 
@@ -28,6 +30,8 @@ export type RelayInbox = Inbox<AgentReply, AsSent>;
 type Effect = InboxEffect<AgentReply, AsSent>;
 
 export interface ReviewBridgeDeps {
+  /** What pending diffs may hold in memory, all sessions together (DESIGN §10). */
+  pendingBytes: number;
   session(id: string): Session | undefined;
   /** The link to an editor, by id, opened if need be (rejects when it is not live). */
   link(editorId: string): Promise<RpcLink>;
@@ -43,29 +47,49 @@ export class ReviewBridge {
     private readonly deps: ReviewBridgeDeps,
   ) {}
 
-  /** A diff from an agent: it waits in the inbox; resolves once the agent has its answer. */
-  receive(session: Session, request: RpcRequest, frame: Frame, args: OpenDiffArgs, original: Original): Promise<void> {
-    return new Promise<void>((answered) => {
-      const reply: AgentReply = { id: request.id, answered };
-      const { id, effects } = this.inbox.arrive(
-        {
-          sessionId: session.id,
-          path: args.new_file_path,
-          tabName: args.tab_name,
-          newContents: args.new_file_contents,
-          oldContents: original.contents,
-          isNew: original.isNew,
-          tooLarge: original.tooLarge,
-          agent: session.clientInfo?.name ?? session.dialect,
-          reply,
-        },
-        { request, frame },
-      );
-      this.run(effects);
-      const summary = this.inbox.pending().find((d) => d.id === id);
-      if (summary) this.deps.onDiffAdded(summary);
-      this.deps.onChange();
-    });
+  /** Why a diff whose request is `bytes` long cannot wait now (pending diffs hold too much), or null. */
+  overBudget(bytes: number): string | null {
+    return budgetProblem(this.inbox.heldBytes(), bytes, this.deps.pendingBytes);
+  }
+
+  /** Bytes pending diffs may still hold (what an original may take). */
+  room(): number {
+    return Math.max(0, this.deps.pendingBytes - this.inbox.heldBytes());
+  }
+
+  /**
+   * A diff from an agent: it waits in the inbox and is offered to the editor at once, before
+   * its original is read (see originalRead). `answered` resolves once the agent has its answer.
+   */
+  receive(session: Session, request: RpcRequest, frame: Frame, args: OpenDiffArgs): { id: string; answered: Promise<void> } {
+    let answered!: () => void;
+    const done = new Promise<void>((resolve) => (answered = resolve));
+    const { id, effects } = this.inbox.arrive(
+      {
+        sessionId: session.id,
+        path: args.new_file_path,
+        tabName: args.tab_name,
+        newContents: args.new_file_contents,
+        oldContents: null,
+        isNew: false,
+        tooLarge: false,
+        bytes: frame.bytes.length,
+        readingOriginal: true,
+        agent: session.clientInfo?.name ?? session.dialect,
+        reply: { id: request.id, answered },
+      },
+      { request, frame },
+    );
+    this.run(effects);
+    return { id, answered: done };
+  }
+
+  /** The diff's on-disk original was read: the diff is shown (and announced) with it. */
+  originalRead(id: string, original: Original): void {
+    if (!this.inbox.originalRead(id, original)) return;
+    const summary = this.inbox.pending().find((d) => d.id === id);
+    if (summary) this.deps.onDiffAdded(summary);
+    this.deps.onChange();
   }
 
   /** The person decided in Patchbay. */
@@ -102,7 +126,7 @@ export class ReviewBridge {
     } else if (session && asSent && 'response' in asSent && asSent.response.id === reply.id) {
       session.link.forward(asSent.frame, { kind: 'response', msg: asSent.response });
     } else if (session) {
-      written = session.link.sendAndWait(result(reply.id, effect.result));
+      written = session.link.sendAndWait(result(reply.id, effect.result), { lazy: holdsLazyText(effect.result) });
     }
     reply.answered();
     // pi-ide shows the model only its own tool's result: the words go to its next diagnostics too.
@@ -120,11 +144,7 @@ export class ReviewBridge {
     const { diffId, editorId, asSent } = effect;
     void this.deps
       .link(editorId)
-      .then((link) =>
-        asSent && 'request' in asSent
-          ? link.relay(asSent.request, asSent.frame, true, session).response
-          : link.request('tools/call', { name: 'openDiff', arguments: effect.args }, session).response,
-      )
+      .then((link) => offerOn(link, effect.args, asSent, session))
       .then((reply) => this.editorAnswered(diffId, editorId, reply))
       .catch((err: Error) => {
         // The diff stays pending in Patchbay; the agent is never answered with an error for it.
@@ -161,9 +181,10 @@ export class ReviewBridge {
     const claim = this.inbox.claimEditorAnswer(diffId, editorId);
     if (!claim) return; // decided meanwhile: a late answer, dropped as the inbox would
     const settle = (forwarded: boolean): void => {
-      let text: string;
+      // The proposal itself, byte for byte (the editor saved it unchanged): nothing to decode.
+      let text: ProposedText;
       try {
-        text = contents.value();
+        text = this.inbox.proposalMatching(diffId, contents) ?? contents.value();
       } catch (err) {
         // The agent may have the unreadable frame already; it does not count as an answer,
         // and the diff waits in Patchbay for a decision that will be answered properly.
@@ -194,11 +215,30 @@ export class ReviewBridge {
     const owner = this.deps.session(effect.sessionId);
     try {
       const link = await this.deps.link(effect.editorId);
-      await link.request('tools/call', { name: 'close_tab', arguments: { tab_name: effect.tabName } }, owner).response;
+      await link.request('tools/call', { name: 'close_tab', arguments: { tab_name: effect.tabName } }, { owner }).response;
     } catch (err) {
       this.deps.log(`diff ${effect.diffId}: its tab in editor ${effect.editorId} could not be closed: ${(err as Error).message}`);
     }
   }
+}
+
+/**
+ * Sends an offer: the agent's own request when there is one (as the bytes that arrived, or with
+ * only its tab renamed where the editor names it differently), under the agent's id so that
+ * the answer can go back as its bytes too; else a request of Patchbay's. The file is never
+ * decoded to be sent, and a big answer is read lazily.
+ */
+function offerOn(link: RpcLink, args: OfferArgs, asSent: AsSent | undefined, owner: Session): Promise<Reply> {
+  // An editor that saves the file unchanged answers with these very bytes.
+  const proposal = args.new_file_contents instanceof LazyText ? args.new_file_contents : undefined;
+  const reading = { lazyAnswer: true, expected: proposal, owner };
+  if (asSent && 'request' in asSent) {
+    const params = asSent.request.params as { arguments: Record<string, unknown> };
+    if (params.arguments.tab_name === args.tab_name) return link.relay(asSent.request, asSent.frame, reading).response;
+    const renamed: RpcRequest = { ...asSent.request, params: { ...params, arguments: { ...params.arguments, tab_name: args.tab_name } } };
+    return link.relay(renamed, encodedFrame(renamed), reading).response;
+  }
+  return link.request('tools/call', { name: 'openDiff', arguments: args }, { lazy: proposal !== undefined, expected: proposal, owner }).response;
 }
 
 /** The file in a FILE_SAVED result when it was left unread (LazyText); undefined otherwise. */

@@ -1,11 +1,17 @@
 // Decided diffs, kept so a person can open any recent decision, across restarts (DESIGN §7).
 // `<home>/history/index.json` lists the decisions, newest first; each diff's contents live in
-// `<home>/history/<id>.json`, read only when it is opened. Bounded by count and by bytes.
-import { mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
+// `<home>/history/<id>.json`, read only when it is opened. Bounded by count and by bytes, the
+// index included: the names in it are an agent's to choose.
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { DecisionRecord, DiffDetail, DiffSummary } from '../api/types.ts';
+import { readBounded } from '../fs/bounded-read.ts';
 import { writePrivateFile } from '../fs/private-file.ts';
+import { encodeJson } from '../protocol/lazy-json.ts';
+import { MAX_PATH_BYTES, MAX_TAB_NAME_BYTES } from './diff-limits.ts';
+import { heldSize, textOf, type HeldText } from './held-text.ts';
+import type { SettledDiff } from './inbox.ts';
 
 export const HISTORY_DIR = 'history';
 const INDEX_FILE = 'index.json';
@@ -16,17 +22,20 @@ export interface HistoryLimits {
   /** Contents kept on disk, all diffs together; the oldest lose theirs first. */
   bytes: number;
   /**
-   * One diff's contents (proposal, original and result together, in characters) above which
-   * they are not kept: serialising and writing tens of MiB after every huge edit would slow
-   * the relay for a history entry nobody is likely to open.
+   * One diff's contents (proposal, original and result together, in characters, or bytes where
+   * they are still held as bytes) above which they are not kept: serialising and writing tens
+   * of MiB after every huge edit would slow the relay for a history entry nobody is likely to open.
    */
   diffChars: number;
 }
 
+/** Short names: ids, the agent's client name (cut to 200 where it is read). */
+const NAME_CHARS = 256;
+
 const decisionSchema = z.object({
   id: z.string().regex(/^d\d+$/),
-  sessionId: z.string(),
-  path: z.string(),
+  sessionId: z.string().max(NAME_CHARS),
+  path: z.string().max(MAX_PATH_BYTES),
   outcome: z.enum(['accepted', 'rejected', 'withdrawn', 'interrupted']),
   by: z.enum(['editor', 'patchbay', 'agent', 'shutdown', 'crash']),
   at: z.number(),
@@ -35,13 +44,13 @@ const decisionSchema = z.object({
   reason: z.string().optional(),
   told: z.string().optional(),
   tool: z.enum(['write', 'edit', 'other']),
-  editorId: z.string().nullable(),
-  agent: z.string(),
+  editorId: z.string().max(NAME_CHARS).nullable(),
+  agent: z.string().max(NAME_CHARS),
 });
 
 const entrySchema = z.object({
   record: decisionSchema,
-  tabName: z.string(),
+  tabName: z.string().max(MAX_TAB_NAME_BYTES),
   createdAt: z.number(),
   isNew: z.boolean(),
   tooLarge: z.boolean(),
@@ -51,7 +60,8 @@ const entrySchema = z.object({
   dropped: z.enum(['too-large', 'over-budget', 'interrupted']).optional(),
 });
 
-const indexSchema = z.object({ version: z.literal(1), entries: z.array(entrySchema) });
+/** Entries are checked one by one: one bad entry (a name over its cap) is dropped, not the history. */
+const indexSchema = z.object({ version: z.literal(1), entries: z.array(z.unknown()) });
 const contentsSchema = z.object({ oldContents: z.string().nullable(), newContents: z.string(), finalContents: z.string().nullable() });
 
 type Entry = z.infer<typeof entrySchema>;
@@ -76,25 +86,28 @@ export class DiffHistory {
     this.entries = entries;
   }
 
-  /** Reads the index (a missing one is an empty history; an unreadable one is reported and set aside). */
+  /**
+   * Reads the index (a missing one is an empty history; an unreadable one, or one over the
+   * byte budget, is reported and set aside; entries that do not fit their caps are dropped).
+   */
   static async open(home: string, limits: HistoryLimits, log: (message: string) => void): Promise<DiffHistory> {
     const dir = join(home, HISTORY_DIR);
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const path = join(dir, INDEX_FILE);
     let entries: Entry[] = [];
     try {
-      const parsed = indexSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
-      if (parsed.success) entries = parsed.data.entries;
-      else throw new Error(parsed.error.issues[0]?.message ?? 'not a history index');
+      entries = await readIndex(path, limits.bytes, log);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-        const aside = `${path}.unreadable-${Date.now()}`;
-        log(`history ${path} could not be read (${(err as Error).message}); moved to ${aside}, starting an empty history`);
-        await rename(path, aside).catch(() => {});
-      }
+      const aside = `${path}.unreadable-${Date.now()}`;
+      log(`history ${path} could not be read (${(err as Error).message}); moved to ${aside}, starting an empty history`);
+      await rename(path, aside).catch(() => {});
     }
     const history = new DiffHistory(home, entries.slice(0, limits.entries), limits, log);
-    history.queue(() => history.removeStrays());
+    // What an older Patchbay kept over today's budget is trimmed now, not at the next decision.
+    history.queue(async () => {
+      await history.trim();
+      await history.removeStrays();
+    });
     return history;
   }
 
@@ -114,25 +127,25 @@ export class DiffHistory {
   }
 
   /** Records a decided diff (the list at once, its files in the background). */
-  add(decided: DiffDetail): void {
+  add(decided: SettledDiff): void {
     const record = decided.decision;
     if (!record) throw new Error(`history: diff ${decided.id} is not decided`);
     const entry: Entry = { record, tabName: decided.tabName, createdAt: decided.createdAt, isNew: decided.isNew, tooLarge: decided.tooLarge, bytes: 0 };
     this.entries = [entry, ...this.entries.filter((e) => e.record.id !== record.id)];
     const { oldContents, newContents, finalContents } = decided;
-    const chars = (oldContents?.length ?? 0) + newContents.length + (finalContents?.length ?? 0);
-    const keep = chars <= this.limits.diffChars;
+    const size = heldSize(oldContents) + heldSize(newContents) + heldSize(finalContents);
+    // Only contents that will be kept are held until their turn in the queue.
+    const texts = size <= this.limits.diffChars ? { oldContents, newContents, finalContents } : null;
     // After the agent's answer has been written: serialising is not on its way.
     this.queue(async () => {
       await new Promise((resolve) => setImmediate(resolve));
       // Newer decisions may have pushed it out of the list before its turn came.
       const listed = this.entries.slice(0, this.limits.entries).includes(entry);
-      const text = keep && listed ? JSON.stringify({ oldContents, newContents, finalContents }) : null;
-      const size = text === null ? 0 : Buffer.byteLength(text);
+      const file = texts !== null && listed ? contentsFile(texts) : null;
       // Written privately and atomically: a reader sees the old file or the new one.
-      if (text !== null && size <= this.limits.bytes) {
-        await writePrivateFile(this.contentsPath(record.id), text);
-        entry.bytes = size;
+      if (file !== null && file.length <= this.limits.bytes) {
+        await writePrivateFile(this.contentsPath(record.id), file);
+        entry.bytes = file.length;
       } else if (listed) entry.dropped = 'too-large';
       await this.trim();
     });
@@ -182,7 +195,9 @@ export class DiffHistory {
       return { ...base, oldContents: null, newContents: '', finalContents: null, contentsNotKept: why };
     }
     try {
-      const contents = contentsSchema.parse(JSON.parse(await readFile(this.contentsPath(id), 'utf8')));
+      const read = await readBounded(this.contentsPath(id), entry.bytes);
+      if (read.kind !== 'bytes') throw new Error(read.kind === 'refused' ? read.why : `it is ${read.kind}`);
+      const contents = contentsSchema.parse(JSON.parse(read.bytes.toString('utf8')));
       return { ...base, ...contents };
     } catch (err) {
       return { ...base, oldContents: null, newContents: '', finalContents: null, contentsNotKept: `could not be read: ${(err as Error).message}` };
@@ -202,19 +217,27 @@ export class DiffHistory {
     this.writes = this.writes.then(step).catch((err: Error) => this.log(`history ${this.dir}: ${err.message}`));
   }
 
-  /** Drops what is over the limits (oldest first), then writes the index. */
+  /**
+   * Drops what is over the limits, then writes the index. The index counts against the byte
+   * budget too: contents go first (oldest first), then, while the index alone is over, the
+   * oldest entries.
+   */
   private async trim(): Promise<void> {
     const dropped = this.entries.slice(this.limits.entries);
     this.entries = this.entries.slice(0, this.limits.entries);
-    let total = 0;
-    for (const entry of this.entries) {
-      total += entry.bytes;
-      if (total > this.limits.bytes && entry.bytes > 0) {
-        total -= entry.bytes;
-        entry.bytes = 0;
-        entry.dropped = 'over-budget';
-        dropped.push(entry);
-      }
+    const sizes = this.entries.map(entrySize);
+    let total = INDEX_OVERHEAD + sizes.reduce((sum, n) => sum + n, 0) + this.entries.reduce((sum, e) => sum + e.bytes, 0);
+    for (let i = this.entries.length - 1; i >= 0 && total > this.limits.bytes; i--) {
+      const entry = this.entries[i]!;
+      if (entry.bytes === 0) continue;
+      total -= entry.bytes;
+      entry.bytes = 0;
+      entry.dropped = 'over-budget';
+      dropped.push(entry);
+    }
+    while (this.entries.length > 0 && total > this.limits.bytes) {
+      dropped.push(this.entries.pop()!);
+      total -= sizes.pop()!;
     }
     await writePrivateFile(join(this.dir, INDEX_FILE), `${JSON.stringify({ version: 1, entries: this.entries })}\n`);
     for (const entry of dropped) await rm(this.contentsPath(entry.record.id), { force: true });
@@ -229,4 +252,37 @@ export class DiffHistory {
       }
     }
   }
+}
+
+/** `{"version":1,"entries":[` and `]}` and a newline. */
+const INDEX_OVERHEAD = 32;
+
+/** An entry's share of the index (its JSON and a comma). */
+function entrySize(entry: Entry): number {
+  return Buffer.byteLength(JSON.stringify(entry)) + 1;
+}
+
+/** The entries of the index at `path`; a missing index is empty. Throws when it cannot be used at all. */
+async function readIndex(path: string, maxBytes: number, log: (message: string) => void): Promise<Entry[]> {
+  const read = await readBounded(path, maxBytes);
+  if (read.kind === 'missing') return [];
+  if (read.kind === 'refused') throw new Error(read.why);
+  if (read.kind === 'too-large') throw new Error(`it is larger than the history's budget of ${maxBytes} bytes`);
+  const parsed = indexSchema.safeParse(JSON.parse(read.bytes.toString('utf8')));
+  if (!parsed.success) throw new Error(parsed.error.issues[0]?.message ?? 'not a history index');
+  const entries: Entry[] = [];
+  for (const value of parsed.data.entries) {
+    const entry = entrySchema.safeParse(value);
+    if (entry.success) entries.push(entry.data);
+  }
+  const left = parsed.data.entries.length - entries.length;
+  if (left > 0) log(`history ${path}: ${left} entr${left === 1 ? 'y' : 'ies'} dropped (a name over its cap, or not an entry)`);
+  return entries;
+}
+
+/** A contents file: each text written as it is held (a proposal's JSON bytes are not decoded). */
+function contentsFile(texts: { oldContents: HeldText | null; newContents: HeldText; finalContents: HeldText | null }): Buffer {
+  // A file's bytes are the one kind of text JSON cannot hold as is.
+  const asJson = (text: HeldText | null): unknown => (Buffer.isBuffer(text) ? textOf(text) : text);
+  return encodeJson({ oldContents: asJson(texts.oldContents), newContents: asJson(texts.newContents), finalContents: asJson(texts.finalContents) });
 }

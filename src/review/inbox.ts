@@ -1,20 +1,27 @@
 // The review inbox (DESIGN §7): every openDiff waits here until one decision is made.
 // A state machine: each transition returns the effects the relay must carry out, so the
 // rules are tested without sockets. The first decision wins; later answers are dropped.
-import type { DecidedBy, DecisionRecord, Dialect, DiffDetail, DiffSummary, ReviewRoute } from '../api/types.ts';
+import { HubError, type DecidedBy, type DecisionRecord, type Dialect, type DiffDetail, type DiffSummary, type ReviewRoute } from '../api/types.ts';
 import { closesDecidedDiffs, editorTabName } from '../protocol/dialect.ts';
 import { textResult, type ToolResult } from '../protocol/mcp.ts';
-import { decisionFacts } from './decision-facts.ts';
+import { decisionFacts, type DecisionFacts } from './decision-facts.ts';
+import { heldSize, sameBytes, sameText, textOf, type HeldText, type ProposedText } from './held-text.ts';
+import type { Original } from './read-original.ts';
 
 export interface NewDiff<R> {
   sessionId: string;
   path: string;
   tabName: string;
-  newContents: string;
-  /** On-disk contents at arrival; null for a new file or one over the size cap. */
-  oldContents: string | null;
+  /** As it arrived: decoded only when someone reads it. */
+  newContents: ProposedText;
+  /** On-disk contents at arrival (see originalRead); null for a new file or one over the size cap. */
+  oldContents: HeldText | null;
   isNew: boolean;
   tooLarge: boolean;
+  /** The memory the agent's request holds while the diff waits (its frame's size). */
+  bytes: number;
+  /** Its original is still being read (see originalRead): not listed until it is. */
+  readingOriginal?: boolean;
   /** The agent as the person knows it (client name or dialect), for the history. */
   agent: string;
   /** How the relay answers the agent (its request id, and whoever waits for the answer). */
@@ -40,6 +47,16 @@ interface Diff<R> extends NewDiff<R> {
  */
 export type Decision = { outcome: 'accept'; contents?: string; taken?: number[]; reason?: string } | { outcome: 'reject'; reason?: string };
 
+/** A decision as the inbox settles it: an editor's saved file may still be the bytes it came in. */
+type Settlement = Exclude<Decision, { outcome: 'accept' }> | (Omit<Extract<Decision, { outcome: 'accept' }>, 'contents'> & { contents?: ProposedText });
+
+/** A decided diff for the history: its texts still as they were held, decoded there if kept. */
+export type SettledDiff = Omit<DiffDetail, 'oldContents' | 'newContents' | 'finalContents'> & {
+  oldContents: HeldText | null;
+  newContents: ProposedText;
+  finalContents: ProposedText | null;
+};
+
 /**
  * What the relay must carry out. `R` is its handle for answering the agent; `F` a frame as it
  * arrived, carried through where it can be passed on byte for byte (whole files are big).
@@ -49,15 +66,15 @@ export type InboxEffect<R, F = never> =
    * Answers the agent; `record` is the decision, for the faces.
    * `asSent`: the editor's own answer, when it is exactly what the agent gets.
    */
-  | { type: 'reply'; diffId: string; sessionId: string; reply: R; result: ToolResult; record: DecisionRecord; asSent?: F }
-  /** `asSent`: the agent's request as it arrived, when the editor can get it unchanged (first offer, same tab name). */
+  | { type: 'reply'; diffId: string; sessionId: string; reply: R; result: ToolResult<ProposedText>; record: DecisionRecord; asSent?: F }
+  /** `asSent`: the agent's request as it arrived, on the first offer (the bridge renames its tab where the editor's differs). */
   | { type: 'offer'; diffId: string; sessionId: string; editorId: string; tabName: string; args: OfferArgs; asSent?: F }
   | { type: 'closeTab'; diffId: string; sessionId: string; editorId: string; tabName: string };
 
 export interface OfferArgs {
   old_file_path: string;
   new_file_path: string;
-  new_file_contents: string;
+  new_file_contents: ProposedText;
   tab_name: string;
 }
 
@@ -70,7 +87,7 @@ export interface InboxContext {
   route(): ReviewRoute;
   now(): number;
   /** A diff was decided: its whole story, for the history (kept and shown after the fact). */
-  settled?(decided: DiffDetail): void;
+  settled?(decided: SettledDiff): void;
   /** A diff arrived (after its offer): its facts, for the record of what is pending. */
   arrived?(diff: DiffSummary, agent: string): void;
 }
@@ -81,8 +98,8 @@ export function toolOf(tabName: string): DiffSummary['tool'] {
   return 'other';
 }
 
-export function fileSaved(contents: string): ToolResult {
-  return textResult('FILE_SAVED', contents);
+export function fileSaved(contents: ProposedText): ToolResult<ProposedText> {
+  return { content: [{ type: 'text', text: 'FILE_SAVED' }, { type: 'text', text: contents }] };
 }
 
 export function diffRejected(tabName: string): ToolResult {
@@ -101,13 +118,54 @@ export class Inbox<R, F = never> {
     this.seq = lastId;
   }
 
+  /** The diffs a person can see: pending, with their original read. */
   pending(): DiffSummary[] {
-    return [...this.diffs.values()].map(summary);
+    return [...this.diffs.values()].filter((d) => !d.readingOriginal).map(summary);
   }
 
+  /** A pending diff with its texts decoded (a person opens it). */
   get(id: string): DiffDetail | undefined {
     const diff = this.diffs.get(id);
-    return diff && { ...summary(diff), oldContents: diff.oldContents, newContents: diff.newContents, decision: null, finalContents: null };
+    if (!diff) return undefined;
+    let newContents: string;
+    try {
+      newContents = textOf(diff.newContents);
+    } catch (err) {
+      throw new HubError(`diff ${id}: the agent's proposal is not a valid JSON string (${(err as Error).message}); reject it`, 'invalid');
+    }
+    const oldContents = diff.oldContents === null ? null : textOf(diff.oldContents);
+    return { ...summary(diff), oldContents, newContents, decision: null, finalContents: null };
+  }
+
+  /**
+   * The diff's proposal when `text` is it byte for byte (an editor that saved it unchanged): then
+   * it needs no decoding to be trusted, and answering with the proposal itself compares nothing again.
+   */
+  proposalMatching(id: string, text: ProposedText): ProposedText | undefined {
+    const diff = this.diffs.get(id);
+    return diff !== undefined && (text === diff.newContents || sameBytes(text, diff.newContents)) ? diff.newContents : undefined;
+  }
+
+  /** Memory the pending diffs hold, all sessions together (their requests and originals). */
+  heldBytes(): number {
+    let n = 0;
+    for (const d of this.diffs.values()) n += d.bytes;
+    return n;
+  }
+
+  /**
+   * The diff's original was read (after the diff was offered: reading it is not on the way to
+   * the editor). Returns false when the diff was decided meanwhile.
+   */
+  originalRead(id: string, original: Original): boolean {
+    const diff = this.diffs.get(id);
+    if (!diff) return false;
+    diff.oldContents = original.contents;
+    diff.isNew = original.isNew;
+    diff.tooLarge = original.tooLarge;
+    diff.bytes += heldSize(original.contents);
+    diff.readingOriginal = false;
+    return true;
   }
 
   countFor(sessionId: string): number {
@@ -132,7 +190,7 @@ export class Inbox<R, F = never> {
     return undefined;
   }
 
-  /** `asSent`: the agent's request as it arrived; the first offer carries it when the tab name is kept. */
+  /** `asSent`: the agent's request as it arrived; the first offer carries it. */
   arrive(input: NewDiff<R>, asSent?: F): { id: string; effects: InboxEffect<R, F>[] } {
     const effects: InboxEffect<R, F>[] = [];
     // Like an editor: a second diff with the same tab name replaces the first.
@@ -151,7 +209,7 @@ export class Inbox<R, F = never> {
     };
     this.diffs.set(id, diff);
     for (const offer of this.offer(diff)) {
-      effects.push(offer.type === 'offer' && asSent !== undefined && offer.tabName === input.tabName ? { ...offer, asSent } : offer);
+      effects.push(offer.type === 'offer' && asSent !== undefined ? { ...offer, asSent } : offer);
     }
     this.ctx.arrived?.(summary(diff), diff.agent);
     return { id, effects };
@@ -170,14 +228,14 @@ export class Inbox<R, F = never> {
   editorAnswered(
     id: string,
     editorId: string,
-    answer: { saved: true; contents: string | null } | { saved: false },
+    answer: { saved: true; contents: ProposedText | null } | { saved: false },
     asSent?: F,
   ): InboxEffect<R, F>[] {
     const diff = this.diffs.get(id);
     if (!diff || diff.editorId !== editorId || !diff.inEditor) return [];
     // Its tab stays open until a close_tab, unless the editor closes decided diffs itself.
     diff.inEditor = !closesDecidedDiffs(this.dialectOf(editorId));
-    const decision: Decision = answer.saved
+    const decision: Settlement = answer.saved
       ? { outcome: 'accept', contents: answer.contents ?? diff.newContents }
       : { outcome: 'reject' };
     const effects = this.finish(id, decision, 'editor');
@@ -283,19 +341,31 @@ export class Inbox<R, F = never> {
     return this.findByEditorTab(editorId, editorTab) !== undefined;
   }
 
-  private finish(id: string, decision: Decision, by: DecidedBy, outcome?: 'withdrawn'): InboxEffect<R, F>[] {
+  private finish(id: string, decision: Settlement, by: DecidedBy, outcome?: 'withdrawn'): InboxEffect<R, F>[] {
     return this.settle(id, decision, by, outcome).effects;
   }
 
-  /** What a decision amounts to (changes taken, typing, words for the agent); only a person's or an editor's. */
-  private factsOf(diff: Diff<R>, decision: Decision, contents: string, by: DecidedBy): ReturnType<typeof decisionFacts> {
+  /**
+   * What a decision amounts to (changes taken, typing, words for the agent); only a person's or an
+   * editor's. The texts are decoded only when what is written differs from the proposal.
+   */
+  private factsOf(diff: Diff<R>, decision: Settlement, contents: ProposedText, by: DecidedBy): DecisionFacts {
     if (by !== 'patchbay' && by !== 'editor') return { edited: false };
+    const accepted = decision.outcome === 'accept';
+    // Rejected, or written as proposed: decisionFacts reads none of the texts.
+    let texts = { original: null as string | null, proposal: '', written: '' };
+    if (accepted && differs(contents, diff.newContents)) {
+      try {
+        const original = diff.isNew ? '' : diff.oldContents === null ? null : textOf(diff.oldContents);
+        texts = { original, proposal: textOf(diff.newContents), written: textOf(contents) };
+      } catch {
+        return { edited: true }; // a proposal that does not decode: changed, and nothing more can be said
+      }
+    }
     const facts = decisionFacts({
       path: diff.path,
-      original: diff.isNew ? '' : diff.oldContents,
-      proposal: diff.newContents,
-      accepted: decision.outcome === 'accept',
-      written: contents,
+      ...texts,
+      accepted,
       ...(decision.outcome === 'accept' && decision.taken ? { taken: decision.taken } : {}),
       ...(decision.reason ? { reason: decision.reason } : {}),
       by: by === 'editor' ? 'editor' : 'person',
@@ -308,7 +378,7 @@ export class Inbox<R, F = never> {
   /** Ends a pending diff: closes its editor tab, answers the agent, records the decision. */
   private settle(
     id: string,
-    decision: Decision,
+    decision: Settlement,
     by: DecidedBy,
     outcome?: 'withdrawn',
   ): { record: DecisionRecord; effects: InboxEffect<R, F>[] } {
@@ -347,6 +417,15 @@ export class Inbox<R, F = never> {
       finalContents: accepted ? contents : null,
     });
     return { record, effects };
+  }
+}
+
+/** A text that cannot be decoded (a malformed proposal) differs from any that can. */
+function differs(a: ProposedText, b: ProposedText): boolean {
+  try {
+    return !sameText(a, b);
+  } catch {
+    return true;
   }
 }
 

@@ -1,17 +1,23 @@
 // pi's autoconnect switch, `"pi-ide": {"autoconnect": bool}`, in pi's own settings files:
 // the global one and `<folder>/.pi/settings.json`. These files belong to the person and to
 // pi, so an edit touches that one key and nothing else, and never leaves a half-written file.
+// A project may be anyone's: its settings file is read only if it is a regular file of a sane
+// size (a FIFO there must not hang Patchbay), and written only through the person's own links.
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { HubError, type AutoconnectView } from '../api/types.ts';
 import { isObject, kindOf } from '../api/json.ts';
+import { readBounded } from '../fs/bounded-read.ts';
+import { followOwnedLinks, UntrustedLinkError } from '../fs/owned-links.ts';
 
 const SECTION = 'pi-ide';
 const KEY = 'autoconnect';
 /** What pi gives a settings file it creates. */
 const NEW_FILE_MODE = 0o644;
 const NEW_DIR_MODE = 0o755;
+/** pi's settings are a few KiB; a bigger file is not read. */
+const MAX_SETTINGS_BYTES = 1024 * 1024;
 
 type JsonObject = Record<string, unknown>;
 
@@ -27,12 +33,16 @@ function fsError(file: string, doing: string, error: unknown): HubError {
 
 /** The file's contents, or null when it does not exist. `file` names it in errors (it may be a symlink to `path`). */
 async function readText(path: string, file: string = path): Promise<string | null> {
+  let read;
   try {
-    return await readFile(path, 'utf8');
+    read = await readBounded(path, MAX_SETTINGS_BYTES);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw fsError(file, 'read it', error);
   }
+  if (read.kind === 'missing') return null;
+  if (read.kind === 'refused') throw new HubError(`pi settings ${file} is not read: ${read.why} (Patchbay reads only regular files)`, 'invalid');
+  if (read.kind === 'too-large') throw new HubError(`pi settings ${file} is not read: it is larger than ${MAX_SETTINGS_BYTES} bytes`, 'invalid');
+  return read.bytes.toString('utf8');
 }
 
 function parseSettings(file: string, text: string): JsonObject {
@@ -143,12 +153,17 @@ async function replaceFile(file: string, target: string, text: string, mode: num
   }
 }
 
-/** Where writes really go: through a symlinked settings file (dotfile managers) to its target. */
+/**
+ * Where writes really go: through a symlinked settings file (dotfile managers) to its target,
+ * but only through links the person (or root) owns.
+ */
 async function writeTarget(file: string): Promise<string> {
   try {
-    return await realpath(file);
+    return await followOwnedLinks(resolve(file));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return resolve(file);
+    if (error instanceof UntrustedLinkError) {
+      throw new HubError(`pi settings ${file}: not written: ${error.message}, and Patchbay writes only through your own links; remove it, or set autoconnect where you own the file`, 'conflict');
+    }
     throw fsError(file, 'resolve where it points', error);
   }
 }

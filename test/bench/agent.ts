@@ -1,14 +1,25 @@
 // The measuring agent: a lean pi-like client (pi's header, `initialize` only) that does as
-// little as possible per frame, so the numbers are the relay's and not the client's.
+// little as possible per frame, so the numbers are the relay's and not the client's: requests
+// go out serialised ahead of time (sendRequest), and a big answer is not decoded at all — its
+// id is read from its first bytes and it is timed when it has arrived (a real pi decodes it,
+// but that costs the same through either relay).
 // It answers Patchbay's `listSuggestionModels` with an empty list, as an idle pi would.
-import WebSocket from 'ws';
+import WebSocket, { type RawData } from 'ws';
 import { withTimeout } from '../peers/wait.ts';
+import { idInHead } from './lean-editor.ts';
+
+/** Answers from this size on are left as bytes. */
+const RAW_ANSWER = 64 * 1024;
 
 export interface Response {
   jsonrpc: '2.0';
   id: number | string | null;
   result?: unknown;
   error?: { code: number; message: string };
+  /** A big answer, as the bytes that came, undecoded. */
+  raw?: Buffer;
+  /** performance.now() when it had arrived. */
+  at: number;
 }
 
 interface Expectation {
@@ -28,10 +39,10 @@ export class BenchAgent {
     this.closed = new Promise((resolve) => ws.once('close', () => resolve()));
     ws.on('error', () => {}); // ends in 'close'; pending calls fail there
     ws.on('close', () => {
-      for (const [id, settle] of this.pending) settle({ jsonrpc: '2.0', id, error: { code: -1, message: 'connection closed' } });
+      for (const [id, settle] of this.pending) settle({ jsonrpc: '2.0', id, error: { code: -1, message: 'connection closed' }, at: performance.now() });
       this.pending.clear();
     });
-    ws.on('message', (data) => this.receive(data.toString()));
+    ws.on('message', (data: RawData) => this.receive(data as Buffer));
   }
 
   /** Connects with pi's token header and completes `initialize`. */
@@ -71,7 +82,7 @@ export class BenchAgent {
   }
 
   /** Sends an already serialized request carrying `id`. */
-  sendRequest(id: number, text: string): Promise<Response> {
+  sendRequest(id: number, text: string | Buffer): Promise<Response> {
     if (this.ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error('bench agent: connection is not open'));
     const response = new Promise<Response>((resolve) => this.pending.set(id, resolve));
     this.ws.send(text);
@@ -111,8 +122,17 @@ export class BenchAgent {
     });
   }
 
-  private receive(text: string): void {
-    const msg = JSON.parse(text) as { id?: number | string | null; method?: string; result?: unknown; error?: unknown };
+  private receive(data: Buffer): void {
+    const at = performance.now();
+    if (data.length >= RAW_ANSWER) {
+      const id = Number(idInHead(data));
+      const settle = this.pending.get(id);
+      if (!settle) return;
+      this.pending.delete(id);
+      settle({ jsonrpc: '2.0', id, raw: data, at });
+      return;
+    }
+    const msg = JSON.parse(data.toString()) as { id?: number | string | null; method?: string; result?: unknown; error?: unknown };
     if (typeof msg.method === 'string') {
       if (msg.id === undefined || msg.id === null) return this.onNotification(msg.method);
       const answer =
@@ -126,7 +146,7 @@ export class BenchAgent {
     const settle = this.pending.get(msg.id);
     if (!settle) return;
     this.pending.delete(msg.id);
-    settle(msg as Response);
+    settle({ ...(msg as Omit<Response, 'at'>), at });
   }
 
   private onNotification(method: string): void {

@@ -1,7 +1,7 @@
 // A node child process the benchmark owns: spawned with tsx, its stdout read as JSON lines,
 // stopped by its pid (SIGTERM, then SIGKILL after a grace period). `close()` is safe twice.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { withTimeout } from '../peers/wait.ts';
@@ -155,8 +155,28 @@ export async function residentBytes(pid: number): Promise<number> {
   return Number(match[1]) * 1024;
 }
 
-/** CPU time (user + system) a live process has used so far, in ms, from /proc/<pid>/stat (Linux). */
+/**
+ * CPU time a live process has used so far, in ms, from the kernel's own counters for it: the
+ * nanoseconds each of its threads has run (/proc/<pid>/task/<tid>/schedstat), so that a diff's
+ * few milliseconds are not lost in /proc/<pid>/stat's 10 ms ticks. Falls back to those ticks
+ * where schedstat is missing (kernels without CONFIG_SCHEDSTATS).
+ */
 export async function cpuMillis(pid: number): Promise<number> {
+  try {
+    const tids = await readdir(`/proc/${pid}/task`);
+    const runs = await Promise.all(
+      tids.map((tid) =>
+        readFile(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').then(
+          (text) => Number(text.split(' ')[0]),
+          () => 0, // a thread that ended meanwhile
+        ),
+      ),
+    );
+    const nanos = runs.reduce((sum, n) => sum + n, 0);
+    if (Number.isFinite(nanos) && nanos > 0) return nanos / 1e6;
+  } catch {
+    // no task list: the ticks below
+  }
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
   // Fields after `comm` (which may hold spaces) start at field 3; utime and stime are 14 and 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

@@ -1,36 +1,22 @@
 /**
- * A child process hosting the benchmark's editors (FakeEditor, pi dialect), so their work runs
- * outside both the relay under test and the measuring agents. Editors decide every openDiff at
- * once (FILE_SAVED with the proposed contents), never ping, answer getDiagnostics with one
- * small diagnostic, and keep no message history (a benchmark would otherwise hoard every frame).
+ * A child process hosting the benchmark's editors (lean-editor.ts, pi or Claude dialect), so
+ * their work runs outside both the relay under test and the measuring agents.
  *
  * CLI: node --import tsx test/bench/editor-host.ts
  * stdout: {"ready":true,"pid":N}, then command results (test/peers/cli.ts protocol).
  * stdin:
- *   {"cmd":"start","lockDir":"…","folder":"…","ideName"?:"…","writeLockfile"?:bool}
+ *   {"cmd":"start","lockDir":"…","folder":"…","dialect"?:"pi"|"claude","ideName"?:"…","writeLockfile"?:bool}
  *       → {"key":N,"port":N,"token":"…","lockfile":"…"|null}
+ *   {"cmd":"prepare","key":N,"bytes":N,"seed":"…"}  → every big openDiff to editor `key` is
+ *       answered FILE_SAVED with sourceText(bytes, seed) from now on → {"chars":N}
  *   {"cmd":"burst","key":N,"count":N}  → sends `count` selection_changed to every client of
  *       editor `key` (as a real editor broadcasts) → {"clients":N,"frames":N}
  *   {"cmd":"clients","key":N}          → {"clients":N}
  *   {"cmd":"stop"}                     → stops every editor, exits
  */
 import { emit, field, isMain, serveCommands, startupFailed, type Command } from '../peers/cli.ts';
-import { FakeEditor, type DiagnosticsMap } from '../peers/fake-editor.ts';
-
-/** One warning, as pi sees before a turn: small, but real JSON to translate. */
-export function benchDiagnostics(folder: string): DiagnosticsMap {
-  return {
-    [`file://${folder}/src/main.ts`]: [
-      {
-        message: "'unused' is declared but its value is never read.",
-        severity: 2,
-        source: 'ts',
-        code: 6133,
-        range: { start: { line: 11, character: 6 }, end: { line: 11, character: 12 } },
-      },
-    ],
-  };
-}
+import { LeanEditor } from './lean-editor.ts';
+import { sourceText } from './source-text.ts';
 
 export interface HostedEditor {
   key: number;
@@ -40,54 +26,32 @@ export interface HostedEditor {
 }
 
 export class EditorHost {
-  private readonly editors = new Map<number, FakeEditor>();
+  private readonly editors = new Map<number, LeanEditor>();
   private nextKey = 1;
 
-  async start(options: { lockDir: string; folder: string; ideName?: string; writeLockfile?: boolean }): Promise<HostedEditor> {
-    let editor: FakeEditor | undefined;
-    editor = await FakeEditor.start({
-      lockDir: options.lockDir,
-      workspaceFolders: [options.folder],
-      ideName: options.ideName ?? 'Neovim',
-      writeLockfile: options.writeLockfile ?? true,
-      pingIntervalMs: 0,
-      autoDecide: 'saved',
-      diagnostics: benchDiagnostics(options.folder),
-      onEvent: (event) => {
-        // The double records every frame and every closed tab; a benchmark keeps none of it.
-        if (event.type === 'message') {
-          event.client.rpc.received.length = 0;
-          if (editor) editor.received.length = 0;
-        } else if (event.type === 'diffClosed' && editor) editor.closedDiffs.length = 0;
-      },
-    });
+  async start(options: { lockDir: string; folder: string; dialect?: 'pi' | 'claude'; ideName?: string; writeLockfile?: boolean }): Promise<HostedEditor> {
+    const editor = await LeanEditor.start(options);
     const key = this.nextKey++;
     this.editors.set(key, editor);
-    return { key, port: editor.port, token: editor.authToken, lockfile: editor.lockfile };
+    return { key, port: editor.port, token: editor.token, lockfile: editor.lockfile };
   }
 
-  /** A burst of selections as fast as the editor can write them, to every connected client. */
+  prepare(key: number, bytes: number, seed: string): { chars: number } {
+    const contents = sourceText(bytes, seed);
+    this.editor(key).prepare(contents);
+    return { chars: contents.length };
+  }
+
   burst(key: number, count: number): { clients: number; frames: number } {
     const editor = this.editor(key);
-    const folder = editor.workspaceFolders[0] ?? '/';
-    let frames = 0;
-    for (let i = 0; i < count; i++) {
-      const line = i % 500;
-      frames += editor.sendSelection({
-        filePath: `${folder}/src/main.ts`,
-        text: 'const answer = compute(input);',
-        start: { line, character: 4 },
-        end: { line, character: 34 },
-      });
-    }
-    return { clients: editor.openClients.length, frames };
+    return { clients: editor.clientCount, frames: editor.burst(count) };
   }
 
   clients(key: number): number {
-    return this.editor(key).openClients.length;
+    return this.editor(key).clientCount;
   }
 
-  private editor(key: number): FakeEditor {
+  private editor(key: number): LeanEditor {
     const editor = this.editors.get(key);
     if (!editor) throw new Error(`editor host: no editor ${key}`);
     return editor;
@@ -114,9 +78,11 @@ async function main(): Promise<void> {
         host.start({
           lockDir: field(c, 'lockDir'),
           folder: field(c, 'folder'),
+          ...(c.dialect === 'pi' || c.dialect === 'claude' ? { dialect: c.dialect } : {}),
           ...(typeof c.ideName === 'string' ? { ideName: c.ideName } : {}),
           ...(typeof c.writeLockfile === 'boolean' ? { writeLockfile: c.writeLockfile } : {}),
         }),
+      prepare: (c) => host.prepare(count(c, 'key'), count(c, 'bytes'), field(c, 'seed')),
       burst: (c) => host.burst(count(c, 'key'), count(c, 'count')),
       clients: (c) => ({ clients: host.clients(count(c, 'key')) }),
     },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatTable, judge, median, percentile } from './report.ts';
+import { formatSummary, formatTable, judge, median, percentile, spreadOf, summarize } from './report.ts';
 
 test('percentiles use the nearest rank of the sorted samples', () => {
   const samples = [5, 1, 4, 2, 3, 10, 9, 8, 7, 6];
@@ -33,4 +33,21 @@ test('the table spells out FAIL and shows a dash where there is no bare relay va
   assert.match(header!, /metric\s+bare relay\s+patchbay\s+ratio\s+target\s+result/);
   assert.match(slow!, /latency p50\s+0\.100 ms\s+0\.200 ms\s+2\.00×\s+≤ 1\.2× bare\s+FAIL$/);
   assert.match(lockfile!, /lockfile\s+—\s+20\.00 ms\s+—\s+≤ 100 ms\s+pass$/);
+});
+
+test('over several runs a metric shows each side’s median, the spread of its ratio, and how many runs met it', () => {
+  const run = (bare: number, patchbay: number) => [
+    judge({ metric: 'p50', unit: 'ms', bare, patchbay, target: { kind: 'ratio-max', max: 1.2 } }),
+    judge({ metric: 'lockfile', unit: 'ms', bare: null, patchbay: patchbay * 100, target: { kind: 'value-max', max: 100 } }),
+  ];
+  const [p50, lockfile] = summarize([run(1, 1.1), run(1, 1.3), run(2, 2.2)]);
+  assert.equal(p50!.bare, 1);
+  assert.equal(p50!.patchbay, 1.3);
+  assert.equal(p50!.ratio, 1.1, 'the median of the runs’ own ratios, not the ratio of the medians');
+  assert.equal(p50!.pass, true);
+  assert.equal(spreadOf(p50!), '1.10×–1.30×');
+  assert.equal(spreadOf(lockfile!), '110.0–220.0 ms');
+  const table = formatSummary([p50!, lockfile!]).split('\n');
+  assert.match(table[2]!, /^p50\s+1\.000 ms\s+1\.300 ms\s+1\.10×\s+1\.10×–1\.30×\s+≤ 1\.2× bare\s+2\/3$/);
+  assert.match(table[3]!, /^lockfile\s+—\s+130\.0 ms\s+—\s+110\.0–220\.0 ms\s+≤ 100 ms\s+0\/3 FAIL$/);
 });

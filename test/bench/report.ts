@@ -54,6 +54,14 @@ function formatValue(value: number | null, unit: string): string {
   return `${value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })} ${unit}`;
 }
 
+function layout(header: string[], body: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '─'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+const ratioText = (ratio: number | null): string => (ratio === null ? '—' : `${ratio.toFixed(2)}×`);
+
 /** A plain-text table; FAIL is spelled out so it cannot be missed. */
 export function formatTable(rows: readonly Row[]): string {
   const header = ['metric', 'bare relay', 'patchbay', 'ratio', 'target', 'result'];
@@ -61,11 +69,68 @@ export function formatTable(rows: readonly Row[]): string {
     r.metric,
     formatValue(r.bare, r.unit),
     formatValue(r.patchbay, r.unit),
-    r.ratio === null ? '—' : `${r.ratio.toFixed(2)}×`,
+    ratioText(r.ratio),
     describeTarget(r.target, r.unit),
     r.pass === null ? 'n/a' : r.pass ? 'pass' : 'FAIL',
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
-  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(header), widths.map((w) => '─'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+  return layout(header, body);
+}
+
+/**
+ * One metric over several runs: the median of each side, the median of the runs' own ratios
+ * (each against the bare relay of its own run), judged on that, and every run's own row.
+ */
+export interface Summary extends Row {
+  runs: Row[];
+}
+
+function medianOf(values: readonly (number | null)[]): number | null {
+  const known = values.filter((v): v is number => v !== null);
+  return known.length === 0 ? null : median(known);
+}
+
+/** Each metric (in the order first measured) over the runs that measured it. */
+export function summarize(runs: readonly (readonly Row[])[]): Summary[] {
+  const metrics = [...new Set(runs.flatMap((rows) => rows.map((r) => r.metric)))];
+  return metrics.map((metric) => {
+    const rows = runs.flatMap((r) => r.filter((row) => row.metric === metric));
+    const bare = medianOf(rows.map((r) => r.bare));
+    const patchbay = medianOf(rows.map((r) => r.patchbay));
+    const judged = judge({ ...rows[0]!, bare, patchbay });
+    const ratio = medianOf(rows.map((r) => r.ratio));
+    const target = judged.target;
+    const pass = target.kind === 'value-max' || ratio === null ? judged.pass : target.kind === 'ratio-max' ? ratio <= target.max : ratio >= target.min;
+    return { ...judged, ratio, pass, runs: rows };
+  });
+}
+
+/** The spread over the runs: of the ratio where the target is one, else of Patchbay's value. */
+export function spreadOf(summary: Summary): string {
+  const ratioTarget = summary.target.kind !== 'value-max';
+  const values = summary.runs.flatMap((r) => {
+    const v = ratioTarget ? r.ratio : r.patchbay;
+    return v === null ? [] : [v];
+  });
+  if (values.length === 0) return '—';
+  const [low, high] = [Math.min(...values), Math.max(...values)];
+  return ratioTarget ? `${ratioText(low)}–${ratioText(high)}` : `${formatValue(low, '').trim()}–${formatValue(high, summary.unit)}`;
+}
+
+/** The table over several runs: medians, the spread, and how many runs met the target. */
+export function formatSummary(summaries: readonly Summary[]): string {
+  const header = ['metric', 'bare relay', 'patchbay', 'ratio', 'spread', 'target', 'runs met'];
+  const body = summaries.map((s) => {
+    const judged = s.runs.filter((r) => r.pass !== null);
+    const met = judged.filter((r) => r.pass).length;
+    return [
+      s.metric,
+      formatValue(s.bare, s.unit),
+      formatValue(s.patchbay, s.unit),
+      ratioText(s.ratio),
+      spreadOf(s),
+      describeTarget(s.target, s.unit),
+      judged.length === 0 ? 'n/a' : `${met}/${judged.length}${s.pass === false ? ' FAIL' : ''}`,
+    ];
+  });
+  return layout(header, body);
 }

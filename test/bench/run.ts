@@ -4,12 +4,18 @@
  * Targets are reported, not enforced: the exit code is 0 unless the benchmark itself broke.
  *
  * Processes: the relay under test (the real `patchbay daemon`, or the bare relay) is a child;
- * the editors (FakeEditor) live in another child (editor-host.ts); the measuring agents
- * (agent.ts) live here. Everything is on 127.0.0.1 and is stopped by pid at the end.
+ * the editors (lean-editor.ts, answers serialised ahead of time) live in another child
+ * (editor-host.ts); the measuring agents (agent.ts: requests serialised ahead of time, big
+ * answers timed on arrival and never decoded) live here, and the second session that notices
+ * stalls in a child of its own (poller.ts). Everything is on 127.0.0.1 and is stopped by pid at
+ * the end. Relay CPU is the relay process's own run time (schedstat of each of its threads).
  *
  * Options:
  *   --json                 results as JSON on stdout (progress stays on stderr)
- *   --only a,b             a subset of: latency, throughput, diff, lockfile, memory
+ *   --only a,b             a subset of: latency, throughput, diff, stall, burst, lockfile, memory
+ *   --runs N               N runs (default 1), each with its relays started afresh: the table then
+ *                          shows each side's median, the median of the runs' ratios, their spread,
+ *                          and how many runs met the target (each run's own table goes to stderr)
  *   --profile DIR          CPU-profile each relay phase in both relays; Patchbay then runs as the
  *                          hub alone (hub-child.ts) rather than the daemon. Summarize a profile
  *                          with test/bench/profile-summary.ts.
@@ -17,6 +23,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { writeLockfile } from '../peers/lockfiles.ts';
 import { tempDir, waitFor, withTimeout } from '../peers/wait.ts';
@@ -25,25 +32,29 @@ import { Child, cpuMillis, residentBytes } from './child.ts';
 import { HubChild, PatchbayDaemon, type PatchbayProcess } from './daemon.ts';
 import type { HostedEditor } from './editor-host.ts';
 import { sourceText } from './source-text.ts';
-import { formatTable, judge, median, percentile, type Measurement, type Row } from './report.ts';
+import { formatSummary, formatTable, judge, median, percentile, spreadOf, summarize, type Measurement, type Row } from './report.ts';
 
 const MiB = 1024 * 1024;
 
 /** Sized so the whole run stays well under two minutes on 2 cores. */
 const PLAN = {
-  latencyWarmup: 500,
-  latencyCalls: 3000,
+  latencyWarmup: 1000,
+  latencyCalls: 10_000,
   burstWarmup: 2000,
   burstCount: 20_000,
   burstRounds: 5,
   diffBytes: 10 * MiB,
   diffRounds: 7,
+  stallRounds: 3,
+  stallDiffs: 5,
+  stallIntervalMs: 5,
+  burstDiffs: 30,
   lockfileRuns: 7,
   memoryEditors: 50,
   memorySessions: 200,
 };
 
-const METRICS = ['latency', 'throughput', 'diff', 'lockfile', 'memory'] as const;
+const METRICS = ['latency', 'throughput', 'diff', 'stall', 'burst', 'lockfile', 'memory'] as const;
 type Metric = (typeof METRICS)[number];
 
 const started = performance.now();
@@ -95,7 +106,7 @@ function ownPatchbay<T extends PatchbayProcess>(owned: Owned, patchbay: T): T {
   });
 }
 
-async function startEditor(host: Child, options: { lockDir: string; folder: string; writeLockfile?: boolean }): Promise<HostedEditor> {
+async function startEditor(host: Child, options: { lockDir: string; folder: string; dialect?: 'pi' | 'claude'; writeLockfile?: boolean }): Promise<HostedEditor> {
   await mkdir(options.folder, { recursive: true });
   return (await host.command({ cmd: 'start', ...options }, 20_000)) as HostedEditor;
 }
@@ -133,10 +144,14 @@ interface Pair {
   pid: number;
 }
 
-/** Runs `work` and adds the relay's CPU time spent meanwhile to `cpu[pair.name]`. */
-async function counted<T>(pair: Pair, cpu: Record<string, number>, work: () => Promise<T>): Promise<T> {
+/**
+ * Runs `work` and adds the relay's CPU time spent meanwhile to `cpu[pair.name]`; `settleMs` of
+ * idle first lets work the relay does after answering (a history entry) land in this count.
+ */
+async function counted<T>(pair: Pair, cpu: Record<string, number>, work: () => Promise<T>, settleMs = 0): Promise<T> {
   const before = await cpuMillis(pair.pid);
   const result = await work();
+  if (settleMs > 0) await sleep(settleMs);
   cpu[pair.name] = (cpu[pair.name] ?? 0) + (await cpuMillis(pair.pid)) - before;
   return result;
 }
@@ -146,18 +161,26 @@ function cpuNote(cpu: Record<string, number>, count: number, what: string, unit:
   return `relay CPU per ${what}: bare ${each('bare')}, Patchbay ${each('patchbay')}`;
 }
 
+/** A round-trip percentile of both relays' samples (`p` 100: the longest), judged as a ratio. */
+function percentileRow(metric: string, samples: ReadonlyMap<string, number[]>, p: number, max: number, note: string): Measurement {
+  return { metric, unit: 'ms', bare: percentile(samples.get('bare')!, p), patchbay: percentile(samples.get('patchbay')!, p), target: { kind: 'ratio-max', max }, note };
+}
+
 /** Alternating order per round, so drift on the machine hits both relays alike. */
 function inRound(pairs: Pair[], round: number): Pair[] {
   return round % 2 === 0 ? pairs : [...pairs].reverse();
 }
 
 const DIAGNOSTICS_CALL = { name: 'getDiagnostics', arguments: {} };
+const DIAGNOSTICS_PARAMS = JSON.stringify(DIAGNOSTICS_CALL);
 
-/** One getDiagnostics call; its wall time. The editor's answer is checked on the first and last. */
+/** One getDiagnostics call, serialised before the clock starts; its wall time. The editor's answer is checked on the first and last. */
 async function roundTrip(pair: Pair, check: boolean): Promise<number> {
+  const id = pair.agent.reserveId();
+  const text = `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${DIAGNOSTICS_PARAMS}}`;
   const t0 = performance.now();
-  const response = await pair.agent.call('tools/call', DIAGNOSTICS_CALL);
-  const elapsed = performance.now() - t0;
+  const response = await pair.agent.sendRequest(id, text);
+  const elapsed = response.at - t0;
   if (check) diagnosticsFolder(response, pair.name);
   return elapsed;
 }
@@ -174,18 +197,9 @@ async function measureLatency(pairs: Pair[]): Promise<Measurement[]> {
   }
   const cpuAfter = await Promise.all(pairs.map((p) => cpuMillis(p.pid)));
   const cpu = Object.fromEntries(pairs.map((p, i) => [p.name, cpuAfter[i]! - cpuBefore[i]!]));
-  const bare = samples.get('bare')!;
-  const pb = samples.get('patchbay')!;
   return [
-    {
-      metric: 'getDiagnostics round trip p50',
-      unit: 'ms',
-      bare: percentile(bare, 50),
-      patchbay: percentile(pb, 50),
-      target: { kind: 'ratio-max', max: 1.2 },
-      note: `${n} sequential calls each, interleaved, after ${PLAN.latencyWarmup} warm-up; ${cpuNote(cpu, n, 'call', 'µs')}`,
-    },
-    { metric: 'getDiagnostics round trip p99', unit: 'ms', bare: percentile(bare, 99), patchbay: percentile(pb, 99), target: { kind: 'ratio-max', max: 1.5 }, note: 'the same calls' },
+    percentileRow('getDiagnostics round trip p50', samples, 50, 1.2, `${n} sequential calls each, interleaved, after ${PLAN.latencyWarmup} warm-up; ${cpuNote(cpu, n, 'call', 'µs')}`),
+    percentileRow('getDiagnostics round trip p99', samples, 99, 1.5, 'the same calls'),
   ];
 }
 
@@ -227,52 +241,168 @@ async function measureThroughput(pairs: Pair[], host: Child, keys: Record<Pair['
   };
 }
 
-/** `bytes` ASCII bytes in 80-column lines, like an agent's whole-file write. */
+// ── big diffs ──────────────────────────────────────────────────────────────
+
+/** One kind of big diff: through which agents (to which editors), to a file that exists or not. */
+interface DiffCase {
+  what: string;
+  pairs: Pair[];
+  path: string;
+}
+
+/** The proposal, serialised once: each request is its head, these bytes and its tail. */
+interface Proposal {
+  text: string;
+  /** JSON.stringify(text), as every request and every FILE_SAVED answer carries it. */
+  json: Buffer;
+}
+
 let tabSeq = 0;
 
-async function diffRoundTrip(pair: Pair, path: string, contents: string): Promise<number> {
+/**
+ * One openDiff of the proposal through `pair`: the request is serialised before the clock starts
+ * and the answer timed when it has arrived, undecoded; then checked (byte for byte: the editor's
+ * FILE_SAVED with the proposal) and, as pi does after every openDiff, its tab closed (not timed).
+ */
+async function diffRoundTrip(pair: Pair, path: string, proposal: Proposal): Promise<number> {
   const tab = `pi-write:${++tabSeq}`;
   const id = pair.agent.reserveId();
-  // Serialized before the clock starts: the agent's own cost is not the relay's.
-  const text = JSON.stringify({
-    jsonrpc: '2.0',
-    id,
-    method: 'tools/call',
-    params: { name: 'openDiff', arguments: { old_file_path: path, new_file_path: path, new_file_contents: contents, tab_name: tab } },
-  });
+  const file = JSON.stringify(path);
+  const frame = Buffer.concat([
+    Buffer.from(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"openDiff","arguments":{"old_file_path":${file},"new_file_path":${file},"new_file_contents":`),
+    proposal.json,
+    Buffer.from(`,"tab_name":${JSON.stringify(tab)}}}}`),
+  ]);
   const t0 = performance.now();
-  const response = await withTimeout(pair.agent.sendRequest(id, text), 30_000, `openDiff through ${pair.name}`);
-  const elapsed = performance.now() - t0;
-  const [answer, saved] = texts(response);
-  if (answer !== 'FILE_SAVED' || saved?.length !== contents.length) {
-    throw new Error(`openDiff through ${pair.name}: expected FILE_SAVED with ${contents.length} chars, got ${answer} with ${saved?.length ?? 'no'} chars`);
-  }
-  // As pi does after every openDiff; not timed.
+  const response = await withTimeout(pair.agent.sendRequest(id, frame), 30_000, `openDiff through ${pair.name}`);
+  const elapsed = response.at - t0;
+  checkSaved(response, id, proposal, pair.name);
   await withTimeout(pair.agent.call('tools/call', { name: 'close_tab', arguments: { tab_name: tab } }), 10_000, `close_tab through ${pair.name}`);
   return elapsed;
 }
 
-async function measureDiff(pairs: Pair[], folder: string): Promise<Measurement> {
-  await mkdir(folder, { recursive: true });
-  const path = join(folder, 'big.ts');
-  // Patchbay looks at the on-disk original of every diff: it exists, and differs from the proposal.
-  await writeFile(path, sourceText(PLAN.diffBytes, 'original'));
-  const proposed = sourceText(PLAN.diffBytes, 'proposed');
-  for (const pair of pairs) await diffRoundTrip(pair, path, proposed);
-  const times = new Map<string, number[]>(pairs.map((p) => [p.name, []]));
+/** The answer is the editor's FILE_SAVED carrying the proposal, as its bytes (a memcmp, no decode). */
+function checkSaved(response: Response, id: number, proposal: Proposal, via: string): void {
+  const head = Buffer.from(`{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"FILE_SAVED"},{"type":"text","text":`);
+  const raw = response.raw;
+  const ok =
+    raw !== undefined &&
+    raw.length === head.length + proposal.json.length + 4 &&
+    raw.subarray(0, head.length).equals(head) &&
+    raw.subarray(head.length, head.length + proposal.json.length).equals(proposal.json);
+  if (!ok) {
+    const got = raw ? `${raw.length} bytes starting ${raw.toString('utf8', 0, 200)}` : JSON.stringify(response).slice(0, 300);
+    throw new Error(`openDiff through ${via}: expected FILE_SAVED with the ${proposal.text.length}-char proposal, got ${got}`);
+  }
+}
+
+async function measureDiffCase(c: DiffCase, proposal: Proposal): Promise<Measurement[]> {
+  for (const pair of c.pairs) await diffRoundTrip(pair, c.path, proposal);
+  const times = new Map<string, number[]>(c.pairs.map((p) => [p.name, []]));
   const cpu: Record<string, number> = {};
   for (let round = 0; round < PLAN.diffRounds; round++) {
-    for (const pair of inRound(pairs, round)) times.get(pair.name)!.push(await counted(pair, cpu, () => diffRoundTrip(pair, path, proposed)));
+    for (const pair of inRound(c.pairs, round)) times.get(pair.name)!.push(await counted(pair, cpu, () => diffRoundTrip(pair, c.path, proposal), 50));
   }
+  const perDiff = (name: string): number => (cpu[name] ?? 0) / PLAN.diffRounds;
+  const spread = (name: string): string => `${Math.min(...times.get(name)!).toFixed(0)}–${Math.max(...times.get(name)!).toFixed(0)}`;
+  return [
+    {
+      metric: `10 MiB openDiff round trip, ${c.what}`,
+      unit: 'ms',
+      bare: median(times.get('bare')!),
+      patchbay: median(times.get('patchbay')!),
+      target: { kind: 'ratio-max', max: 1.3 },
+      note: `median of ${PLAN.diffRounds} after 1 warm-up, alternating (bare ${spread('bare')} ms, Patchbay ${spread('patchbay')} ms); the answer timed on arrival, undecoded`,
+    },
+    {
+      metric: `relay CPU per 10 MiB diff, ${c.what}`,
+      unit: 'ms',
+      bare: perDiff('bare'),
+      patchbay: perDiff('patchbay'),
+      target: { kind: 'ratio-max', max: 1.5 },
+      note: `the relay process's run time over the ${PLAN.diffRounds} round trips (each with its close_tab and 50 ms to settle), divided by ${PLAN.diffRounds}`,
+    },
+  ];
+}
+
+async function measureDiffs(rig: Rig, proposal: Proposal): Promise<Measurement[]> {
+  const rows: Measurement[] = [];
+  const cases: DiffCase[] = [
+    { what: 'new file', pairs: rig.pi, path: join(rig.folder, 'new.ts') },
+    { what: 'existing file', pairs: rig.pi, path: rig.existing },
+    { what: 'new file, pi → Claude-dialect editor', pairs: rig.claude, path: join(rig.folder, 'new.ts') },
+    { what: 'existing file, pi → Claude-dialect editor', pairs: rig.claude, path: rig.existing },
+  ];
+  for (const c of cases) {
+    progress(`10 MiB openDiff: ${c.what}`);
+    rows.push(...(await measureDiffCase(c, proposal)));
+  }
+  return rows;
+}
+
+/**
+ * A second session's getDiagnostics every few ms while 10 MiB diffs pass through the first:
+ * what every other agent on Patchbay waits while one big edit goes by.
+ */
+async function measureStall(rig: Rig, proposal: Proposal): Promise<Measurement[]> {
+  const samples = new Map<string, number[]>(rig.pi.map((p) => [p.name, []]));
+  for (let round = 0; round < PLAN.stallRounds; round++) {
+    for (const pair of inRound(rig.pi, round)) {
+      const poller = rig.pollers[pair.name];
+      await poller.command({ cmd: 'start', intervalMs: PLAN.stallIntervalMs });
+      for (let i = 0; i < PLAN.stallDiffs; i++) await diffRoundTrip(pair, rig.existing, proposal);
+      const { samples: got } = (await poller.command({ cmd: 'collect' }, 30_000)) as { samples: number[] };
+      samples.get(pair.name)!.push(...got);
+    }
+  }
+  const bare = samples.get('bare')!;
+  const pb = samples.get('patchbay')!;
+  const calls = `${bare.length} calls bare, ${pb.length} Patchbay; p50 bare ${percentile(bare, 50).toFixed(2)} ms, Patchbay ${percentile(pb, 50).toFixed(2)} ms`;
+  return [
+    percentileRow("second session's getDiagnostics p99 during 10 MiB diffs", samples, 99, 2, `a call every ${PLAN.stallIntervalMs} ms from another process while ${PLAN.stallDiffs} diffs pass back to back, ${PLAN.stallRounds} rounds alternating (${calls})`),
+    percentileRow("second session's getDiagnostics max during 10 MiB diffs", samples, 100, 2, 'the same calls: the longest one waited'),
+  ];
+}
+
+/**
+ * The daemon's RSS once a burst of big diffs has been decided, against what it was before:
+ * nothing of them may stay held. Sampled for a while after: V8 gives its grown young
+ * generation back, and glibc its arenas, some seconds after the traffic stops, not at once.
+ */
+async function measureBurst(rig: Rig, proposal: Proposal): Promise<Measurement> {
+  const pair = rig.pi.find((p) => p.name === 'patchbay')!;
+  const bare = rig.pi.find((p) => p.name === 'bare')!;
+  // Where it started: settled the same way, after the phases before this one.
+  const before = await settledRss([pair.pid, bare.pid]);
+  for (let i = 0; i < PLAN.burstDiffs; i++) for (const p of inRound(rig.pi, i)) await diffRoundTrip(p, rig.existing, proposal);
+  const after = await settledRss([pair.pid, bare.pid]);
+  const mib = (n: number): string => (n / MiB).toFixed(0);
+  const growth = (i: number): number => (Math.min(...after[i]!) - Math.min(...before[i]!)) / MiB;
+  const story = (i: number): string => `${mib(Math.min(...before[i]!))} → ${mib(after[i]![0]!)} (just after) → lowest ${mib(Math.min(...after[i]!))}, last ${mib(after[i]!.at(-1)!)} MiB`;
   return {
-    metric: '10 MiB openDiff round trip',
-    unit: 'ms',
-    bare: median(times.get('bare')!),
-    patchbay: median(times.get('patchbay')!),
-    target: { kind: 'ratio-max', max: 1.3 },
-    note: `median of ${PLAN.diffRounds} after 1 warm-up; 10 MiB of code-like source proposed, FILE_SAVED with it back; ${cpuNote(cpu, PLAN.diffRounds, 'diff', 'ms')}`,
+    metric: `RSS growth after ${PLAN.burstDiffs} 10 MiB diffs`,
+    unit: 'MiB',
+    bare: growth(1),
+    patchbay: growth(0),
+    target: { kind: 'value-max', max: 20 },
+    note: `the lowest VmRSS within ${SETTLE_MS / 1000} s after the last of ${PLAN.burstDiffs} diffs (existing file) was decided, minus the lowest within ${SETTLE_MS / 1000} s before them: Patchbay ${story(0)}; bare ${story(1)}`,
   };
 }
+
+/** VmRSS of each process every SAMPLE_MS for SETTLE_MS, from now. */
+async function settledRss(pids: number[]): Promise<number[][]> {
+  const samples: number[][] = pids.map(() => []);
+  for (let waited = 0; waited < SETTLE_MS; waited += SAMPLE_MS) {
+    const now = await Promise.all(pids.map((pid) => residentBytes(pid)));
+    now.forEach((rss, i) => samples[i]!.push(rss));
+    await sleep(SAMPLE_MS);
+  }
+  return samples;
+}
+
+/** How long the daemon is watched after a burst, and how often. */
+const SETTLE_MS = 10_000;
+const SAMPLE_MS = 250;
 
 async function measureLockfileToStatus(patchbay: PatchbayProcess, host: Child, root: string): Promise<Measurement> {
   const times: number[] = [];
@@ -395,6 +525,36 @@ function profiler(dir: string | undefined, children: Record<string, Child>): Pro
   };
 }
 
+/** What the relay phases share: both relays, their agents to a pi and to a Claude-dialect editor, the pollers. */
+interface Rig {
+  /** The pi-dialect pairs (bare first). */
+  pi: Pair[];
+  /** Agents whose sessions go to a Claude-dialect editor. */
+  claude: Pair[];
+  /** The second sessions (poller.ts children), by relay. */
+  pollers: Record<Pair['name'], Child>;
+  /** Where the big diffs' files are; `existing` holds a 10 MiB original. */
+  folder: string;
+  existing: string;
+}
+
+/** Starts a poller child connected to `url`; the caller binds its session where needed. */
+async function startPoller(owned: Owned, url: string, token: string): Promise<Child> {
+  const child = owned.add('poller', Child.spawn({ label: 'poller', args: ['--import', 'tsx', 'test/bench/poller.ts'] }), (c) => c.close());
+  await child.waitForLine((l) => l.ready === true, 20_000, 'ready line');
+  await child.command({ cmd: 'connect', url, token }, 20_000);
+  return child;
+}
+
+/** Binds the session that appears after `connect` runs to `editorId` (sessions here share a folder, so the rules cannot). */
+async function bindNewSession<T>(patchbay: PatchbayProcess, editorId: string, connect: () => Promise<T>): Promise<T> {
+  const known = new Set((await patchbay.snapshot()).sessions.map((s) => s.id));
+  const connected = await connect();
+  const session = await waitFor(async () => (await patchbay.snapshot()).sessions.find((s) => !known.has(s.id)), { timeoutMs: 5000, message: 'the new session in Patchbay' });
+  await patchbay.bind(session.id, editorId);
+  return connected;
+}
+
 /** Pushes each result into `out` as soon as it is measured, so a later failure keeps them. */
 async function relayMeasurements(out: Measurement[], wants: (m: Metric) => boolean, owned: Owned, host: Child, root: string, profileDir: string | undefined): Promise<void> {
   const patchbay: PatchbayProcess = ownPatchbay(owned, profileDir ? await HubChild.start(join(root, 'relay')) : await PatchbayDaemon.start(join(root, 'relay')));
@@ -419,17 +579,15 @@ async function relayMeasurements(out: Measurement[], wants: (m: Metric) => boole
     pid: bare.child.pid,
   };
   const session = await waitFor(async () => (await patchbay.snapshot()).sessions[0], { timeoutMs: 5000, message: 'the session in Patchbay' });
-  const bound = await waitFor(async () => (await patchbay.snapshot()).sessions[0]?.editorId === listed.id, { timeoutMs: 4000, message: 'binding' }).catch(() => false);
-  if (!bound) {
-    progress('the session was not bound by its folder (is /proc readable?); binding it by hand');
-    await patchbay.bind(session.id, listed.id);
-  }
+  // By hand: the Claude-dialect editor added below shares the folder, and focus would then decide.
+  await patchbay.bind(session.id, listed.id);
   // One connection each: the session's upstream (Patchbay retires its own monitor link once a
   // session has one) and the bare relay's. A diagnostics call proves the upstream is there.
   const clients = async (key: number): Promise<number> => ((await host.command({ cmd: 'clients', key })) as { clients: number }).clients;
   await pb.agent.call('tools/call', { name: 'getDiagnostics', arguments: {} });
   await waitFor(async () => (await clients(pbEditor.key)) === 1, { timeoutMs: 5000, message: "Patchbay's one connection to its editor" });
   await waitFor(async () => (await clients(bareEditor.key)) === 1, { timeoutMs: 5000, message: "the bare relay's connection to its editor" });
+
   // Measured headless: no UI or CLI attached while traffic flows.
   patchbay.detach();
   const pairs = [bareAgent, pb];
@@ -443,9 +601,44 @@ async function relayMeasurements(out: Measurement[], wants: (m: Metric) => boole
     progress('selection_changed throughput');
     out.push(await profiled('throughput', () => measureThroughput(pairs, host, { bare: bareEditor.key, patchbay: pbEditor.key })));
   }
-  if (wants('diff')) {
-    progress('10 MiB openDiff');
-    out.push(await profiled('diff', () => measureDiff(pairs, join(root, 'diff-project'))));
+  // The big diffs' sessions (a second agent to a Claude-dialect editor, the pollers) join only
+  // now: the small-frame rows above are measured with one session each, as before.
+  const bigDiffs = wants('diff') || wants('stall') || wants('burst');
+  const rig: Rig = { pi: [bareAgent, pb], claude: [], pollers: {} as Rig['pollers'], folder: join(root, 'diff-project'), existing: join(root, 'diff-project', 'big.ts') };
+  const proposal: Proposal = { text: sourceText(PLAN.diffBytes, 'proposed'), json: Buffer.alloc(0) };
+  if (bigDiffs) {
+    proposal.json = Buffer.from(JSON.stringify(proposal.text));
+    // Patchbay looks at the on-disk original of a diff: here it exists, and differs from the proposal.
+    await mkdir(rig.folder, { recursive: true });
+    await writeFile(rig.existing, sourceText(PLAN.diffBytes, 'original'));
+    const pbClaude = await startEditor(host, { lockDir: join(patchbay.dirs.claudeConfigDir, 'ide'), folder: cwd, dialect: 'claude' });
+    const bareClaude = await startEditor(host, { lockDir: join(root, 'bare-locks'), folder: cwd, dialect: 'claude' });
+    for (const editor of [pbEditor, bareEditor, pbClaude, bareClaude]) await host.command({ cmd: 'prepare', key: editor.key, bytes: PLAN.diffBytes, seed: 'proposed' }, 30_000);
+    const claudeId = (await waitFor(async () => (await patchbay.snapshot()).editors.find((e) => e.port === pbClaude.port && e.alive), { timeoutMs: 10_000, message: `Claude-dialect editor ${pbClaude.port} alive in Patchbay` })).id;
+    rig.claude = [
+      { name: 'bare', agent: owned.add('agent', await BenchAgent.connect(`ws://127.0.0.1:${bare.port}/${bareClaude.port}/${bareClaude.token}`, 'unused'), (a) => a.close()), pid: bare.child.pid },
+      {
+        name: 'patchbay',
+        agent: owned.add('agent', await bindNewSession(patchbay, claudeId, () => BenchAgent.connect(`ws://127.0.0.1:${patchbay.door.port}`, patchbay.door.token)), (a) => a.close()),
+        pid: patchbay.child.pid,
+      },
+    ];
+    if (wants('stall')) {
+      rig.pollers = {
+        bare: await startPoller(owned, `ws://127.0.0.1:${bare.port}/${bareEditor.port}/${bareEditor.token}`, 'unused'),
+        patchbay: await bindNewSession(patchbay, listed.id, () => startPoller(owned, `ws://127.0.0.1:${patchbay.door.port}`, patchbay.door.token)),
+      };
+    }
+  }
+  patchbay.detach();
+  if (wants('diff')) out.push(...(await profiled('diff', () => measureDiffs(rig, proposal))));
+  if (wants('stall')) {
+    progress("a second session's calls while 10 MiB diffs pass");
+    out.push(...(await profiled('stall', () => measureStall(rig, proposal))));
+  }
+  if (wants('burst')) {
+    progress(`RSS around ${PLAN.burstDiffs} 10 MiB diffs`);
+    out.push(await profiled('burst', () => measureBurst(rig, proposal)));
   }
   if (wants('lockfile')) {
     progress('new lockfile → status');
@@ -453,16 +646,8 @@ async function relayMeasurements(out: Measurement[], wants: (m: Metric) => boole
   }
 }
 
-async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { json: { type: 'boolean' }, only: { type: 'string' }, profile: { type: 'string' } } });
-  const only = values.only?.split(',').map((m) => m.trim());
-  const unknown = only?.filter((m) => !(METRICS as readonly string[]).includes(m)) ?? [];
-  if (unknown.length > 0) throw new Error(`--only: unknown metric(s) ${unknown.join(', ')}; known: ${METRICS.join(', ')}`);
-  const wants = (m: Metric): boolean => only === undefined || only.includes(m);
-  const profileDir = values.profile === undefined ? undefined : resolve(values.profile);
-  if (profileDir) await mkdir(profileDir, { recursive: true });
-
-  const load = loadavg()[0]!;
+/** One run of every wanted measurement, each relay and editor started afresh. */
+async function runOnce(wants: (m: Metric) => boolean, profileDir: string | undefined): Promise<{ rows: Row[]; errors: string[] }> {
   const owned = new Owned();
   const root = await tempDir('bench');
   const measurements: Measurement[] = [];
@@ -494,19 +679,44 @@ async function main(): Promise<number> {
     errors.push(...(await owned.closeAll()));
     await root.cleanup();
   }
+  return { rows: measurements.map(judge), errors };
+}
 
-  const rows: Row[] = measurements.map(judge);
-  const failed = rows.filter((r) => r.pass === false).map((r) => r.metric);
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { json: { type: 'boolean' }, only: { type: 'string' }, profile: { type: 'string' }, runs: { type: 'string' } } });
+  const only = values.only?.split(',').map((m) => m.trim());
+  const unknown = only?.filter((m) => !(METRICS as readonly string[]).includes(m)) ?? [];
+  if (unknown.length > 0) throw new Error(`--only: unknown metric(s) ${unknown.join(', ')}; known: ${METRICS.join(', ')}`);
+  const wants = (m: Metric): boolean => only === undefined || only.includes(m);
+  const runCount = values.runs === undefined ? 1 : Number(values.runs);
+  if (!Number.isInteger(runCount) || runCount < 1) throw new Error(`--runs: expected a whole number of runs, got ${JSON.stringify(values.runs)}`);
+  const profileDir = values.profile === undefined ? undefined : resolve(values.profile);
+  if (profileDir) await mkdir(profileDir, { recursive: true });
+
+  const load = loadavg()[0]!;
+  const runs: Row[][] = [];
+  const errors: string[] = [];
+  for (let run = 1; run <= runCount; run++) {
+    if (runCount > 1) progress(`run ${run} of ${runCount}`);
+    const once = await runOnce(wants, profileDir);
+    runs.push(once.rows);
+    errors.push(...once.errors);
+    if (runCount > 1 && !values.json) process.stderr.write(`\nrun ${run}:\n${formatTable(once.rows)}\n\n`);
+  }
+
+  const summaries = summarize(runs);
+  const failed = summaries.filter((r) => r.pass === false).map((r) => r.metric);
   const seconds = (performance.now() - started) / 1000;
-  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version, platform: process.platform, loadAverageAtStart: load };
+  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version, platform: process.platform, loadAverageAtStart: load, loadAverageAtEnd: loadavg()[0]! };
   const patchbayAs = profileDir ? 'the hub alone, profiled (hub-child.ts)' : 'patchbay daemon';
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ machine, plan: PLAN, patchbay: patchbayAs, seconds, rows, failed, errors }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ machine, plan: PLAN, patchbay: patchbayAs, seconds, runs, summary: summaries.map(({ runs: _, ...s }) => ({ ...s, spread: spreadOf({ ...s, runs: _ }) })), failed, errors }, null, 2)}\n`);
   } else {
     const busy = load > machine.cpus * 0.5 ? ` — the machine was busy (load ${load.toFixed(1)}), expect noise` : '';
-    process.stdout.write(`\nPatchbay (${patchbayAs}) vs a bare relay: ${machine.cpus} cores, node ${process.version}, ${seconds.toFixed(0)} s${busy}\n\n`);
-    process.stdout.write(`${formatTable(rows)}\n\n`);
-    for (const row of rows) if (row.note) process.stdout.write(`  ${row.metric}: ${row.note}\n`);
+    const over = runCount > 1 ? `, ${runCount} runs: medians, and the spread over the runs` : '';
+    process.stdout.write(`\nPatchbay (${patchbayAs}) vs a bare relay: ${machine.cpus} cores, node ${process.version}, ${seconds.toFixed(0)} s${over}${busy}\n\n`);
+    process.stdout.write(`${runCount > 1 ? formatSummary(summaries) : formatTable(summaries)}\n\n`);
+    for (const row of runs.at(-1) ?? []) if (row.note) process.stdout.write(`  ${row.metric}: ${row.note}\n`);
     process.stdout.write(failed.length === 0 ? '\nAll targets met.\n' : `\nFAIL: ${failed.length} target(s) missed: ${failed.join('; ')}\n`);
   }
   for (const error of errors) process.stderr.write(`bench error: ${error}\n`);

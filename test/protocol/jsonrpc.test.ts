@@ -8,6 +8,7 @@ import {
   parseFrame,
   request,
   result,
+  routedOnly,
   type ParseResult,
 } from '../../src/protocol/jsonrpc.ts';
 
@@ -87,4 +88,22 @@ describe('envelope builders', () => {
     assert.deepEqual(classify(parseFrame(JSON.stringify(result('id', { ok: true })))), { kind: 'response' });
     assert.deepEqual(classify(parseFrame(JSON.stringify(errorResponse(null, -32600, 'x')))), { kind: 'response' });
   });
+});
+
+test('a selection written the usual way is routed by its method alone; anything else is parsed', () => {
+  const selection = JSON.stringify({ jsonrpc: '2.0', method: 'selection_changed', params: { text: 'x', filePath: '/w/a.ts', selection: { start: { line: 1, character: 0 }, end: { line: 1, character: 1 }, isEmpty: false } } });
+  const routed = routedOnly(selection);
+  assert.equal(routed?.method, 'selection_changed');
+  assert.deepEqual(routed?.params, JSON.parse(selection).params, 'its params, read when asked for (to translate it)');
+  assert.equal(routedOnly('{"jsonrpc":"2.0","method":"at_mentioned","params":{"filePath":"/w/a.ts","lineStart":1,"lineEnd":2}}')?.method, 'at_mentioned');
+  assert.equal(routedOnly('{"jsonrpc":"2.0","method":"selection_changed","params":{"a":[}}')?.params, undefined, 'malformed: no params, and no throw');
+  for (const other of [
+    '{"method":"selection_changed","jsonrpc":"2.0","params":{}}',
+    '{"jsonrpc":"2.0","method":"selection_changed","params":{"a":1},"id":7}',
+    '{"jsonrpc":"2.0","method":"getSuggestions","params":{"a":1}}',
+    '{"jsonrpc":"2.0","method":"selection_changed","params":[]}',
+    '{"jsonrpc":"2.0","id":1,"method":"selection_changed","params":{}}',
+  ]) {
+    assert.equal(routedOnly(other), null, other);
+  }
 });

@@ -1,7 +1,7 @@
 // The lazy reader must agree with JSON.parse on everything it reads, and leave only big strings as bytes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LazyText, parseLazily } from '../../src/protocol/lazy-json.ts';
+import { encodeJson, encodeJsonPieces, holdsLazyText, LazyText, parseLazily } from '../../src/protocol/lazy-json.ts';
 
 /** The value with every LazyText decoded, to compare with JSON.parse. */
 function decoded(value: unknown): unknown {
@@ -57,4 +57,55 @@ test('a malformed big string is found when it is read, not before', () => {
   const value = parseLazily(frame, 10) as { text: LazyText };
   assert.ok(value.text instanceof LazyText);
   assert.throws(() => value.text.value(), SyntaxError);
+});
+
+test('encodeJson writes what JSON.stringify writes, undefined and functions dropped alike', () => {
+  const values: unknown[] = [
+    { a: 1, b: undefined, c: () => 1, d: [undefined, () => 1, 'x'], e: { toJSON: () => 'as json' }, f: null, g: 'é "q" \\ \n' },
+    [1, 'two', { three: [3] }],
+    'plain',
+    null,
+  ];
+  for (const value of values) assert.equal(encodeJson(value).toString(), JSON.stringify(value));
+});
+
+test('encodeJson writes each LazyText as the bytes it arrived in, never decoding it', () => {
+  for (const text of SAMPLES) {
+    const value = parseLazily(Buffer.from(text), 1);
+    const encoded = encodeJson({ wrapped: value });
+    assert.deepEqual(JSON.parse(encoded.toString()), { wrapped: JSON.parse(text) }, text);
+  }
+  const raw = '"\\u00e9 stays escaped, \\/ too"';
+  const lazy = parseLazily(Buffer.from(`{"t":${raw}}`), 1) as { t: LazyText };
+  const original = LazyText.prototype.value;
+  LazyText.prototype.value = () => assert.fail('decoded');
+  try {
+    assert.equal(encodeJson({ content: [{ type: 'text', text: lazy.t }] }).toString(), `{"content":[{"type":"text","text":${raw}}]}`);
+    assert.equal(holdsLazyText({ content: [{ text: lazy.t }] }), true);
+    assert.equal(holdsLazyText({ content: [{ text: 'x' }] }), false);
+  } finally {
+    LazyText.prototype.value = original;
+  }
+  assert.equal(JSON.stringify(lazy), '{"t":"é stays escaped, / too"}', 'JSON.stringify still gets its value');
+});
+
+test('a known big string standing byte for byte in a frame is found by comparing, and is that very LazyText', () => {
+  const big = 'const s = "a \\"b\\" \\\\ é";\n'.repeat(200);
+  const proposed = parseLazily(Buffer.from(JSON.stringify({ text: big })), 1024) as { text: LazyText };
+  const saved = Buffer.from(JSON.stringify({ id: 1, result: { content: [{ type: 'text', text: 'FILE_SAVED' }, { type: 'text', text: big }] } }));
+  const same = parseLazily(saved, 1024, [proposed.text]) as { result: { content: { text: unknown }[] } };
+  assert.equal(same.result.content[1]!.text, proposed.text, 'the known LazyText itself');
+  const edited = Buffer.from(JSON.stringify({ id: 1, result: { content: [{ type: 'text', text: 'FILE_SAVED' }, { type: 'text', text: `${big}x` }] } }));
+  const other = parseLazily(edited, 1024, [proposed.text]) as { result: { content: { text: LazyText }[] } };
+  assert.notEqual(other.result.content[1]!.text, proposed.text);
+  assert.equal(other.result.content[1]!.text.value(), `${big}x`, 'a string that only starts the same is scanned to its real end');
+});
+
+test('encodeJsonPieces leaves each LazyText’s bytes where they are, between the pieces around them', () => {
+  const frame = Buffer.from(JSON.stringify({ text: 'x'.repeat(2000) }));
+  const lazy = (parseLazily(frame, 1024) as { text: LazyText }).text;
+  const pieces = encodeJsonPieces({ a: 1, text: lazy, b: [2] });
+  assert.equal(pieces.length, 3);
+  assert.equal(pieces[1]!.buffer, frame.buffer, 'not copied');
+  assert.equal(Buffer.concat(pieces).toString(), `{"a":1,"text":${JSON.stringify('x'.repeat(2000))},"b":[2]}`);
 });

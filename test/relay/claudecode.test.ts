@@ -91,7 +91,8 @@ test('pi → claudecode.nvim, accepted in Patchbay: the diff waiting in the edit
   const file = join(project, 'in-patchbay.txt');
   const writing = pi.write(file, 'accepted in Patchbay\n');
   const shown = await nvim.waitForDiff();
-  const diff = (await h.hub.call('snapshot', undefined)).diffs[0]!;
+  // Listed once its original is read, which starts as it goes to the editor.
+  const diff = await waitFor(async () => (await h.hub.call('snapshot', undefined)).diffs[0]);
   await h.hub.call('diffs.accept', { id: diff.id });
   assert.equal((await writing).outcome, 'saved');
   assert.deepEqual(diffAnswers(pi.rpc.received), [['FILE_SAVED', 'accepted in Patchbay\n']]);

@@ -16,8 +16,14 @@ class MemorySocket extends EventEmitter {
   /** The same, as the bytes sent. */
   readonly sentBytes: Buffer[] = [];
 
-  send(data: Buffer | string, _options?: unknown, done?: () => void): void {
-    const bytes = Buffer.from(data);
+  /** Fragments of a message not yet finished (ws's `fin: false`). */
+  private fragments: Buffer[] = [];
+
+  send(data: Buffer | string, options?: { fin?: boolean }, done?: () => void): void {
+    this.fragments.push(Buffer.from(data));
+    if (options?.fin === false) return;
+    const bytes = Buffer.concat(this.fragments);
+    this.fragments = [];
     this.sentBytes.push(bytes);
     let parsed: Record<string, unknown>;
     try {

@@ -6,11 +6,12 @@ import type { RpcLink } from '../../src/relay/rpc-link.ts';
 import type { Session } from '../../src/relay/session.ts';
 import { Inbox } from '../../src/review/inbox.ts';
 
-export function fakeReview(session: Session, editor: RpcLink, boundEditor: string | null, now = 1000) {
+export function fakeReview(session: Session, editor: RpcLink, boundEditor: string | null, { now = 1000, pendingBytes = 64 * 1024 * 1024 } = {}) {
   const decided: DecisionRecord[] = [];
   const logs: string[] = [];
   const inbox = new Inbox<AgentReply, AsSent>({ boundEditor: () => boundEditor, route: () => 'editor-and-patchbay', now: () => now });
   const bridge = new ReviewBridge(inbox, {
+    pendingBytes,
     session: (id) => (id === session.id ? session : undefined),
     link: async () => editor,
     onDiffAdded: () => {},

@@ -43,7 +43,11 @@ describe('a pi session and one pi-ide.nvim editor through Patchbay', () => {
     await writeFile(file, 'old\n');
     const writing = pi.write(file, 'new\n');
     const diff = await editor.waitForDiff();
-    const pending = (await h.hub.call('snapshot', undefined)).diffs;
+    // Listed once its original is read, which starts as it goes to the editor.
+    const pending = await waitFor(async () => {
+      const { diffs } = await h.hub.call('snapshot', undefined);
+      return diffs.length > 0 && diffs;
+    });
     assert.equal(pending.length, 1);
     assert.equal(pending[0]!.path, file);
     assert.equal(pending[0]!.tool, 'write');

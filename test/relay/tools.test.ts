@@ -31,7 +31,7 @@ function world({ dialect = 'pi', editorDialect = 'pi', deadlineMs = 1500 }: Worl
     review,
     boundEditor: () => entry || undefined,
     forward: async (_session, msg, frame, translate) => answer(agent.link, msg.id, await editor.link.relay(msg, frame).response, translate),
-    readOriginal: async () => ({ contents: 'old\n', isNew: false, tooLarge: false }),
+    readOriginal: async () => ({ contents: Buffer.from('old\n'), isNew: false, tooLarge: false }),
     settings: () => ({ ...DEFAULT_SETTINGS, diagnosticsDeadlineMs: deadlineMs }),
     now: () => Date.now(),
     log: (line) => logs.push(line),

@@ -2,14 +2,13 @@
 // changes were written, whether the person typed anything, and the person's reason.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { DiffDetail } from '../../src/api/types.ts';
 import { resultTexts } from '../../src/protocol/mcp.ts';
-import { Inbox, type InboxEffect } from '../../src/review/inbox.ts';
+import { Inbox, type InboxEffect, type SettledDiff } from '../../src/review/inbox.ts';
 import { contentsForChoices, decisionFacts } from '../../src/review/decision-facts.ts';
 import { DISK, PROPOSAL, withChanges } from '../ui/review-fixtures.ts';
 
 function inboxWith(bound: string | null = null) {
-  const settled: DiffDetail[] = [];
+  const settled: SettledDiff[] = [];
   const inbox = new Inbox<string, string>({ boundEditor: () => bound, route: () => 'editor-and-patchbay', now: () => 5000, settled: (d) => settled.push(d) });
   const { id } = inbox.arrive({
     sessionId: 's1',
@@ -19,6 +18,7 @@ function inboxWith(bound: string | null = null) {
     oldContents: DISK,
     isNew: false,
     tooLarge: false,
+    bytes: 0,
     agent: 'pi-ide',
     reply: 'r1',
   });

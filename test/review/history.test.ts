@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import type { DiffDetail } from '../../src/api/types.ts';
@@ -84,7 +84,8 @@ test('only the newest decisions are kept, and the files of the others are remove
 test('over the byte budget the oldest decisions lose their contents first, and say so', async (t) => {
   const dir = await home(t);
   const big = 'y'.repeat(400);
-  const history = await DiffHistory.open(dir, { entries: 10, bytes: 1000, diffChars: 64 * 1024 }, log);
+  // The index (~350 bytes an entry) counts too: it and one contents file fit, not two.
+  const history = await DiffHistory.open(dir, { entries: 10, bytes: 3000, diffChars: 64 * 1024 }, log);
   for (let n = 1; n <= 3; n++) history.add(decided(n, big));
   history.add(decided(4, 'z'.repeat(5000)));
   await history.close();
@@ -124,4 +125,52 @@ test('an unreadable index is set aside with a message, and leftover files are cl
   const left = await readdir(join(dir, HISTORY_DIR));
   assert.ok(!left.includes('d1.json'), 'the contents of a decision nobody lists are removed');
   assert.ok(left.some((name) => name.startsWith('index.json.unreadable-')), 'the old index is kept aside');
+});
+
+/** A decision whose path is `pathChars` long, as an index entry of an older Patchbay. */
+function indexEntry(n: number, pathChars: number): unknown {
+  const { decision, tabName, createdAt } = decided(n);
+  return { record: { ...decision, path: `/w/${'p'.repeat(pathChars)}` }, tabName, createdAt, isNew: false, tooLarge: false, bytes: 0 };
+}
+
+test('the index counts against the byte budget: decisions with long names keep the whole history within it', async (t) => {
+  const dir = await home(t);
+  const budget = 20_000;
+  const history = await DiffHistory.open(dir, { entries: 200, bytes: budget, diffChars: 64 * 1024 }, log);
+  for (let n = 1; n <= 30; n++) history.add({ ...decided(n), path: `/w/${'q'.repeat(3900)}${n}`, decision: { ...decided(n).decision!, path: `/w/${'q'.repeat(3900)}${n}` } });
+  await history.close();
+  const files = await readdir(join(dir, HISTORY_DIR));
+  let total = 0;
+  for (const name of files) total += (await stat(join(dir, HISTORY_DIR, name))).size;
+  assert.ok(total <= budget, `${total} bytes on disk, index included, for a budget of ${budget}`);
+  const records = history.records();
+  assert.ok(records.length > 0 && records.length < 30, `${records.length} decisions kept`);
+  assert.equal(records[0]!.id, 'd30', 'the newest are the ones kept');
+});
+
+test('an index over the byte budget (left by an older Patchbay) is set aside at start, and the history works', async (t) => {
+  const dir = await home(t);
+  await mkdir(join(dir, HISTORY_DIR), { recursive: true });
+  const entries = Array.from({ length: 5 }, (_, i) => indexEntry(i + 1, 1024 * 1024));
+  await writeFile(join(dir, HISTORY_DIR, 'index.json'), JSON.stringify({ version: 1, entries }));
+  const lines: string[] = [];
+  const history = await DiffHistory.open(dir, { entries: 200, bytes: 1024 * 1024, diffChars: 64 * 1024 }, (line) => lines.push(line));
+  assert.deepEqual(history.records(), []);
+  assert.match(lines.join('\n'), /larger than the history's budget of 1048576 bytes\); moved to .*index\.json\.unreadable-\d+/);
+  history.add(decided(9));
+  await history.close();
+  assert.equal((await history.detail('d9'))!.newContents, 'proposal 9\n');
+});
+
+test('entries whose names are over their caps are dropped one by one; the others are kept', async (t) => {
+  const dir = await home(t);
+  await mkdir(join(dir, HISTORY_DIR), { recursive: true });
+  await writeFile(join(dir, HISTORY_DIR, 'index.json'), JSON.stringify({ version: 1, entries: [indexEntry(3, 10), indexEntry(2, 5000), indexEntry(1, 10)] }));
+  const lines: string[] = [];
+  const history = await DiffHistory.open(dir, limits, (line) => lines.push(line));
+  await history.close();
+  assert.deepEqual(history.records().map((r) => r.id), ['d3', 'd1']);
+  assert.match(lines.join('\n'), /1 entry dropped \(a name over its cap/);
+  const again = await DiffHistory.open(dir, limits, log);
+  assert.deepEqual(again.records().map((r) => r.id), ['d3', 'd1'], 'the trimmed index was written back');
 });

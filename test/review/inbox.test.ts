@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { DecisionRecord, Dialect, DiffDetail, ReviewRoute } from '../../src/api/types.ts';
-import { diffRejected, fileSaved, Inbox, toolOf, type InboxContext, type InboxEffect, type NewDiff } from '../../src/review/inbox.ts';
+import type { DecisionRecord, Dialect, ReviewRoute } from '../../src/api/types.ts';
+import { diffRejected, fileSaved, Inbox, toolOf, type InboxContext, type InboxEffect, type NewDiff, type SettledDiff } from '../../src/review/inbox.ts';
 import { textResult } from '../../src/protocol/mcp.ts';
 
 /** An inbox whose decisions are kept here, newest first, as the hub's history keeps them. */
 class RecordingInbox extends Inbox<string, string> {
-  readonly decided: DiffDetail[];
+  readonly decided: SettledDiff[];
   constructor(ctx: InboxContext, lastId = 0) {
-    const decided: DiffDetail[] = [];
+    const decided: SettledDiff[] = [];
     super({ ...ctx, settled: (detail) => decided.unshift(detail) }, lastId);
     this.decided = decided;
   }
@@ -40,6 +40,7 @@ function diff(over: Partial<NewDiff<string>> = {}): NewDiff<string> {
     oldContents: 'old\n',
     isNew: false,
     tooLarge: false,
+    bytes: 0,
     agent: 'pi-ide',
     reply: `req-${++replyHandle}`,
     ...over,
@@ -615,5 +616,29 @@ describe('bookkeeping', () => {
     inbox.decide(first, { outcome: 'accept' });
     const second = inbox.arrive(diff()).id;
     assert.notEqual(first, second);
+  });
+});
+
+describe('what a diff holds', () => {
+  test('a diff whose original is still being read is offered but not listed; once read it is, and its bytes count', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const { id, effects } = inbox.arrive(diff({ oldContents: null, bytes: 1000, readingOriginal: true }));
+    assert.equal(ofType(effects, 'offer').length, 1, 'offered at once');
+    assert.deepEqual(inbox.pending(), []);
+    assert.equal(inbox.heldBytes(), 1000);
+    assert.equal(inbox.originalRead(id, { contents: Buffer.from('old text\n'), isNew: false, tooLarge: false }), true);
+    assert.equal(inbox.pending()[0]?.id, id);
+    assert.equal(inbox.heldBytes(), 1009);
+    assert.equal(inbox.get(id)?.oldContents, 'old text\n');
+    inbox.decide(id, { outcome: 'reject' });
+    assert.equal(inbox.heldBytes(), 0, 'a decided diff holds nothing');
+    assert.equal(inbox.originalRead(id, { contents: null, isNew: true, tooLarge: false }), false, 'a late read changes nothing');
+  });
+
+  test('an editor saving the proposal byte for byte is matched to it without decoding', () => {
+    const { inbox } = world({ s1: 'nvim' });
+    const { id } = inbox.arrive(diff({ newContents: 'same\n' }));
+    assert.equal(inbox.proposalMatching(id, 'same\n'), 'same\n');
+    assert.equal(inbox.proposalMatching(id, 'other\n'), undefined, 'a different text is not the proposal');
   });
 });

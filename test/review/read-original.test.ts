@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { readOriginal } from '../../src/review/read-original.ts';
@@ -15,7 +15,7 @@ after(() => dir.cleanup());
 test('an existing file is read as the old side of the diff', async () => {
   const path = join(dir.path, 'a.txt');
   await writeFile(path, 'héllo\n');
-  assert.deepEqual(await readOriginal(path, 1024), { contents: 'héllo\n', isNew: false, tooLarge: false });
+  assert.deepEqual(await readOriginal(path, 1024), { contents: Buffer.from('héllo\n'), isNew: false, tooLarge: false });
 });
 
 test('a file that does not exist is a new file', async () => {
@@ -35,7 +35,7 @@ test('a file over the size cap is too large, without its contents', async () => 
 test('a file exactly at the size cap is still shown', async () => {
   const path = join(dir.path, 'edge.txt');
   await writeFile(path, 'y'.repeat(100));
-  assert.deepEqual(await readOriginal(path, 100), { contents: 'y'.repeat(100), isNew: false, tooLarge: false });
+  assert.deepEqual(await readOriginal(path, 100), { contents: Buffer.from('y'.repeat(100)), isNew: false, tooLarge: false });
 });
 
 test('the cap counts bytes, not characters', async () => {
@@ -47,7 +47,7 @@ test('the cap counts bytes, not characters', async () => {
 test('an empty file is an existing file with empty contents', async () => {
   const path = join(dir.path, 'empty.txt');
   await writeFile(path, '');
-  assert.deepEqual(await readOriginal(path, 100), { contents: '', isNew: false, tooLarge: false });
+  assert.deepEqual(await readOriginal(path, 100), { contents: Buffer.alloc(0), isNew: false, tooLarge: false });
 });
 
 test('a directory is reviewed without an old side and is not a new file', async () => {
@@ -65,4 +65,18 @@ test('a FIFO does not hang the review', { skip: process.platform === 'win32' }, 
     isNew: false,
     tooLarge: false,
   });
+});
+
+test('a symlink into /proc is not read: the review never shows the daemon’s environment', { skip: process.platform !== 'linux' }, async () => {
+  const path = join(dir.path, 'environ-link');
+  await symlink('/proc/self/environ', path);
+  assert.deepEqual(await readOriginal(path, 1024 * 1024), { contents: null, isNew: false, tooLarge: false });
+});
+
+test('a kernel file that says it is empty is not read to its end (/proc/self/pagemap is hundreds of MiB)', { skip: process.platform !== 'linux' }, async () => {
+  const path = join(dir.path, 'pagemap-link');
+  await symlink('/proc/self/pagemap', path);
+  const before = process.memoryUsage().rss;
+  assert.deepEqual(await withTimeout(readOriginal(path, 1024 * 1024), 5000, 'readOriginal of pagemap'), { contents: null, isNew: false, tooLarge: false });
+  assert.ok(process.memoryUsage().rss - before < 64 * 1024 * 1024, 'no more than the cap was read');
 });

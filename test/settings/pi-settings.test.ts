@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { chmod, lchown, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { HubError } from '../../src/api/types.ts';
@@ -11,6 +12,7 @@ import {
   setAutoconnect,
   writeAutoconnect,
 } from '../../src/settings/pi-settings.ts';
+import { withTimeout } from '../peers/wait.ts';
 
 async function withDir(run: (dir: string) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'patchbay-pi-settings-'));
@@ -300,4 +302,66 @@ test('autoconnect for a project is not written when the global file does not par
     await mkdir(project);
     await assert.rejects(setAutoconnect({ globalFile, project }, false), (err: Error) => err.message.includes(globalFile));
     await assert.rejects(stat(projectSettingsFile(project)), { code: 'ENOENT' });
+  }));
+
+test('a FIFO as a project’s settings file is refused at once, saying so; reading and writing other files go on', { skip: process.platform === 'win32' }, () =>
+  withDir(async (dir) => {
+    const globalFile = join(dir, 'agent', 'settings.json');
+    const project = join(dir, 'proj');
+    const fifo = projectSettingsFile(project);
+    await mkdir(dirname(fifo), { recursive: true });
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    // Many at once: each blocked read would hold one of node's four fs threads for good.
+    const reads = Array.from({ length: 8 }, () => readAutoconnect({ globalFile, project }).then(() => null, (err: Error) => err));
+    const errors = await withTimeout(Promise.all(reads), 3000, 'reads of a FIFO settings file');
+    for (const err of errors) {
+      assert.ok(err instanceof HubError);
+      assert.match(err.message, /settings\.json is not read: it is a FIFO \(Patchbay reads only regular files\)/);
+    }
+    await assert.rejects(withTimeout(writeAutoconnect(fifo, false), 3000, 'a write over a FIFO'), /it is a FIFO/);
+    await withTimeout(setAutoconnect({ globalFile }, false), 3000, 'a write to the global file');
+    assert.deepEqual(JSON.parse(await readFile(globalFile, 'utf8')), { 'pi-ide': { autoconnect: false } });
+  }));
+
+test('a settings file over 1 MiB is not read', () =>
+  withDir(async (dir) => {
+    const globalFile = join(dir, 'agent', 'settings.json');
+    await put(globalFile, `{"pad":"${'x'.repeat(1024 * 1024)}"}`);
+    await assert.rejects(readAutoconnect({ globalFile }), /is not read: it is larger than 1048576 bytes/);
+  }));
+
+// Another user's symlink can only be made by root (lchown); as anyone else these are skipped.
+const asRoot = { skip: process.getuid?.() !== 0 ? 'needs root to give a symlink to another user' : false };
+const OTHER_UID = 65534;
+
+test('autoconnect is not written through a symlink another user owns (a project’s settings.json into your ~/.ssh)', asRoot, () =>
+  withDir(async (dir) => {
+    const secret = join(dir, 'home', '.ssh', 'settings.json');
+    await put(secret, '{"keep":"me"}\n');
+    const project = join(dir, 'shared-project');
+    const file = projectSettingsFile(project);
+    await mkdir(dirname(file), { recursive: true });
+    await symlink(secret, file);
+    await lchown(file, OTHER_UID, OTHER_UID);
+    const err = await setAutoconnect({ globalFile: join(dir, 'agent', 'settings.json'), project }, false).then(() => null, (e: Error) => e);
+    assert.ok(err instanceof HubError, 'refused');
+    assert.match(err.message, /shared-project\/\.pi\/settings\.json is a symlink owned by uid 65534, neither you nor root/);
+    assert.equal(await readFile(secret, 'utf8'), '{"keep":"me"}\n', 'the file it points to is untouched');
+    assert.ok((await lstat(file)).isSymbolicLink(), 'the link is left as it is');
+  }));
+
+test('autoconnect is not written through a folder symlink another user owns; your own and root’s links are followed', asRoot, () =>
+  withDir(async (dir) => {
+    const ssh = join(dir, 'home', '.ssh');
+    await mkdir(ssh, { recursive: true });
+    const project = join(dir, 'shared-project');
+    await mkdir(project);
+    await symlink(ssh, join(project, '.pi'));
+    await lchown(join(project, '.pi'), OTHER_UID, OTHER_UID);
+    await assert.rejects(writeAutoconnect(projectSettingsFile(project), false), /\.pi is a symlink owned by uid 65534/);
+    assert.deepEqual(await readdir(ssh), [], 'nothing created in the folder it points to');
+    // Owned by the person (here root): followed.
+    await lchown(join(project, '.pi'), process.getuid!(), process.getgid!());
+    await writeAutoconnect(projectSettingsFile(project), false);
+    assert.deepEqual(JSON.parse(await readFile(join(ssh, 'settings.json'), 'utf8')), { 'pi-ide': { autoconnect: false } });
   }));

@@ -30,12 +30,12 @@ export const getDiagnostics = defineTool({
       // The usual case, an open link, needs no connect deadline of its own.
       link = editor.connection.openLink() ?? (await withTimeout(editor.connection.link(), deadline, 'getDiagnostics'));
       const sameDialect = editor.instance.dialect === session.dialect;
+      const reading = { deadline: { ms: Math.max(1, deadline - (ctx.now() - started)), what: 'getDiagnostics' }, owner: session };
       const call = sameDialect
-        ? link.relay(msg, frame, false, session)
-        : link.request('tools/call', { ...(msg.params as object), name: 'getDiagnostics', arguments: args }, session);
+        ? link.relay(msg, frame, reading)
+        : link.request('tools/call', { ...(msg.params as object), name: 'getDiagnostics', arguments: args }, reading);
       callId = call.id;
-      const remaining = Math.max(1, deadline - (ctx.now() - started));
-      const reply = await withTimeout(call.response, remaining, 'getDiagnostics');
+      const reply = await call.response;
       if (reply.msg.error) throw new Error(reply.msg.error.message);
       const translate =
         sameDialect && notes.length === 0

@@ -1,16 +1,45 @@
 // openDiff: every proposed edit waits in Patchbay's inbox until a person decides (DESIGN §7).
+// The request goes on to the editor as it arrived, before its original is read; its proposal
+// stays the bytes it came in (a LazyText when the frame was big) until someone reads it.
 import { z } from 'zod';
+import { LazyText } from '../../protocol/lazy-json.ts';
+import { cutToBytes, diffPathProblem, MAX_PATH_BYTES, MAX_TAB_NAME_BYTES, tabNameProblem } from '../../review/diff-limits.ts';
 import { diffRejected } from '../../review/inbox.ts';
-import { defineTool, text } from './tool.ts';
+import { defineTool, text, type ToolCall, type ToolContext } from './tool.ts';
+
+/** A name (path, tab): a string; one big enough to stay undecoded in its frame is far over its cap. */
+const name = (maxBytes: number) =>
+  z.union([text(), z.instanceof(LazyText)], { error: 'must be a string' }).transform((value, ctx) => {
+    if (typeof value === 'string') return value;
+    ctx.addIssue({ code: 'custom', message: `is longer than ${maxBytes} bytes` });
+    return z.NEVER;
+  });
 
 export const openDiffArgs = z.looseObject({
-  old_file_path: text(),
-  new_file_path: text(),
-  new_file_contents: text(),
-  tab_name: text(),
+  old_file_path: name(MAX_PATH_BYTES),
+  new_file_path: name(MAX_PATH_BYTES),
+  new_file_contents: z.union([text(), z.instanceof(LazyText)], { error: 'must be a string' }),
+  tab_name: name(MAX_TAB_NAME_BYTES),
 });
 
 export type OpenDiffArgs = z.output<typeof openDiffArgs>;
+
+/** Why Patchbay will not hold this diff (DESIGN §10), or null. */
+function problemWith(args: OpenDiffArgs): string | null {
+  const problem =
+    diffPathProblem('new_file_path', args.new_file_path) ??
+    diffPathProblem('old_file_path', args.old_file_path, { optional: true }) ??
+    tabNameProblem(args.tab_name);
+  return problem && `openDiff: ${problem}`;
+}
+
+// pi-ide writes the file unreviewed when openDiff fails: a diff that cannot be held is rejected, saying why.
+function reject(ctx: ToolContext, { session, msg, args }: ToolCall, problem: string): void {
+  ctx.log(`${session.id}: ${problem}`);
+  const tab = (args as { tab_name?: unknown } | null)?.tab_name;
+  const rejected = diffRejected(typeof tab === 'string' ? cutToBytes(tab, MAX_TAB_NAME_BYTES) : '');
+  session.link.respond(msg.id, { content: [...rejected.content, { type: 'text', text: `Patchbay: ${problem}` }] });
+}
 
 export const openDiff = defineTool({
   names: ['openDiff'],
@@ -30,16 +59,15 @@ export const openDiff = defineTool({
       additionalProperties: false,
     },
   },
-  async handle(ctx, { session, msg, frame, args }) {
-    const original = await ctx.readOriginal(args.old_file_path || args.new_file_path);
+  async handle(ctx, call) {
+    const { session, msg, frame, args } = call;
     if (session.closed) return;
+    const problem = problemWith(args) ?? ctx.review.overBudget(frame.bytes.length);
+    if (problem) return reject(ctx, call, problem);
     // The request stays open until a decision answers it.
-    await ctx.review.receive(session, msg, frame, args, original);
+    const { id, answered } = ctx.review.receive(session, msg, frame, args);
+    ctx.review.originalRead(id, await ctx.readOriginal(args.old_file_path || args.new_file_path, ctx.review.room()));
+    await answered;
   },
-  // pi-ide writes the file unreviewed when openDiff fails: a diff that cannot be shown is rejected.
-  refuse(_ctx, { session, msg, args }, problem) {
-    const tab = (args as { tab_name?: unknown } | null)?.tab_name;
-    const rejected = diffRejected(typeof tab === 'string' ? tab : '');
-    session.link.respond(msg.id, { content: [...rejected.content, { type: 'text', text: `Patchbay: ${problem}` }] });
-  },
+  refuse: (ctx, call, problem) => reject(ctx, call, problem),
 });

@@ -20,7 +20,8 @@ export interface ToolContext {
    * and nothing is translated); without an editor, says so in the agent's terms.
    */
   forward(session: Session, msg: RpcRequest, frame: Frame | null, translate: ((r: RpcResponse) => RpcResponse) | null): Promise<void>;
-  readOriginal(path: string): Promise<Original>;
+  /** The on-disk contents a diff is reviewed against, read up to `maxBytes` (and the review's own cap). */
+  readOriginal(path: string, maxBytes: number): Promise<Original>;
   settings(): PatchbaySettings;
   now(): number;
   log(message: string): void;

@@ -1,0 +1,36 @@
+// A diff's texts as they arrived, decoded only when someone reads them: the proposal as the
+// JSON bytes of the agent's frame (a LazyText when the frame was big), the original as the
+// file's bytes. Holding bytes costs their size once; a decoded 10 MiB file costs twice that
+// and the decode itself, on the path every other session's traffic waits behind.
+import { LazyText } from '../protocol/lazy-json.ts';
+
+/** A proposal, or what an editor saved: decoded (a small frame) or still in its frame. */
+export type ProposedText = string | LazyText;
+/** Any text a diff holds: a proposal, or a file's bytes. */
+export type HeldText = ProposedText | Buffer;
+
+/** The text; decoding a LazyText throws a SyntaxError when its JSON string is malformed. */
+export function textOf(text: HeldText): string {
+  if (typeof text === 'string') return text;
+  return text instanceof LazyText ? text.value() : text.toString('utf8');
+}
+
+/** About how much memory it holds, in bytes (UTF-16 units for a string, which are not measured). */
+export function heldSize(text: HeldText | null): number {
+  if (text === null) return 0;
+  if (typeof text === 'string') return text.length;
+  return text instanceof LazyText ? text.byteLength : text.length;
+}
+
+/** Whether both are still bytes of the same kind, and the same bytes (nothing is decoded). */
+export function sameBytes(a: HeldText, b: HeldText): boolean {
+  if (a instanceof LazyText && b instanceof LazyText) return a.raw.equals(b.raw);
+  return Buffer.isBuffer(a) && Buffer.isBuffer(b) && a.equals(b);
+}
+
+/** Whether two texts are the same, comparing bytes where both are still bytes of the same kind. */
+export function sameText(a: HeldText, b: HeldText): boolean {
+  if (a === b || sameBytes(a, b)) return true;
+  if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return false;
+  return textOf(a) === textOf(b);
+}
