@@ -7,9 +7,11 @@ import { lstat, mkdir, readdir, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { HubError } from '../api/types.ts';
+import { HOME_FILES } from './home-files.ts';
+import { otherWriters } from './writers.ts';
 
 /** What Patchbay keeps in its home; folders are checked one level down too. */
-const ENTRIES = ['config.json', 'control.json', 'browser.json', 'patchbay.sock', 'patchbay.sock.cleanup', 'history', 'sign-in'];
+const ENTRIES = Object.values(HOME_FILES);
 
 /** Another user could take Patchbay over through it: the message says why and how to fix it. */
 export class UnsafeHomeError extends HubError {
@@ -23,12 +25,6 @@ function uid(): number | null {
   return process.getuid?.() ?? null;
 }
 
-/** `group and others` for mode bits 0o022, etc., or null when neither may write. */
-function writers(mode: number): string | null {
-  const group = (mode & 0o020) !== 0;
-  const others = (mode & 0o002) !== 0;
-  return group && others ? 'its group and others' : group ? 'its group' : others ? 'others' : null;
-}
 
 function mode(stats: Stats): string {
   return (stats.mode & 0o777).toString(8);
@@ -41,7 +37,7 @@ function mode(stats: Stats): string {
  */
 function problem(path: string, stats: Stats, me: number, what: string, fix: string): string | null {
   if (stats.uid !== me) return `${what} belongs to uid ${stats.uid}, not to you (uid ${me}): ${fix}`;
-  const who = stats.isSocket() ? null : writers(stats.mode);
+  const who = stats.isSocket() ? null : otherWriters(stats.mode);
   if (who !== null) return `${what} can be written by ${who} (mode ${mode(stats)}), so they could change what Patchbay does. Run: chmod go-w ${path}`;
   return null;
 }

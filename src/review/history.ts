@@ -12,8 +12,9 @@ import { encodeJson } from '../protocol/lazy-json.ts';
 import { MAX_PATH_BYTES, MAX_TAB_NAME_BYTES } from './diff-limits.ts';
 import { heldSize, textOf, type HeldText } from './held-text.ts';
 import type { SettledDiff } from './inbox.ts';
+import { HOME_FILES } from '../fs/home-files.ts';
 
-export const HISTORY_DIR = 'history';
+export const HISTORY_DIR = HOME_FILES.history;
 const INDEX_FILE = 'index.json';
 
 export interface HistoryLimits {

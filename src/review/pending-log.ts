@@ -9,8 +9,9 @@ import { z } from 'zod';
 import type { DecisionRecord } from '../api/types.ts';
 import { writePrivateFile } from '../fs/private-file.ts';
 import { toolOf } from './inbox.ts';
+import { HOME_FILES } from '../fs/home-files.ts';
 
-export const PENDING_FILE = 'pending.json';
+export const PENDING_FILE = HOME_FILES.pending;
 
 const recordSchema = z.object({
   id: z.string().regex(/^d\d+$/),

@@ -8,8 +8,9 @@ import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readPrivateFile, writePrivateFile } from '../fs/private-file.ts';
+import { HOME_FILES } from '../fs/home-files.ts';
 
-export const HOSTED_FILE = 'hosted-sessions.json';
+export const HOSTED_FILE = HOME_FILES.hostedSessions;
 /** Sessions remembered (the most recently started), and tool calls per session whose review is remembered. */
 export const MAX_RECORDS = 200;
 export const MAX_REVIEWS = 500;

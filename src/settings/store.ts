@@ -7,8 +7,9 @@ import Conf from 'conf';
 import { HubError, type PatchbaySettings } from '../api/types.ts';
 import { parseStoredSettings, validateSettingsPatch } from './defaults.ts';
 import { isObject } from '../api/json.ts';
+import { HOME_FILES } from '../fs/home-files.ts';
 
-export const STORE_FILE = 'config.json';
+export const STORE_FILE = HOME_FILES.config;
 /** Session keys remembered; the least recently remembered go first. */
 export const MEMORY_LIMIT = 1000;
 

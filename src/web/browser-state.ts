@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { newToken } from '../transport/tokens.ts';
 import { readPrivateFile, writePrivateFile } from '../fs/private-file.ts';
+import { HOME_FILES } from '../fs/home-files.ts';
 
 const stateSchema = z.object({
   signingKey: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits'),
@@ -18,7 +19,7 @@ export type BrowserState = z.infer<typeof stateSchema>;
 const MAX_BYTES = 4096;
 
 export function browserStatePath(home: string): string {
-  return join(home, 'browser.json');
+  return join(home, HOME_FILES.browser);
 }
 
 export async function saveBrowserState(home: string, state: BrowserState): Promise<void> {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { isObject } from '../api/json.ts';
 import { checkHomeDir } from '../fs/home-check.ts';
 import { readPrivateFile, writePrivateFile } from '../fs/private-file.ts';
+import { HOME_FILES } from '../fs/home-files.ts';
 
 export interface ControlFile {
   host: string;
@@ -49,7 +50,7 @@ function checkControlFile(value: unknown): ControlFile | string {
 const MAX_BYTES = 4096;
 
 export function controlFilePath(home: string): string {
-  return join(home, 'control.json');
+  return join(home, HOME_FILES.control);
 }
 
 export async function writeControlFile(home: string, data: ControlFile): Promise<string> {

@@ -9,6 +9,7 @@ import { mkdir, rmdir, stat, unlink } from 'node:fs/promises';
 import { createConnection, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { HubError } from '../api/types.ts';
+import { HOME_FILES } from '../fs/home-files.ts';
 
 export interface InstanceHolder {
   pid: number;
@@ -43,7 +44,7 @@ const MAX_SOCKET_PATH_BYTES = 103;
 
 export function instanceSocketPath(home: string, os: NodeJS.Platform = process.platform): string {
   if (os === 'win32') return `\\\\.\\pipe\\patchbay-${createHash('sha256').update(home).digest('hex').slice(0, 32)}`;
-  return join(home, 'patchbay.sock');
+  return join(home, HOME_FILES.instanceSocket);
 }
 
 function listen(path: string, holder: InstanceHolder): Promise<Server> {

@@ -7,9 +7,10 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { writePrivateFile } from '../fs/private-file.ts';
 import { page } from './pages.ts';
+import { HOME_FILES } from '../fs/home-files.ts';
 
 export function signInPagesDir(home: string): string {
-  return join(home, 'sign-in');
+  return join(home, HOME_FILES.signIn);
 }
 
 const PAGE_NAME = /^[0-9a-f]{32}\.html$/;

@@ -71,6 +71,8 @@ for (const [name, make] of [
     await writeFile(p, '{}', { mode: 0o600 });
   }],
   ['sign-in', (p: string) => mkdir(p, { mode: 0o700 })],
+  ['hosted-sessions.json', (p: string) => writeFile(p, '{"sessions":[]}', { mode: 0o600 })],
+  ['pending.json', (p: string) => writeFile(p, '[]', { mode: 0o600 })],
 ] as const) {
   test(`${name} put in your home by another user is refused, naming it`, { skip }, async (t) => {
     const { path } = await home(t);
