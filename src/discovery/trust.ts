@@ -4,6 +4,7 @@
 // the person trusts it (setting `trustedLockDirs`). The checks follow OpenSSH's StrictModes.
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { otherWriters } from '../fs/writers.ts';
 
 export interface DirTrust {
   /** Lockfiles here may be adopted (moved into `.patchbay/`). */
@@ -18,12 +19,6 @@ function octal(mode: number): string {
   return (mode & 0o7777).toString(8).padStart(4, '0');
 }
 
-/** Who besides the owner may write a dir with this mode, or null when nobody may. */
-function otherWriters(mode: number): string | null {
-  if (mode & 0o002) return 'others';
-  if (mode & 0o020) return 'its group';
-  return null;
-}
 
 /** The dir itself, or the nearest one above it that exists (a missing lock dir is created 0700). */
 async function existing(dir: string): Promise<string | null> {
