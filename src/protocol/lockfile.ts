@@ -1,10 +1,9 @@
 // An editor's lockfile (DESIGN §1): `<lockdir>/<port>.lock`, parsed once here into a typed
 // value or a reason a person can read. The port comes from the file name, never the body.
-import { constants, type Stats } from 'node:fs';
-import { lstat, open } from 'node:fs/promises';
 import { basename, dirname, isAbsolute } from 'node:path';
 import { z } from 'zod';
 import type { Dialect } from '../api/types.ts';
+import { readBounded, type BoundedRead } from '../fs/bounded-read.ts';
 
 export type { Dialect };
 
@@ -105,16 +104,10 @@ export function parseLockfile(value: unknown): { ok: true; lock: Lockfile } | { 
   return { ok: false, reason: parsed.error.issues[0]?.message ?? 'invalid lockfile' };
 }
 
-function describeNonRegular(stats: Stats): string {
-  if (stats.isSymbolicLink()) return 'is a symlink';
-  if (stats.isDirectory()) return 'is a directory';
-  return 'is not a regular file';
-}
-
 /**
  * Reads one lockfile with a size cap. Symlinks and anything but regular files are refused
- * (O_NOFOLLOW closes the race between the lstat and the open; O_NONBLOCK keeps a FIFO from
- * hanging the open). `ownerDir` is the agent-facing dir when the file sits in `.patchbay/`.
+ * (src/fs/bounded-read.ts: O_NOFOLLOW, and O_NONBLOCK so a FIFO cannot hang the open).
+ * `ownerDir` is the agent-facing dir when the file sits in `.patchbay/`.
  */
 export async function readLockfile(
   path: string,
@@ -123,51 +116,22 @@ export async function readLockfile(
   ownerDir: string = dirname(path),
 ): Promise<ReadResult> {
   const fail = (reason: string, failure: ReadFailure = 'invalid'): ReadResult => ({ ok: false, path, reason, failure });
-  const failed = (what: string, err: unknown): ReadResult => {
-    const failure = readFailureOf((err as NodeJS.ErrnoException).code);
-    return fail(failure === 'missing' ? 'file vanished' : `cannot ${what}: ${(err as Error).message}`, failure);
-  };
   const port = portFromName(basename(path));
   if (port === null) return fail('file name is not <port>.lock');
 
-  let handle;
+  let read: BoundedRead;
   try {
-    const link = await lstat(path);
-    if (!link.isFile()) return fail(describeNonRegular(link));
-    handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    read = await readBounded(path, maxBytes, { noFollow: true });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ELOOP') return fail('is a symlink');
-    return failed('open', err);
+    const failure = readFailureOf((err as NodeJS.ErrnoException).code);
+    return fail(failure === 'missing' ? 'file vanished' : `cannot read: ${(err as Error).message}`, failure);
   }
-
-  let text: string;
-  let mtimeMs: number;
-  let uid: number;
-  let mode: number;
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) return fail(describeNonRegular(stats));
-    if (stats.size > maxBytes) return fail(`larger than ${maxBytes} bytes`);
-    mtimeMs = stats.mtimeMs;
-    uid = stats.uid;
-    mode = stats.mode & 0o7777;
-    // Read one byte past the cap, in case the file grew after the fstat.
-    const buffer = Buffer.alloc(Math.min(maxBytes, stats.size) + 1);
-    let length = 0;
-    while (length < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-    }
-    if (length > maxBytes) return fail(`larger than ${maxBytes} bytes`);
-    text = buffer.subarray(0, length).toString('utf8');
-  } catch (err) {
-    return failed('read', err);
-  } finally {
-    await handle.close().catch(() => {
-      // A failed close of a read-only descriptor loses nothing; the read result stands.
-    });
-  }
+  if (read.kind === 'missing') return fail('file vanished', 'missing');
+  if (read.kind === 'refused') return fail(read.why);
+  if (read.kind === 'too-large') return fail(`larger than ${maxBytes} bytes`);
+  const text = read.bytes.toString('utf8');
+  const { mtimeMs, uid } = read.stats;
+  const mode = read.stats.mode & 0o7777;
 
   let value: unknown;
   try {

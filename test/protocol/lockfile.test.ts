@@ -81,7 +81,7 @@ test('a symlinked lockfile is refused, even one pointing at a good lockfile', as
   await symlink(target, path);
   const result = await readLockfile(path, 'pi', cap);
   assert.ok(!result.ok);
-  assert.equal(result.reason, 'is a symlink');
+  assert.equal(result.reason, 'it is a symlink');
 });
 
 test('a directory or FIFO named like a lockfile is refused without hanging', async () => {
@@ -89,14 +89,14 @@ test('a directory or FIFO named like a lockfile is refused without hanging', asy
   await mkdir(folder);
   const asDir = await readLockfile(folder, 'pi', cap);
   assert.ok(!asDir.ok);
-  assert.equal(asDir.reason, 'is a directory');
+  assert.equal(asDir.reason, 'it is a directory');
 
   const fifo = join(dir, '5003.lock');
   const made = spawnSync('mkfifo', [fifo]);
   if (made.status !== 0) return; // no mkfifo on this system: the directory case stands
   const asFifo = await readLockfile(fifo, 'pi', cap);
   assert.ok(!asFifo.ok);
-  assert.equal(asFifo.reason, 'is not a regular file');
+  assert.equal(asFifo.reason, 'it is a FIFO');
 });
 
 test('a lockfile that vanished is reported as missing, not as broken', async () => {
