@@ -1,4 +1,6 @@
 // The two dialects of the same protocol, and the translations between them (DESIGN §1, §6).
+import { isAbsolute } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Dialect } from '../api/types.ts';
 import type { ToolSpec } from './mcp.ts';
 import { resultTexts, textResult } from './mcp.ts';
@@ -82,6 +84,23 @@ function diagnosticsEntries(value: unknown): [string, Diagnostic[]][] | null {
   return null;
 }
 
+/** vim.diagnostic.severity, by number, in the names pi-ide and VS Code use. */
+const VIM_SEVERITY: Readonly<Record<number, string>> = { 1: 'Error', 2: 'Warning', 3: 'Information', 4: 'Hint' };
+
+/**
+ * One diagnostic as claudecode.nvim sent it before 80752b2 (June 2026), one per text item:
+ * `{filePath, line, character, severity, message, source}`, 1-based, severity by vim's number.
+ * As an entry of the map pi-ide reads; null for anything else.
+ */
+function legacyDiagnostic(value: unknown): [string, Diagnostic[]][] | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const { filePath, line, character, severity, message, source } = value as Record<string, unknown>;
+  if (typeof filePath !== 'string' || !isAbsolute(filePath) || typeof message !== 'string') return null;
+  const at = { line: Math.max(0, Number(line) - 1 || 0), character: Math.max(0, Number(character) - 1 || 0) };
+  const named = typeof severity === 'number' ? (VIM_SEVERITY[severity] ?? String(severity)) : severity;
+  return [[pathToFileURL(filePath).href, [{ message, severity: named, source, range: { start: at, end: at } }]]];
+}
+
 function encodeDiagnostics(byUri: DiagnosticsByUri, to: Dialect): string {
   if (to === 'pi') return JSON.stringify(Object.fromEntries(byUri));
   return JSON.stringify([...byUri].map(([uri, diagnostics]) => ({ uri, diagnostics })));
@@ -100,7 +119,10 @@ export function emptyDiagnostics(to: Dialect): unknown {
  */
 export function translateDiagnostics(result: unknown, to: Dialect): unknown {
   const texts = resultTexts(result);
-  if (!texts || texts.length === 0) return result;
+  if (!texts || (result as { isError?: unknown }).isError === true) return result;
+  // An older claudecode.nvim says "none" with no item at all, which pi-ide cannot read; Claude
+  // Code, which it was written for, reads its shapes as they are.
+  if (texts.length === 0) return to === 'pi' ? emptyDiagnostics(to) : result;
   const merged: DiagnosticsByUri = new Map();
   for (const text of texts) {
     let parsed: unknown;
@@ -109,7 +131,7 @@ export function translateDiagnostics(result: unknown, to: Dialect): unknown {
     } catch {
       return result;
     }
-    const entries = diagnosticsEntries(parsed);
+    const entries = diagnosticsEntries(parsed) ?? (to === 'pi' ? legacyDiagnostic(parsed) : null);
     if (!entries) return result;
     // The same file may appear in several items; keep all of its diagnostics.
     for (const [uri, diagnostics] of entries) merged.set(uri, [...(merged.get(uri) ?? []), ...diagnostics]);

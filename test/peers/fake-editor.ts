@@ -228,6 +228,12 @@ export interface FakeEditorOptions {
   /** Behave like claudecode.nvim (see the header); implies dialect 'claude' and ide name 'Neovim'. */
   claudecode?: boolean;
   /**
+   * getDiagnostics as claudecode.nvim answered it before 80752b2 (June 2026): one text item per
+   * diagnostic, `{filePath, line, character, severity, message, source}` with 1-based positions
+   * and vim's numeric severity, and no item at all when there is none.
+   */
+  legacyDiagnostics?: boolean;
+  /**
    * Behave like the Claude Code extension in VS Code (see the header); implies dialect 'claude'
    * and ide name 'Visual Studio Code'. The port is held by a child process of this one.
    */
@@ -868,6 +874,7 @@ export class FakeEditor {
     const delayMs = this.options.diagnosticsDelayMs ?? 0;
     if (delayMs > 0) await sleep(delayMs, undefined, { signal: this.lifetime.signal });
     const entries = Object.entries(this.diagnostics).filter(([u]) => uri === undefined || u === uri);
+    if (this.options.legacyDiagnostics) return textContent(...entries.flatMap(([u, diagnostics]) => diagnostics.map((d) => legacyDiagnostic(u, d))));
     if (this.vscode) {
       const named = entries.map(([u, diagnostics]) => ({ uri: u, diagnostics: diagnostics.map(vscodeDiagnostic) }));
       return textContent(JSON.stringify(named, null, 2));
@@ -890,6 +897,13 @@ const SEVERITY_NAMES: Record<number, string> = { 1: 'Error', 2: 'Warning', 3: 'I
 function vscodeDiagnostic(d: Diagnostic): Diagnostic {
   const severity = typeof d.severity === 'number' ? (SEVERITY_NAMES[d.severity] ?? String(d.severity)) : d.severity;
   return { message: d.message, severity, range: d.range, source: d.source, code: d.code === undefined ? undefined : String(d.code) };
+}
+
+/** One diagnostic as an old claudecode.nvim sent it, as its own text item. */
+function legacyDiagnostic(uri: string, d: Diagnostic): string {
+  const start = d.range?.start ?? { line: 0, character: 0 };
+  const { message, source, severity } = d;
+  return JSON.stringify({ filePath: fileURLToPath(uri), line: start.line + 1, character: start.character + 1, severity, message, source });
 }
 
 const LISTENER_CHILD = fileURLToPath(new URL('./listener-child.mjs', import.meta.url));

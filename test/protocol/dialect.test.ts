@@ -77,6 +77,33 @@ describe('translateDiagnostics', () => {
     );
   });
 
+  const legacy = textResult(
+    JSON.stringify({ filePath: '/w/a.ts', line: 1, character: 1, severity: 1, message: 'x', source: 'ts' }),
+    JSON.stringify({ filePath: '/w/a b.ts', line: 3, character: 5, severity: 2, message: 'y', source: 'ts' }),
+    JSON.stringify({ filePath: '/w/a.ts', line: 2, character: 1, severity: 3, message: 'z' }),
+  );
+
+  test("an older claudecode.nvim's one object per diagnostic becomes pi's map: 0-based, severities by name", () => {
+    const at = (line: number, character: number) => ({ start: { line, character }, end: { line, character } });
+    assert.deepEqual(json(translateDiagnostics(legacy, 'pi')), {
+      'file:///w/a.ts': [
+        { message: 'x', severity: 'Error', source: 'ts', range: at(0, 0) },
+        { message: 'z', severity: 'Information', range: at(1, 0) },
+      ],
+      'file:///w/a%20b.ts': [{ message: 'y', severity: 'Warning', source: 'ts', range: at(2, 4) }],
+    });
+  });
+
+  test("an older claudecode.nvim's empty answer (no item) is pi's empty map", () => {
+    assert.deepEqual(translateDiagnostics({ content: [] }, 'pi'), textResult('{}'));
+  });
+
+  for (const [name, result] of [["an older claudecode.nvim's diagnostics", legacy], ['an empty content list', { content: [] }]] as const) {
+    test(`${name} pass to Claude Code, which reads them, untouched`, () => {
+      assert.equal(translateDiagnostics(result, 'claude'), result);
+    });
+  }
+
   const untouched: { name: string; result: unknown }[] = [
     { name: 'a non-JSON text', result: textResult('no diagnostics here') },
     { name: 'a JSON number', result: textResult('42') },
@@ -84,16 +111,8 @@ describe('translateDiagnostics', () => {
     { name: 'an array of non-objects', result: textResult('[1,2]') },
     { name: 'an array entry without a uri', result: textResult(JSON.stringify([{ diagnostics: [] }])) },
     { name: 'an array entry whose diagnostics are not a list', result: textResult(JSON.stringify([{ uri: A, diagnostics: 'none' }])) },
-    {
-      name: "claudecode.nvim's one object per diagnostic",
-      result: textResult(
-        JSON.stringify({ filePath: '/w/a.ts', line: 1, character: 1, severity: 1, message: 'x', source: 'ts' }),
-        JSON.stringify({ filePath: '/w/b.ts', line: 2, character: 1, severity: 2, message: 'y', source: 'ts' }),
-      ),
-    },
     { name: 'a map whose values are not lists', result: textResult(JSON.stringify({ [A]: { message: 'x' } })) },
     { name: 'one good item and one bad', result: textResult('{}', 'oops') },
-    { name: 'an empty content list', result: { content: [] } },
     { name: 'a result without content', result: { something: 'else' } },
     { name: 'null', result: null },
     { name: 'an error result', result: { ...textResult('LSP not ready'), isError: true } },

@@ -218,6 +218,37 @@ describe('pi against a Claude-dialect editor (VS Code-like) through Patchbay', (
   });
 });
 
+describe('an older claudecode.nvim (before June 2026)', () => {
+  test('its diagnostics, one text item each with numeric severities, reach pi as a map pi-ide reads; none at all as an empty map', async (t) => {
+    const h = await harness(t);
+    const project = await h.folder('old-nvim');
+    const nvim = await h.editor({ workspaceFolders: [project], claudecode: true, legacyDiagnostics: true });
+    await h.editors(1);
+    const pi = await h.pi(project);
+    await bound(h, project);
+
+    const empty = (await pi.turn()) as { content: { text: string }[] };
+    assert.deepEqual(JSON.parse(empty.content[0]!.text), {});
+
+    const at = (line: number, character: number) => ({ start: { line, character }, end: { line, character } });
+    nvim.setDiagnostics({
+      [`file://${project}/a.lua`]: [
+        { message: 'undefined global', severity: 1, source: 'lua_ls', range: at(4, 2) },
+        { message: 'unused local', severity: 2, source: 'lua_ls', range: at(9, 0) },
+      ],
+      [`file://${project}/b.lua`]: [{ message: 'a hint', severity: 4, source: 'lua_ls', range: at(0, 0) }],
+    });
+    const result = (await pi.turn()) as { content: { text: string }[] };
+    assert.deepEqual(JSON.parse(result.content[0]!.text), {
+      [`file://${project}/a.lua`]: [
+        { message: 'undefined global', severity: 'Error', source: 'lua_ls', range: at(4, 2) },
+        { message: 'unused local', severity: 'Warning', source: 'lua_ls', range: at(9, 0) },
+      ],
+      [`file://${project}/b.lua`]: [{ message: 'a hint', severity: 'Hint', source: 'lua_ls', range: at(0, 0) }],
+    });
+  });
+});
+
 describe('selections across dialects', () => {
   test('Claude Code bound to pi-ide.nvim hears a selection in pi-ide.nvim’s proposed buffer as VS Code would send it', async (t) => {
     const h = await harness(t);
