@@ -43,7 +43,8 @@
  * names ("Error"); a client that disconnects leaves its diffs open.
  * A selection in a diff's proposed side (`sendSelection({proposed: true})`) is named as each
  * editor names it: pi-ide.nvim's filePath `"<path> [pi-proposed]"`, VS Code's fileUrl
- * `_claude_fs_right:<path>` beside the plain path.
+ * `_claude_fs_right:<path>` beside the plain path, claudecode.nvim's the buffer it opened for
+ * that diff, `<cwd>/<tab name> (proposed)` (`(NEW FILE - proposed)` for a new file).
  * Not imitated: the selection debounce (~100 ms in pi-ide.nvim, 300 ms in VS Code; tests drive
  * selections explicitly).
  *
@@ -83,6 +84,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -481,12 +483,22 @@ export class FakeEditor {
     const end = input.end ?? start;
     const text = input.text ?? '';
     const selection = { start, end, isEmpty: start.line === end.line && start.character === end.character };
-    const sel: SelectionChanged =
-      this.dialect === 'pi'
-        ? { text, filePath: input.proposed ? `${input.filePath} [pi-proposed]` : input.filePath, selection }
-        : { text, filePath: input.filePath, fileUrl: input.fileUrl ?? `${input.proposed ? '_claude_fs_right:' : 'file://'}${input.filePath}`, selection };
+    let sel: SelectionChanged;
+    if (this.dialect === 'pi') sel = { text, filePath: input.proposed ? `${input.filePath} [pi-proposed]` : input.filePath, selection };
+    else if (input.proposed && this.claudecode) {
+      const buffer = this.proposedBufferName(input.filePath);
+      sel = { text, filePath: buffer, fileUrl: `file://${buffer}`, selection };
+    } else sel = { text, filePath: input.filePath, fileUrl: input.fileUrl ?? `${input.proposed ? '_claude_fs_right:' : 'file://'}${input.filePath}`, selection };
     this.latestSelection = sel;
     return this.broadcast('selection_changed', sel, to);
+  }
+
+  /** claudecode.nvim's name for the proposed buffer of the diff open on `filePath`, under Neovim's cwd (the first folder). */
+  private proposedBufferName(filePath: string): string {
+    const diff = [...this.openDiffs.values()].find((d) => d.args.new_file_path === filePath);
+    if (!diff) throw new Error(`fake editor: no diff open on ${filePath}`);
+    const isNew = diff.args.old_file_path === '' || !existsSync(diff.args.old_file_path);
+    return `${this.workspaceFolders[0]}/${diff.tabName} ${isNew ? '(NEW FILE - proposed)' : '(proposed)'}`;
   }
 
   /** Claude-dialect editors: `at_mentioned {filePath,lineStart,lineEnd}`. */
