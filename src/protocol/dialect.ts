@@ -1,5 +1,5 @@
 // The two dialects of the same protocol, and the translations between them (DESIGN §1, §6).
-import { isAbsolute } from 'node:path';
+import { basename, isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Dialect } from '../api/types.ts';
 import type { ToolSpec } from './mcp.ts';
@@ -207,21 +207,30 @@ export function cleanToolList(tools: ToolSpec[], from: Dialect, to: Dialect): To
 const PROPOSED_SIDE = '_claude_fs_right:';
 /** How pi-ide.nvim names the proposed side of a diff in its selection_changed. */
 const PI_PROPOSED_SUFFIX = ' [pi-proposed]';
+/** claudecode.nvim's proposed buffer: `<cwd>/<tab name> (proposed)`, a new file's `(NEW FILE - proposed)`. */
+const NVIM_PROPOSED_BUFFER = / \((?:NEW FILE - )?proposed\)$/;
 
 /**
  * An editor's notification in the agent's dialect; the same object when nothing changes.
  * `selection_changed`: pi-ide.nvim sends `{text,filePath,selection}`, Claude-dialect editors
- * add `fileUrl` (VS Code's `_claude_fs_right:<path>` while the cursor is in a diff's proposed
- * side, which pi-ide.nvim marks as `<path> [pi-proposed]`).
+ * add `fileUrl`. While the cursor is in a diff's proposed side, pi-ide.nvim names it
+ * `<path> [pi-proposed]`, VS Code gives the file's path with fileUrl `_claude_fs_right:<path>`,
+ * and claudecode.nvim the proposed buffer's own name, whose diff `fileOfTab` finds by its tab.
  */
-export function translateNotification<N extends { method: string; params?: unknown }>(msg: N, from: Dialect, to: Dialect): N {
+export function translateNotification<N extends { method: string; params?: unknown }>(
+  msg: N,
+  from: Dialect,
+  to: Dialect,
+  fileOfTab: (editorTab: string) => string | null = () => null,
+): N {
   if (from === to || msg.method !== 'selection_changed' || !isObject(msg.params)) return msg;
   const params = msg.params;
   if (typeof params.filePath !== 'string') return msg;
   if (to === 'pi') {
     const { fileUrl, ...rest } = params;
-    const proposed = typeof fileUrl === 'string' && fileUrl.startsWith(PROPOSED_SIDE);
-    return { ...msg, params: { ...rest, filePath: proposed ? `${params.filePath}${PI_PROPOSED_SUFFIX}` : params.filePath } };
+    if (typeof fileUrl === 'string' && fileUrl.startsWith(PROPOSED_SIDE)) return { ...msg, params: { ...rest, filePath: `${params.filePath}${PI_PROPOSED_SUFFIX}` } };
+    const buffer = NVIM_PROPOSED_BUFFER.test(params.filePath) ? fileOfTab(basename(params.filePath.replace(NVIM_PROPOSED_BUFFER, ''))) : null;
+    return { ...msg, params: { ...rest, filePath: buffer === null ? params.filePath : `${buffer}${PI_PROPOSED_SUFFIX}` } };
   }
   if (typeof params.fileUrl === 'string') return msg;
   const proposed = params.filePath.endsWith(PI_PROPOSED_SUFFIX);

@@ -388,10 +388,15 @@ export class Relay {
     if (msg.method === 'request_cancelled') return this.requests.cancel(from, msg);
     const id = editor.instance.id;
     if (msg.method === 'selection_changed') this.focused(id);
+    const inbox = this.review.inbox;
+    const fileOfTab = (tab: string): string | null => {
+      const diffId = inbox.findByEditorTab(id, tab);
+      return diffId === undefined ? null : (inbox.pending().find((d) => d.id === diffId)?.path ?? null);
+    };
     for (const session of this.sessions.values()) {
       if (session.closed || session.editorId !== id) continue;
       session.traffic.record('down', id, frame.text, { kind: 'notification', msg }, this.deps.now(), frame.bytes.length);
-      const translated = translateNotification(msg, editor.instance.dialect, session.dialect);
+      const translated = translateNotification(msg, editor.instance.dialect, session.dialect, fileOfTab);
       if (translated === msg) session.link.forward(frame, { kind: 'notification', msg });
       else session.link.send(translated);
     }

@@ -232,6 +232,16 @@ describe('translateNotification', () => {
     assert.deepEqual(translateNotification(msg, 'claude', 'pi'), changed({ filePath: '/w/a.ts [pi-proposed]' }));
   });
 
+  test("claudecode.nvim → pi: a selection in a diff's proposed buffer names that diff's file as pi-ide.nvim does", () => {
+    const tabs: Record<string, string> = { '✻ [pi] a.ts (d3) ⧉': '/w/src/a.ts', '✻ [pi] new.ts (d4) ⧉': '/w/new.ts' };
+    const fileOfTab = (tab: string) => tabs[tab] ?? null;
+    const inBuffer = (name: string) => changed({ filePath: `/w/${name}`, fileUrl: `file:///w/${name}` });
+    assert.deepEqual(translateNotification(inBuffer('✻ [pi] a.ts (d3) ⧉ (proposed)'), 'claude', 'pi', fileOfTab), changed({ filePath: '/w/src/a.ts [pi-proposed]' }));
+    assert.deepEqual(translateNotification(inBuffer('✻ [pi] new.ts (d4) ⧉ (NEW FILE - proposed)'), 'claude', 'pi', fileOfTab), changed({ filePath: '/w/new.ts [pi-proposed]' }));
+    // A buffer of no diff Patchbay knows (or a file really named so) stays as it is.
+    assert.deepEqual(translateNotification(inBuffer('notes (proposed)'), 'claude', 'pi', fileOfTab), changed({ filePath: '/w/notes (proposed)' }));
+  });
+
   test("VS Code → pi: the original side of a diff (`_claude_fs_left:`, a dirty file's copy) is just the file", () => {
     const msg = changed({ filePath: '/w/a.ts', fileUrl: '_claude_fs_left:/w/a.ts' });
     assert.deepEqual(translateNotification(msg, 'claude', 'pi'), changed({ filePath: '/w/a.ts' }));

@@ -155,3 +155,20 @@ test('Claude Code → claudecode.nvim, accepted in the editor: the diff closes o
   assert.equal(nvim.calls('close_tab').length, 1);
   assert.deepEqual(claude.errors, []);
 });
+
+test('pi → claudecode.nvim: the cursor in a pi diff’s proposed buffer reaches pi as that file’s proposed side, as pi-ide.nvim names it', async (t) => {
+  const setup = await claudecodeNvim(t);
+  const { project, nvim } = setup;
+  const pi = await boundPi(setup);
+  const file = join(project, 'shown.txt');
+  const writing = pi.write(file, 'one\ntwo\nthree\n');
+  await nvim.waitForDiff();
+  // Neovim names the buffer `<cwd>/✻ [pi] shown.txt (dN) ⧉ (NEW FILE - proposed)`: pi-ide would take that for a file.
+  await waitFor(() => {
+    nvim.sendSelection({ filePath: file, proposed: true, start: { line: 2, character: 0 } });
+    return pi.editor !== null;
+  }, { intervalMs: 50, message: 'the selection heard by pi' });
+  assert.deepEqual(pi.editor, { filePath: `${file} [pi-proposed]`, cursorLine: 2, selection: null });
+  nvim.decide((await nvim.waitForDiff()).tabName, 'rejected');
+  assert.equal((await writing).outcome, 'rejected');
+});
