@@ -44,6 +44,7 @@ const claudeSession: SessionView = {
   lastActiveAt: NOW - 5000,
   editorId: otherEditor.id,
   reason: 'manual',
+  automaticEditorId: 'nvim-proj',
   manualEditorId: otherEditor.id,
   pendingDiffs: 0,
   identity: 'known',
@@ -140,7 +141,9 @@ describe('screens of every view but the review inbox, light and dark, large and 
     hub.state.warnings = [];
     hub.state.editors.push(otherEditor);
     hub.state.sessions.push(claudeSession);
-    hub.handlers.traffic = () => traffic();
+    // The same frames at every poll, as a real session's log keeps them (new times would be new rows).
+    const frames = traffic();
+    hub.handlers.traffic = () => structuredClone(frames);
     hostedSession(hub);
     ui = await openUi(hub, { home: join(tmp.path, 'home'), version: 'test' }, '#/pairing');
     page = ui.page;
