@@ -37,11 +37,9 @@ export function isAutomatic(session: Pick<SessionView, 'reason'>): boolean {
   return session.reason !== 'manual' && session.reason !== 'sticky';
 }
 
-/** "Automatic (Neovim · app)": what the rules pick for the session now, without any choice. */
-export function automaticLabel(session: Pick<SessionView, 'cwd'>, editors: readonly EditorView[]): string {
-  const live = editors.filter((e) => e.alive);
-  const { editorId } = chooseEditor({ cwd: session.cwd, manual: undefined, memory: undefined }, live);
-  return `Automatic (${boundLabel(editorId, editors)})`;
+/** "Automatic (Neovim · app)": what the rules pick for the session now, without any choice (the hub's answer). */
+export function automaticLabel(session: Pick<SessionView, 'automaticEditorId'>, editors: readonly EditorView[]): string {
+  return `Automatic (${boundLabel(session.automaticEditorId, editors)})`;
 }
 
 /** The editor serving the session when its folders do not contain the session's folder. */

@@ -48,6 +48,8 @@ export interface SessionView {
   lastActiveAt: number;
   editorId: string | null;
   reason: BindReason;
+  /** The editor the binding rules pick with no choice made (what "Automatic" means for it now). */
+  automaticEditorId: string | null;
   /** The person's explicit choice, when there is one (`null` = Patchbay reviews). */
   manualEditorId?: string | null;
   pendingDiffs: number;

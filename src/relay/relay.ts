@@ -207,6 +207,7 @@ export class Relay {
       sticky: undefined,
       editorId: null,
       reason: 'none',
+      automatic: null,
       traffic,
       models: noModels(id),
       modelsAsked: null,
@@ -501,7 +502,13 @@ export class Relay {
     for (const session of this.sessions.values()) {
       const ancestors = session.process?.ancestors ?? [];
       const terminalOf = entries.filter((e) => ancestors.includes(e.instance.pid)).map((e) => e.instance.id);
-      const choice = chooseEditor({ cwd: session.process?.cwd ?? null, manual: session.manual, memory: session.sticky, terminalOf }, live);
+      const facts = { cwd: session.process?.cwd ?? null, manual: session.manual, memory: session.sticky, terminalOf };
+      const choice = chooseEditor(facts, live);
+      const automatic = chooseEditor({ ...facts, manual: undefined, memory: undefined }, live).editorId;
+      if (automatic !== session.automatic) {
+        session.automatic = automatic;
+        changed = true;
+      }
       if (choice.editorId !== session.editorId || choice.reason !== session.reason) {
         const moved = choice.editorId !== session.editorId;
         session.editorId = choice.editorId;

@@ -29,6 +29,8 @@ export interface Session {
   sticky: string | null | undefined;
   editorId: string | null;
   reason: BindReason;
+  /** What the rules pick with no choice made (rebalance keeps it current). */
+  automatic: string | null;
   traffic: TrafficLog;
   models: SessionModels;
   /** A `listSuggestionModels` asked and not yet answered: one at a time. */
@@ -59,6 +61,7 @@ export function sessionView(session: Session, pendingDiffs: number): SessionView
     lastActiveAt: session.lastActiveAt,
     editorId: session.editorId,
     reason: session.reason,
+    automaticEditorId: session.automatic,
     ...(session.manual !== undefined ? { manualEditorId: session.manual } : {}),
     pendingDiffs,
   };

@@ -8,7 +8,8 @@ function editor(id: string, ideName: string, folders: string[], alive = true): E
   return { id, ideName, workspaceFolders: folders, port: 1000, pid: 10, dialect: 'pi', alive, lockfile: `/l/${id}.lock`, focusedAt: null };
 }
 
-function session(id: string, cwd: string | null, editorId: string | null, pendingDiffs = 0): SessionView {
+/** `automaticEditorId`: what the hub's rules pick for it with no choice (default: where it is). */
+function session(id: string, cwd: string | null, editorId: string | null, pendingDiffs = 0, automaticEditorId = editorId): SessionView {
   return {
     id,
     kind: 'pi',
@@ -22,6 +23,7 @@ function session(id: string, cwd: string | null, editorId: string | null, pendin
     lastActiveAt: 0,
     editorId,
     reason: editorId === null ? 'none' : 'cwd',
+    automaticEditorId,
     pendingDiffs,
   };
 }
@@ -79,7 +81,7 @@ test('each session shows its editor and rebinds to matching editors first, other
       editor('inner', 'VS Code', ['/work/app']),
       editor('dead', 'Zed', ['/work/app'], false),
     ],
-    sessions: [session('s1', '/work/app/src', 'outer', 2)],
+    sessions: [session('s1', '/work/app/src', 'outer', 2, 'inner')],
   });
   const sub = menuModel(snap).find((i) => i.kind === 'submenu');
   assert.ok(sub && sub.kind === 'submenu');
@@ -101,7 +103,7 @@ test('each session shows its editor and rebinds to matching editors first, other
 });
 
 test('a session with no known folder marks no editor as outside it', () => {
-  const snap = snapshot({ editors: [editor('a', 'Neovim', ['/a'])], sessions: [session('s1', null, 'a')] });
+  const snap = snapshot({ editors: [editor('a', 'Neovim', ['/a'])], sessions: [session('s1', null, 'a', 0, null)] });
   const sub = menuModel(snap).find((i) => i.kind === 'submenu');
   assert.ok(sub?.kind === 'submenu');
   assert.deepEqual(

@@ -291,7 +291,12 @@ test('Claude Code run in a VS Code window’s terminal finds Patchbay, is bound 
   const claude = await h.claudeByLockfile(project, terminal);
   assert.equal(claude.port, h.hub.doorPort);
   const session = await waitFor(async () => (await snapshot(h)).sessions.find((s) => s.kind === 'claude' && s.editorId !== null), { message: 'Claude Code bound' });
-  assert.deepEqual([session.editorId, session.reason], [(await snapshot(h)).editors[0]!.id, 'terminal']);
+  const window = (await snapshot(h)).editors[0]!.id;
+  assert.deepEqual([session.editorId, session.reason], [window, 'terminal']);
+  // Sent to Patchbay by hand, "Automatic" still names the window the rules (its terminal) pick.
+  const moved = await h.hub.call('bind', { sessionId: session.id, editorId: null });
+  assert.deepEqual([moved.editorId, moved.reason, moved.automaticEditorId], [null, 'manual', window]);
+  await h.hub.call('unpin', { sessionId: session.id });
   const proposing = claude.openDiff(join(project, 'c.txt'), 'from claude\n');
   const shown = await code.waitForDiff();
   code.decide(shown.tabName, 'saved');

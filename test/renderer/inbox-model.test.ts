@@ -20,7 +20,7 @@ function diff(id: string, sessionId: string, createdAt: number, status: DiffSumm
 }
 
 function session(id: string, cwd: string, editorId: string | null): SessionView {
-  return { id, kind: 'pi', dialect: 'pi', clientName: 'pi-ide', pid: 1, cwd, command: null, identity: 'known', connectedAt: 0, lastActiveAt: 0, editorId, reason: 'cwd', pendingDiffs: 0 };
+  return { id, kind: 'pi', dialect: 'pi', clientName: 'pi-ide', pid: 1, cwd, command: null, identity: 'known', connectedAt: 0, lastActiveAt: 0, editorId, reason: 'cwd', automaticEditorId: editorId, pendingDiffs: 0 };
 }
 
 const nvim: EditorView = { id: 'e1', ideName: 'Neovim', workspaceFolders: ['/w/api'], port: 1, pid: 1, dialect: 'pi', alive: true, lockfile: '', focusedAt: null };

@@ -79,6 +79,7 @@ export function sampleSnapshot(): Snapshot {
         lastActiveAt: NOW - 1000,
         editorId: 'nvim-proj',
         reason: 'cwd',
+        automaticEditorId: 'nvim-proj',
         pendingDiffs: 1,
       },
     ],
@@ -260,6 +261,8 @@ export function createFakeHub(): FakeHub {
     unpin: ({ sessionId }) => {
       const session = state.sessions.find((s) => s.id === sessionId);
       if (!session) throw new HubError(`no session with id "${sessionId}"`, 'not-found');
+      // Back to what the rules pick, as the real hub does.
+      session.editorId = session.automaticEditorId;
       session.reason = session.editorId === null ? 'none' : 'cwd';
       return structuredClone(session);
     },
