@@ -80,8 +80,9 @@ test('the Review tab counts the waiting edits; the title and the favicon carry t
   const { hub, ui } = await openFakeUi(t, 'ui-waiting', '#/pairing');
   const { page } = ui;
 
+  // The header is drawn before the first snapshot arrives: wait for the count, not the link.
   const review = page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^Review/ });
-  await review.waitFor();
+  await page.getByRole('link', { name: 'Review 2 edits waiting for review' }).waitFor();
   assert.equal(await review.textContent(), 'Review2 edits waiting for review', 'the sample hub has two pending edits');
   assert.equal(await page.title(), '(2) Pairing — Patchbay');
   await waitFor(async () => (await favicon(page)).startsWith('data:image/png'), { message: 'the favicon drawn with the count' });
