@@ -86,12 +86,23 @@ Run \`patchbay <command> --help\` for a command's options.
 `;
 }
 
-function processIo(): CliIo {
-  // A reader that went away (`patchbay events --json | head -1`) ends the command, quietly.
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err;
-    process.exit(0);
-  });
+/** Commands that hold what others rely on (the door, pending edits, moved lockfiles). */
+const OUTLIVE_THEIR_READER = new Set(['daemon', 'start']);
+
+function processIo(command: string | undefined): CliIo {
+  if (command !== undefined && OUTLIVE_THEIR_READER.has(command)) {
+    // `patchbay daemon | tee log` and Ctrl-C: tee is gone before the daemon says "stopping".
+    // A lost reader (EPIPE, or EIO from a closed terminal) costs the log, never the clean stop
+    // that rejects pending edits (pi-ide writes them unreviewed when its link drops) and puts
+    // the editors' lockfiles back.
+    for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+  } else {
+    // A reader that went away (`patchbay events --json | head -1`) ends the command, quietly.
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+      process.exit(0);
+    });
+  }
   return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), readStdin: readProcessStdin };
 }
 
@@ -107,7 +118,7 @@ async function readProcessStdin(maxBytes: number): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function main(argv: string[], io: CliIo = processIo(), daemonDeps: Partial<DaemonDeps> = {}): Promise<number> {
+export async function main(argv: string[], io: CliIo = processIo(argv[0]), daemonDeps: Partial<DaemonDeps> = {}): Promise<number> {
   const table = commands({ ...defaultDaemonDeps, ...daemonDeps });
   const [name, ...args] = argv;
   if (name === '--help' || name === '-h' || name === 'help') {
