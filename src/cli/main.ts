@@ -4,6 +4,7 @@
 // Start-up time matters (scripts and prompts call `patchbay status` often): what this module
 // and the command modules import statically is loaded by every call, so the socket client,
 // the daemon and the heavier libraries are imported where a command needs them.
+import { isatty } from 'node:tty';
 import type { RemoteHub } from '../api/remote.ts';
 import { resolveOptions } from '../options.ts';
 import { UsageError, type CliIo, type Command, type CommandContext, type LazyCommand } from './command.ts';
@@ -28,9 +29,17 @@ function processStopRequested(): Promise<string> {
         process.exit(130);
       }
     };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    for (const signal of stopSignals(isatty(0) || isatty(1) || isatty(2))) process.on(signal, onSignal);
   });
+}
+
+/**
+ * What asks a command to stop: Ctrl-C, `kill`, and its terminal closing (SIGHUP) while it has
+ * one. Without a terminal (under nohup, which leaves it none) a SIGHUP listener would undo
+ * nohup's ignoring it.
+ */
+export function stopSignals(hasTerminal: boolean): NodeJS.Signals[] {
+  return hasTerminal ? ['SIGINT', 'SIGTERM', 'SIGHUP'] : ['SIGINT', 'SIGTERM'];
 }
 
 const defaultDaemonDeps: DaemonDeps = {
