@@ -22,6 +22,7 @@ import { findPeerPid, processInfo, type ProcessInfo } from './discovery/peer-pro
 import { likelyReason, scanPiProcesses } from './discovery/pi-scan.ts';
 import { choosePiCommand, type HubOptions } from './options.ts';
 import { DisposableStore, type Disposable } from './lifecycle/disposables.ts';
+import { fullCollection, MemoryRelease } from './lifecycle/release-memory.ts';
 import { Relay } from './relay/relay.ts';
 import type { RelayInbox } from './relay/review-bridge.ts';
 import { DiffHistory } from './review/history.ts';
@@ -29,6 +30,7 @@ import { interruptedRecord, PendingLog, type PendingRecord } from './review/pend
 import { Inbox, type Decision } from './review/inbox.ts';
 import { acceptDecision } from './review/decision-facts.ts';
 import { alreadyDecided } from './review/decision-words.ts';
+import { heldSize } from './review/held-text.ts';
 import { readOriginal } from './review/read-original.ts';
 import { PiHost } from './rpc/host.ts';
 import { HostedStore } from './rpc/hosted-store.ts';
@@ -123,6 +125,8 @@ class PatchbayHub implements Hub {
   private readonly listeners = new Set<(event: HubEvent) => void>();
   /** Its own timers; the parts (relay, discovery, pi host, door) close themselves. */
   private readonly timers = new DisposableStore();
+  /** Gives decided big diffs' frames back once traffic stops (V8 alone may wait many seconds). */
+  private readonly memory = this.timers.add(new MemoryRelease(fullCollection()));
   private snapshotPending: Disposable | null = null;
   private closing: Promise<void> | null = null;
 
@@ -152,6 +156,7 @@ class PatchbayHub implements Hub {
         settled: (decided) => {
           pending.remove(decided.id);
           history.add(decided);
+          this.memory.noteGarbage(heldSize(decided.oldContents) + heldSize(decided.newContents) + heldSize(decided.finalContents));
         },
         arrived: (diff, agent) =>
           pending.add({ id: diff.id, sessionId: diff.sessionId, agent, path: diff.path, tabName: diff.tabName, createdAt: diff.createdAt, editorId: diff.editorId }),

@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { DIRECTIONS, filterTraffic } from '../api/traffic.ts';
 import type { DiffDetail, HubApi, PatchbaySettings } from '../api/types.ts';
 import { colorDiff, colorWanted } from './color.ts';
+import { isLocalOnlySetting, type LocalOnlySetting } from '../settings/local-only.ts';
 import { UsageError, parse, positionals, printJson, type Command, type CommandContext } from './command.ts';
 import { watchStatus } from './events.ts';
 import {
@@ -262,11 +263,11 @@ Without a value, prints the global and project values and the effective one.`,
 };
 
 /**
- * piCommand or allowPiExtensions: what makes Patchbay run a program is written by the person
- * (this process, as them) to config.json, never sent over the API. A running Patchbay reads it
- * again when asked for its settings (at once, below) and before it starts pi.
+ * piCommand, allowPiExtensions, trustedLockDirs: what makes Patchbay run a program or trust
+ * others' files is written by the person (this process, as them) to config.json, never sent
+ * over the API. A running Patchbay reads it again when asked for its settings (at once, below).
  */
-async function setLocalSetting(ctx: CommandContext, key: string, value: unknown): Promise<number> {
+async function setLocalSetting(ctx: CommandContext, key: LocalOnlySetting, value: unknown): Promise<number> {
   const [{ checkHome }, { PatchbayStore }, { NotRunningError }] = await Promise.all([
     import('../fs/home-check.ts'),
     import('../settings/store.ts'),
@@ -284,7 +285,14 @@ async function setLocalSetting(ctx: CommandContext, key: string, value: unknown)
       return true;
     },
   );
-  const when = running ? 'the running Patchbay uses it from the next pi start' : 'Patchbay uses it when it starts pi';
+  const when =
+    key === 'trustedLockDirs'
+      ? running
+        ? 'the running Patchbay looked at its lock dirs again'
+        : 'Patchbay uses it when it starts'
+      : running
+        ? 'the running Patchbay uses it from the next pi start'
+        : 'Patchbay uses it when it starts pi';
   ctx.io.stdout.write(`${key} ${JSON.stringify(updated[key as keyof PatchbaySettings])} (in ${store.path}; ${when})\n`);
   return 0;
 }
@@ -294,10 +302,12 @@ export const settings: Command = {
   usage: `Usage:
   patchbay settings [--json]
   patchbay settings set <key> <json-value>   e.g. settings set diagnosticsDeadlineMs 2000
-piCommand and allowPiExtensions decide what Patchbay runs: only this command (run as you) or an
-edit of config.json changes them, never the UI or the API; the daemon need not be running.
+piCommand and allowPiExtensions decide what Patchbay runs, trustedLockDirs whose lockfiles it
+trusts: only this command (run as you) or an edit of config.json changes them, never the UI or
+the API; the daemon need not be running.
   patchbay settings set piCommand '"/opt/pi/bin/pi"'   ('""': $PATCHBAY_PI_COMMAND, else pi on PATH)
-  patchbay settings set allowPiExtensions true`,
+  patchbay settings set allowPiExtensions true
+  patchbay settings set trustedLockDirs '["/srv/shared/ide"]'`,
   async run(args, ctx) {
     const [sub, ...rest] = args;
     if (sub === 'set') {
@@ -308,7 +318,7 @@ edit of config.json changes them, never the UI or the API; the daemon need not b
       } catch {
         throw new UsageError(`the value of ${key} must be JSON (quote strings: '"${text}"')`);
       }
-      if (key === 'piCommand' || key === 'allowPiExtensions') return setLocalSetting(ctx, key, value);
+      if (isLocalOnlySetting(key)) return setLocalSetting(ctx, key, value);
       const hub = await ctx.connect();
       const current = await hub.call('settings.get', undefined);
       if (!Object.hasOwn(current, key)) {

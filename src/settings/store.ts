@@ -4,37 +4,15 @@
 import { mkdirSync, readFileSync, renameSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Conf from 'conf';
-import { HubError, type PatchbaySettings } from '../api/types.ts';
+import type { PatchbaySettings } from '../api/types.ts';
 import { parseStoredSettings, validateSettingsPatch } from './defaults.ts';
 import { isObject } from '../api/json.ts';
 import { HOME_FILES } from '../fs/home-files.ts';
+import { localOnlyRefusal } from './local-only.ts';
 
 export const STORE_FILE = HOME_FILES.config;
 /** Session keys remembered; the least recently remembered go first. */
 export const MEMORY_LIMIT = 1000;
-
-/**
- * Settings that make Patchbay run a program (the hosted pi command; extensions hosted pi
- * loads): set only where the person alone writes (config.json, by hand or with the CLI run as
- * them), never through the API, which a browser's sign-in also reaches.
- */
-export const LOCAL_ONLY_SETTINGS = ['piCommand', 'allowPiExtensions'] as const satisfies readonly (keyof PatchbaySettings)[];
-
-const LOCAL_EXAMPLES: Record<(typeof LOCAL_ONLY_SETTINGS)[number], string> = {
-  piCommand: `'"/path/to/pi"'`,
-  allowPiExtensions: 'true',
-};
-
-/** The refusal of an API patch that names a local-only setting, or null. */
-export function localOnlyRefusal(patch: object, settingsFile: string): HubError | null {
-  const key = LOCAL_ONLY_SETTINGS.find((k) => Object.hasOwn(patch, k));
-  if (key === undefined) return null;
-  return new HubError(
-    `settings: ${key} is not changed over Patchbay's API: it decides what Patchbay runs, so only you set it, in a terminal ` +
-      `(patchbay settings set ${key} ${LOCAL_EXAMPLES[key]}) or in "settings" of ${settingsFile}`,
-    'invalid',
-  );
-}
 
 /** Editor identity id, or null: "Patchbay reviews this session itself". */
 export type Remembered = string | null;

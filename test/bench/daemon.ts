@@ -80,9 +80,10 @@ export class PatchbayDaemon implements PatchbayProcess {
     readonly door: Door,
   ) {}
 
-  static async start(root: string, options: { startTimeoutMs?: number } = {}): Promise<PatchbayDaemon> {
+  /** `nodeFlags`: node's own flags, before the script (the bare relay gets the same ones). */
+  static async start(root: string, options: { startTimeoutMs?: number; nodeFlags?: readonly string[] } = {}): Promise<PatchbayDaemon> {
     const { dirs, env } = await prepare(root);
-    const child = Child.spawn({ label: 'patchbay daemon', args: ['src/cli/bin.mjs', 'daemon'], env, graceMs: 8000 });
+    const child = Child.spawn({ label: 'patchbay daemon', args: [...(options.nodeFlags ?? []), 'src/cli/bin.mjs', 'daemon'], env, graceMs: 8000 });
     const controlReady = async (): Promise<boolean> => (await readControlFile(dirs.home).catch(() => null))?.pid === child.pid;
     const door = await findDoor(child, dirs, controlReady, options.startTimeoutMs ?? 20_000);
     return new PatchbayDaemon(child, dirs, door);
@@ -123,9 +124,9 @@ export class HubChild implements PatchbayProcess {
     readonly door: Door,
   ) {}
 
-  static async start(root: string): Promise<HubChild> {
+  static async start(root: string, options: { nodeFlags?: readonly string[] } = {}): Promise<HubChild> {
     const { dirs, env } = await prepare(root);
-    const child = Child.spawn({ label: 'patchbay hub', args: ['--import', 'tsx', 'test/bench/hub-child.ts'], env, graceMs: 8000 });
+    const child = Child.spawn({ label: 'patchbay hub', args: [...(options.nodeFlags ?? []), '--import', 'tsx', 'test/bench/hub-child.ts'], env, graceMs: 8000 });
     const door = await findDoor(child, dirs, async () => child.lines.some((l) => l.ready === true), 20_000);
     return new HubChild(child, dirs, door);
   }

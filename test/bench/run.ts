@@ -19,6 +19,8 @@
  *   --profile DIR          CPU-profile each relay phase in both relays; Patchbay then runs as the
  *                          hub alone (hub-child.ts) rather than the daemon. Summarize a profile
  *                          with test/bench/profile-summary.ts.
+ *   --node-flags=FLAGS     node flags both relays run under, the same for both (e.g.
+ *                          "--node-flags=--trace-gc"; the = is needed for a value starting with -)
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
@@ -91,8 +93,11 @@ async function startEditorHost(owned: Owned): Promise<Child> {
   return host;
 }
 
+/** Node flags both relays run under (--node-flags): the same for both, or the comparison is not fair. */
+let relayFlags: string[] = [];
+
 async function startBareRelay(owned: Owned, editor: HostedEditor | null): Promise<{ child: Child; port: number }> {
-  const args = ['--import', 'tsx', 'test/bench/bare-relay.ts', ...(editor ? ['--editor-port', String(editor.port), '--editor-token', editor.token] : [])];
+  const args = [...relayFlags, '--import', 'tsx', 'test/bench/bare-relay.ts', ...(editor ? ['--editor-port', String(editor.port), '--editor-token', editor.token] : [])];
   const child = owned.add('bare relay', Child.spawn({ label: 'bare relay', args }), (c) => c.close());
   const ready = await child.waitForLine((l) => l.ready === true, 20_000, 'ready line');
   return { child, port: Number(ready.port) };
@@ -433,7 +438,7 @@ async function measureLockfileToStatus(patchbay: PatchbayProcess, host: Child, r
 
 async function measureMemory(owned: Owned, host: Child, root: string): Promise<Measurement> {
   const { memoryEditors: editorCount, memorySessions: sessionCount } = PLAN;
-  const daemon = ownPatchbay(owned, await PatchbayDaemon.start(join(root, 'memory')));
+  const daemon = ownPatchbay(owned, await PatchbayDaemon.start(join(root, 'memory'), { nodeFlags: relayFlags }));
   const bare = await startBareRelay(owned, null);
   const editors: HostedEditor[] = [];
   for (let i = 0; i < editorCount; i += 10) {
@@ -557,7 +562,7 @@ async function bindNewSession<T>(patchbay: PatchbayProcess, editorId: string, co
 
 /** Pushes each result into `out` as soon as it is measured, so a later failure keeps them. */
 async function relayMeasurements(out: Measurement[], wants: (m: Metric) => boolean, owned: Owned, host: Child, root: string, profileDir: string | undefined): Promise<void> {
-  const patchbay: PatchbayProcess = ownPatchbay(owned, profileDir ? await HubChild.start(join(root, 'relay')) : await PatchbayDaemon.start(join(root, 'relay')));
+  const patchbay: PatchbayProcess = ownPatchbay(owned, profileDir ? await HubChild.start(join(root, 'relay'), { nodeFlags: relayFlags }) : await PatchbayDaemon.start(join(root, 'relay'), { nodeFlags: relayFlags }));
   // The agents' folder is the bench's own: the real peer lookup finds this process's cwd.
   const cwd = process.cwd();
   const pbEditor = await startEditor(host, { lockDir: patchbay.dirs.piLockDir, folder: cwd });
@@ -590,6 +595,7 @@ async function relayMeasurements(out: Measurement[], wants: (m: Metric) => boole
 
   // Measured headless: no UI or CLI attached while traffic flows.
   patchbay.detach();
+  progress(`relays: Patchbay pid ${pb.pid}, bare pid ${bareAgent.pid}`);
   const pairs = [bareAgent, pb];
   const profiled = profiler(profileDir, { patchbay: patchbay.child, bare: bare.child });
 
@@ -683,7 +689,8 @@ async function runOnce(wants: (m: Metric) => boolean, profileDir: string | undef
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { json: { type: 'boolean' }, only: { type: 'string' }, profile: { type: 'string' }, runs: { type: 'string' } } });
+  const { values } = parseArgs({ options: { json: { type: 'boolean' }, only: { type: 'string' }, profile: { type: 'string' }, runs: { type: 'string' }, 'node-flags': { type: 'string' } } });
+  relayFlags = values['node-flags']?.split(/\s+/).filter((f) => f !== '') ?? [];
   const only = values.only?.split(',').map((m) => m.trim());
   const unknown = only?.filter((m) => !(METRICS as readonly string[]).includes(m)) ?? [];
   if (unknown.length > 0) throw new Error(`--only: unknown metric(s) ${unknown.join(', ')}; known: ${METRICS.join(', ')}`);
@@ -707,14 +714,15 @@ async function main(): Promise<number> {
   const summaries = summarize(runs);
   const failed = summaries.filter((r) => r.pass === false).map((r) => r.metric);
   const seconds = (performance.now() - started) / 1000;
-  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version, platform: process.platform, loadAverageAtStart: load, loadAverageAtEnd: loadavg()[0]! };
+  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version, nodeFlags: relayFlags, platform: process.platform, loadAverageAtStart: load, loadAverageAtEnd: loadavg()[0]! };
   const patchbayAs = profileDir ? 'the hub alone, profiled (hub-child.ts)' : 'patchbay daemon';
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ machine, plan: PLAN, patchbay: patchbayAs, seconds, runs, summary: summaries.map(({ runs: _, ...s }) => ({ ...s, spread: spreadOf({ ...s, runs: _ }) })), failed, errors }, null, 2)}\n`);
   } else {
     const busy = load > machine.cpus * 0.5 ? ` — the machine was busy (load ${load.toFixed(1)}), expect noise` : '';
     const over = runCount > 1 ? `, ${runCount} runs: medians, and the spread over the runs` : '';
-    process.stdout.write(`\nPatchbay (${patchbayAs}) vs a bare relay: ${machine.cpus} cores, node ${process.version}, ${seconds.toFixed(0)} s${over}${busy}\n\n`);
+    const flags = relayFlags.length > 0 ? ` (both relays under ${relayFlags.join(' ')})` : '';
+    process.stdout.write(`\nPatchbay (${patchbayAs}) vs a bare relay: ${machine.cpus} cores, node ${process.version}${flags}, ${seconds.toFixed(0)} s${over}${busy}\n\n`);
     process.stdout.write(`${runCount > 1 ? formatSummary(summaries) : formatTable(summaries)}\n\n`);
     for (const row of runs.at(-1) ?? []) if (row.note) process.stdout.write(`  ${row.metric}: ${row.note}\n`);
     process.stdout.write(failed.length === 0 ? '\nAll targets met.\n' : `\nFAIL: ${failed.length} target(s) missed: ${failed.join('; ')}\n`);

@@ -206,10 +206,10 @@ test('the desktop app can open the same config.json through its own conf-compati
     assert.equal(PatchbayStore.open(home).settings().diagnosticsDeadlineMs, 900);
   }));
 
-test('what makes Patchbay run a program (piCommand, allowPiExtensions) is not changed through the API, only by the person in config.json', () =>
+test('what makes Patchbay run a program or trust others’ files (piCommand, allowPiExtensions, trustedLockDirs) is not changed through the API, only by the person in config.json', () =>
   withHome(async (home) => {
     const store = PatchbayStore.open(home);
-    for (const patch of [{ piCommand: '/tmp/their-program' }, { allowPiExtensions: true }, { takeover: false, piCommand: 'sh' }]) {
+    for (const patch of [{ piCommand: '/tmp/their-program' }, { allowPiExtensions: true }, { trustedLockDirs: ['/tmp'] }, { takeover: false, piCommand: 'sh' }]) {
       assert.throws(
         () => store.updateSettings(patch),
         (err: unknown) => {
@@ -227,9 +227,10 @@ test('what makes Patchbay run a program (piCommand, allowPiExtensions) is not ch
 
     // The CLI, run as the person, writes the file; a running hub takes it in when it reloads.
     const cli = PatchbayStore.open(home);
-    cli.updateSettings({ piCommand: '/opt/pi/bin/pi', allowPiExtensions: true }, { local: true });
+    cli.updateSettings({ piCommand: '/opt/pi/bin/pi', allowPiExtensions: true, trustedLockDirs: ['/srv/shared/ide'] }, { local: true });
     assert.equal(store.settings().piCommand, '', 'not until reloaded');
     store.reload();
     assert.equal(store.settings().piCommand, '/opt/pi/bin/pi');
     assert.equal(store.settings().allowPiExtensions, true);
+    assert.deepEqual(store.settings().trustedLockDirs, ['/srv/shared/ide']);
   }));

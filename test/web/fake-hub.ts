@@ -20,7 +20,7 @@ import { validateSettingsPatch } from '../../src/settings/defaults.ts';
 import { acceptDecision, decisionFacts } from '../../src/review/decision-facts.ts';
 import { alreadyDecided } from '../../src/review/decision-words.ts';
 import type { Decision } from '../../src/review/inbox.ts';
-import { localOnlyRefusal } from '../../src/settings/store.ts';
+import { localOnlyRefusal } from '../../src/settings/local-only.ts';
 
 export type Handlers = { [M in HubMethod]: (params: ParamsOf<M>) => ResultOf<M> | Promise<ResultOf<M>> };
 
