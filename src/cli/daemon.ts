@@ -1,4 +1,4 @@
-// `patchbay daemon`: the hub plus its control server, until SIGINT/SIGTERM.
+// `patchbay daemon`: the hub plus its control server, until SIGINT/SIGTERM (or SIGHUP from its terminal).
 import type { HubApi } from '../api/types.ts';
 import type { HubOptions } from '../options.ts';
 import type { ControlServer, ControlServerOptions } from '../web/control-server.ts';
@@ -77,4 +77,5 @@ async function serve({ options, io }: CommandContext, deps: DaemonDeps): Promise
 
 export const daemonUsage = `Usage: patchbay daemon
 Runs Patchbay without the desktop app: the door for agents and a control server for the
-CLI and the browser UI (patchbay open). Stops on Ctrl-C or SIGTERM, restoring lockfiles.`;
+CLI and the browser UI (patchbay open). Stops on Ctrl-C, SIGTERM or its terminal closing,
+restoring lockfiles.`;

@@ -4,6 +4,7 @@
 // Start-up time matters (scripts and prompts call `patchbay status` often): what this module
 // and the command modules import statically is loaded by every call, so the socket client,
 // the daemon and the heavier libraries are imported where a command needs them.
+import { isatty } from 'node:tty';
 import type { RemoteHub } from '../api/remote.ts';
 import { resolveOptions } from '../options.ts';
 import { UsageError, type CliIo, type Command, type CommandContext, type LazyCommand } from './command.ts';
@@ -28,9 +29,17 @@ function processStopRequested(): Promise<string> {
         process.exit(130);
       }
     };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    for (const signal of stopSignals(isatty(0) || isatty(1) || isatty(2))) process.on(signal, onSignal);
   });
+}
+
+/**
+ * What asks a command to stop: Ctrl-C, `kill`, and its terminal closing (SIGHUP) while it has
+ * one. Without a terminal (under nohup, which leaves it none) a SIGHUP listener would undo
+ * nohup's ignoring it.
+ */
+export function stopSignals(hasTerminal: boolean): NodeJS.Signals[] {
+  return hasTerminal ? ['SIGINT', 'SIGTERM', 'SIGHUP'] : ['SIGINT', 'SIGTERM'];
 }
 
 const defaultDaemonDeps: DaemonDeps = {
@@ -86,12 +95,23 @@ Run \`patchbay <command> --help\` for a command's options.
 `;
 }
 
-function processIo(): CliIo {
-  // A reader that went away (`patchbay events --json | head -1`) ends the command, quietly.
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err;
-    process.exit(0);
-  });
+/** Commands that hold what others rely on (the door, pending edits, moved lockfiles). */
+const OUTLIVE_THEIR_READER = new Set(['daemon', 'start']);
+
+function processIo(command: string | undefined): CliIo {
+  if (command !== undefined && OUTLIVE_THEIR_READER.has(command)) {
+    // `patchbay daemon | tee log` and Ctrl-C: tee is gone before the daemon says "stopping".
+    // A lost reader (EPIPE, or EIO from a closed terminal) costs the log, never the clean stop
+    // that rejects pending edits (pi-ide writes them unreviewed when its link drops) and puts
+    // the editors' lockfiles back.
+    for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+  } else {
+    // A reader that went away (`patchbay events --json | head -1`) ends the command, quietly.
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+      process.exit(0);
+    });
+  }
   return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), readStdin: readProcessStdin };
 }
 
@@ -107,7 +127,7 @@ async function readProcessStdin(maxBytes: number): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function main(argv: string[], io: CliIo = processIo(), daemonDeps: Partial<DaemonDeps> = {}): Promise<number> {
+export async function main(argv: string[], io: CliIo = processIo(argv[0]), daemonDeps: Partial<DaemonDeps> = {}): Promise<number> {
   const table = commands({ ...defaultDaemonDeps, ...daemonDeps });
   const [name, ...args] = argv;
   if (name === '--help' || name === '-h' || name === 'help') {

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test, type TestContext } from 'node:test';
 import type { TrafficEntry } from '../../src/api/types.ts';
-import { main } from '../../src/cli/main.ts';
+import { main, stopSignals } from '../../src/cli/main.ts';
 import { writeControlFile } from '../../src/web/control-file.ts';
 import { startControlServer } from '../../src/web/control-server.ts';
 import { createFakeHub } from '../web/fake-hub.ts';
@@ -636,4 +636,13 @@ test('daemon serves the hub until asked to stop, then closes it and removes cont
   assert.equal(closedWith, 'Patchbay is stopping');
   assert.match(io.stderr(), /patchbay: stopping \(SIGTERM\)\n$/);
   assert.deepEqual(await readdir(home), ['browser.json'], 'only the sign-in key (and the port) outlive it');
+});
+
+test('a closed terminal (SIGHUP) stops a command cleanly only while it has one; under nohup it keeps running', () => {
+  for (const [hasTerminal, signals] of [
+    [true, ['SIGINT', 'SIGTERM', 'SIGHUP']],
+    [false, ['SIGINT', 'SIGTERM']],
+  ] as const) {
+    assert.deepEqual(stopSignals(hasTerminal), signals, `with a terminal: ${hasTerminal}`);
+  }
 });
