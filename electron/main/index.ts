@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Snapshot } from '../../src/api/types.ts';
 import { resolveOptions } from '../../src/options.ts';
+import { outliveOutputReaders, processStopSignals } from '../../src/lifecycle/stop-signals.ts';
 import { connectShellHub, type ShellHub } from '../../src/web/shell-hub.ts';
 import { DiffNotifications } from '../shared/diff-notifications.ts';
 import { electronNotifier, electronStoreBackend, electronTrayDeps, windowBoundsStore } from './electron-services.ts';
@@ -152,8 +153,9 @@ async function start(): Promise<void> {
     askFirst = false;
     app.quit();
   };
-  process.on('SIGINT', stopBySignal);
-  process.on('SIGTERM', stopBySignal);
+  // A closed terminal (SIGHUP) or a lost log reader must not end the app before its clean stop.
+  for (const signal of processStopSignals()) process.on(signal, stopBySignal);
+  outliveOutputReaders();
   app.on('before-quit', (event) => {
     if (quitting === 'done') return;
     event.preventDefault();

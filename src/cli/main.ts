@@ -4,8 +4,8 @@
 // Start-up time matters (scripts and prompts call `patchbay status` often): what this module
 // and the command modules import statically is loaded by every call, so the socket client,
 // the daemon and the heavier libraries are imported where a command needs them.
-import { isatty } from 'node:tty';
 import type { RemoteHub } from '../api/remote.ts';
+import { outliveOutputReaders, processStopSignals } from '../lifecycle/stop-signals.ts';
 import { resolveOptions } from '../options.ts';
 import { UsageError, type CliIo, type Command, type CommandContext, type LazyCommand } from './command.ts';
 import { autoconnect, bind, diffs, models, open, pause, resume, settings, status, suggestionModel, traffic } from './commands.ts';
@@ -29,17 +29,8 @@ function processStopRequested(): Promise<string> {
         process.exit(130);
       }
     };
-    for (const signal of stopSignals(isatty(0) || isatty(1) || isatty(2))) process.on(signal, onSignal);
+    for (const signal of processStopSignals()) process.on(signal, onSignal);
   });
-}
-
-/**
- * What asks a command to stop: Ctrl-C, `kill`, and its terminal closing (SIGHUP) while it has
- * one. Without a terminal (under nohup, which leaves it none) a SIGHUP listener would undo
- * nohup's ignoring it.
- */
-export function stopSignals(hasTerminal: boolean): NodeJS.Signals[] {
-  return hasTerminal ? ['SIGINT', 'SIGTERM', 'SIGHUP'] : ['SIGINT', 'SIGTERM'];
 }
 
 const defaultDaemonDeps: DaemonDeps = {
@@ -104,7 +95,7 @@ function processIo(command: string | undefined): CliIo {
     // A lost reader (EPIPE, or EIO from a closed terminal) costs the log, never the clean stop
     // that rejects pending edits (pi-ide writes them unreviewed when its link drops) and puts
     // the editors' lockfiles back.
-    for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+    outliveOutputReaders();
   } else {
     // A reader that went away (`patchbay events --json | head -1`) ends the command, quietly.
     process.stdout.on('error', (err: NodeJS.ErrnoException) => {
