@@ -6,25 +6,13 @@ import { test, type TestContext } from 'node:test';
 import { writeFile } from 'node:fs/promises';
 import { HubError, type PromptOutcome } from '../../src/api/types.ts';
 import { NOW } from '../web/fake-hub.ts';
-import { main } from '../../src/cli/main.ts';
+import { runCli } from '../cli/run-cli.ts';
 import { startFakeDaemon } from '../cli/fake-daemon.ts';
 
 async function withDaemon(t: TestContext) {
   const { dir, home, hub } = await startFakeDaemon(t, 'cli-pi');
   let stdin = '';
-  const run = async (...argv: string[]) => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const io = {
-      stdout: { write: (s: string) => out.push(s) },
-      stderr: { write: (s: string) => err.push(s) },
-      env: { PATCHBAY_HOME: home },
-      cwd: dir,
-      readStdin: async () => stdin,
-    };
-    const code = await main(argv, io);
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  };
+  const run = (...argv: string[]) => runCli(argv, { home, cwd: dir, stdin });
   return { hub, run, dir, setStdin: (text: string) => void (stdin = text) };
 }
 

@@ -7,7 +7,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { HubError, type HostedDetail, type HubEvent, type TranscriptItem } from '../../src/api/types.ts';
-import { main } from '../../src/cli/main.ts';
+import { runCli } from '../cli/run-cli.ts';
 import { pidAlive } from '../../src/discovery/liveness.ts';
 import { createHub, type Hub } from '../../src/hub.ts';
 import { startControlServer, type ControlServer } from '../../src/web/control-server.ts';
@@ -33,13 +33,7 @@ describe('hosted pi sessions against the real pi', { skip }, () => {
   let id: string;
   const events: { id: string; event: Record<string, unknown> }[] = [];
 
-  const cli = async (...argv: string[]) => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const io = { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, env: { PATCHBAY_HOME: home }, cwd: root.path };
-    const code = await main(argv, io);
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  };
+  const cli = (...argv: string[]) => runCli(argv, { home, cwd: root.path });
   const detail = (which = id): Promise<HostedDetail> => hub.call('pi.get', { id: which });
   const last = <K extends TranscriptItem['kind']>(d: HostedDetail, kind: K) =>
     d.transcript.filter((i): i is Extract<TranscriptItem, { kind: K }> => i.kind === kind).at(-1);

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { HubError } from '../../src/api/types.ts';
-import { main } from '../../src/cli/main.ts';
 import { createHub, type Hub } from '../../src/hub.ts';
 import { startControlServer, type ControlServer } from '../../src/web/control-server.ts';
+import { runCli } from '../cli/run-cli.ts';
 import { TSX_LOADER } from '../peers/spawn.ts';
 import { tempDir } from '../peers/wait.ts';
 import { isolatedOptions } from '../peers/hub-options.ts';
@@ -46,13 +46,7 @@ test('the pi command is set in a terminal, never over the API; the running hub r
   });
   assert.equal((await hostedPi()).commandSource, 'environment', 'the refused command is not used');
 
-  const cli = async (...argv: string[]) => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const io = { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, env: { PATCHBAY_HOME: options.home }, cwd: dir.path };
-    const code = await main(argv, io);
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  };
+  const cli = (...argv: string[]) => runCli(argv, { home: options.home, cwd: dir.path });
   const set = await cli('settings', 'set', 'piCommand', JSON.stringify(missing));
   assert.equal(set.stderr, '');
   assert.equal(set.code, 0);

@@ -6,9 +6,9 @@ import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { HubError } from '../../src/api/types.ts';
-import { main } from '../../src/cli/main.ts';
 import { createHub, type Hub } from '../../src/hub.ts';
 import { startControlServer, type ControlServer } from '../../src/web/control-server.ts';
+import { runCli } from '../cli/run-cli.ts';
 import { tempDir, waitFor } from '../peers/wait.ts';
 import { isolatedOptions } from '../peers/hub-options.ts';
 
@@ -38,12 +38,9 @@ test('a lock dir others may write is trusted only from a terminal: the API is re
   assert.deepEqual((await hub.call('settings.get', undefined)).trustedLockDirs, [], 'nothing of the refused patch was stored');
   assert.equal((await warnedAbout()).length, 1);
 
-  const out: string[] = [];
-  const err: string[] = [];
-  const io = { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, env: { PATCHBAY_HOME: options.home }, cwd: dir.path };
-  const code = await main(['settings', 'set', 'trustedLockDirs', JSON.stringify([options.piLockDir])], io);
-  assert.equal(err.join(''), '');
+  const { code, stdout, stderr } = await runCli(['settings', 'set', 'trustedLockDirs', JSON.stringify([options.piLockDir])], { home: options.home, cwd: dir.path });
+  assert.equal(stderr, '');
   assert.equal(code, 0);
-  assert.equal(out.join(''), `trustedLockDirs ${JSON.stringify([options.piLockDir])} (in ${join(options.home, 'config.json')}; the running Patchbay looked at its lock dirs again)\n`);
+  assert.equal(stdout, `trustedLockDirs ${JSON.stringify([options.piLockDir])} (in ${join(options.home, 'config.json')}; the running Patchbay looked at its lock dirs again)\n`);
   await waitFor(async () => (await warnedAbout()).length === 0, { message: 'the trusted dir no longer reported' });
 });
