@@ -9,33 +9,19 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { HubError } from '../../src/api/types.ts';
-import { createHub, type Hub } from '../../src/hub.ts';
-import { startControlServer, type ControlServer } from '../../src/web/control-server.ts';
 import { runCli } from '../cli/run-cli.ts';
+import { controlledHub } from '../peers/controlled-hub.ts';
 import { TSX_LOADER } from '../peers/spawn.ts';
-import { tempDir } from '../peers/wait.ts';
-import { isolatedOptions } from '../peers/hub-options.ts';
 
 const FAKE_PI_RPC = fileURLToPath(new URL('../peers/fake-pi-rpc.ts', import.meta.url));
 
 test('the pi command is set in a terminal, never over the API; the running hub runs it from the next start and says where it comes from', async (t) => {
-  const dir = await tempDir('pi-command');
-  let hub: Hub | undefined;
-  let server: ControlServer | undefined;
-  // One hook, in order: the hub (its lockfile takeover writes under dir) stops before dir goes.
-  t.after(async () => {
-    await server?.close();
-    await hub?.close('test over');
-    await dir.cleanup();
-  });
+  const fromEnv = [process.execPath, '--import', TSX_LOADER, FAKE_PI_RPC];
+  const { dir, options, hub } = await controlledHub(t, 'pi-command', { piCommand: fromEnv, piStopGraceMs: 500, piIdeConnectMs: null });
   const project = join(dir.path, 'project');
   await mkdir(project);
-  const fromEnv = [process.execPath, '--import', TSX_LOADER, FAKE_PI_RPC];
-  const options = isolatedOptions(dir.path, { piCommand: fromEnv, piStopGraceMs: 500, piIdeConnectMs: null });
-  hub = await createHub(options);
-  server = await startControlServer({ hub, host: '127.0.0.1', port: 0, home: options.home, version: 'test', staticDir: dir.path, log: () => {} });
   const settingsFile = join(options.home, 'config.json');
-  const hostedPi = async () => (await hub!.call('snapshot', undefined)).hostedPi;
+  const hostedPi = async () => (await hub.call('snapshot', undefined)).hostedPi;
   assert.deepEqual(await hostedPi(), { command: fromEnv, commandSource: 'environment', allowExtensions: false, settingsFile });
 
   const missing = join(dir.path, 'no such pi');

@@ -6,27 +6,16 @@ import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { HubError } from '../../src/api/types.ts';
-import { createHub, type Hub } from '../../src/hub.ts';
-import { startControlServer, type ControlServer } from '../../src/web/control-server.ts';
 import { runCli } from '../cli/run-cli.ts';
-import { tempDir, waitFor } from '../peers/wait.ts';
-import { isolatedOptions } from '../peers/hub-options.ts';
+import { controlledHub } from '../peers/controlled-hub.ts';
+import { waitFor } from '../peers/wait.ts';
 
 test('a lock dir others may write is trusted only from a terminal: the API is refused, the CLI’s choice is used at once', { skip: process.getuid === undefined }, async (t) => {
-  const dir = await tempDir('trusted-dirs');
-  let hub: Hub | undefined;
-  let server: ControlServer | undefined;
-  t.after(async () => {
-    await server?.close();
-    await hub?.close('test over');
-    await dir.cleanup();
+  const { dir, options, hub } = await controlledHub(t, 'trusted-dirs', {}, async ({ piLockDir }) => {
+    await mkdir(piLockDir, { recursive: true });
+    await chmod(piLockDir, 0o777);
   });
-  const options = isolatedOptions(dir.path);
-  await mkdir(options.piLockDir, { recursive: true });
-  await chmod(options.piLockDir, 0o777);
-  hub = await createHub(options);
-  server = await startControlServer({ hub, host: '127.0.0.1', port: 0, home: options.home, version: 'test', staticDir: dir.path, log: () => {} });
-  const warnedAbout = async () => (await hub!.call('snapshot', undefined)).warnings.filter((w) => w.startsWith(`lock dir ${options.piLockDir}:`));
+  const warnedAbout = async () => (await hub.call('snapshot', undefined)).warnings.filter((w) => w.startsWith(`lock dir ${options.piLockDir}:`));
   const [warning] = await waitFor(async () => ((await warnedAbout()).length === 1 ? warnedAbout() : null), { message: 'the shared lock dir reported' });
   assert.match(warning!, /it is writable by its group and others \(mode 0777\); .*patchbay settings set trustedLockDirs/);
 
