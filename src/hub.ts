@@ -19,7 +19,7 @@ import { parseParams } from './api/command-schemas.ts';
 import { containingDepth } from './broker/folders.ts';
 import { EditorDiscovery, type DiscoveryState } from './discovery/editors.ts';
 import { findPeerPid, processInfo, type ProcessInfo } from './discovery/peer-process.ts';
-import { likelyReason, scanPiProcesses } from './discovery/pi-scan.ts';
+import { likelyReason, scanPiProcesses, startedBefore } from './discovery/pi-scan.ts';
 import { choosePiCommand, type HubOptions } from './options.ts';
 import { DisposableStore, type Disposable } from './lifecycle/disposables.ts';
 import { fullCollection, MemoryRelease } from './lifecycle/release-memory.ts';
@@ -60,7 +60,7 @@ export interface HubDeps {
   log?: (message: string) => void;
   /** Finds an agent's process from its TCP peer port (default: /proc or lsof). */
   lookupPeer?: (remotePort: number, doorPort: number) => Promise<ProcessInfo | null>;
-  /** Folder and command of a pid an agent names itself (Claude's `ide_connected`). */
+  /** Folder, command and start time of a pid (an agent that names itself, as Claude's `ide_connected` does; a pi that never connected). */
   processInfo?: (pid: number) => Promise<ProcessInfo | null>;
   /** How config.json is opened (the desktop app uses electron-store; default conf). */
   storeBackend?: StoreBackend;
@@ -114,6 +114,9 @@ class PatchbayHub implements Hub {
   private readonly pi: PiHost;
   private readonly tokens = { pi: newToken(), claude: newToken() };
   private door: Door | null = null;
+  /** When the door was first advertised: a pi started earlier cannot have autoconnected to it. */
+  private advertisedAt: number | null = null;
+  private readonly processInfo: (pid: number) => Promise<ProcessInfo | null>;
   /** Doors for Claude Code in the terminals of editors the main door's lockfile does not name. */
   private readonly terminalDoors: TerminalDoors;
   private state: DiscoveryState = { editors: [], invalid: [], warnings: [], doorProblems: [] };
@@ -142,6 +145,7 @@ class PatchbayHub implements Hub {
   ) {
     const { log, lookupPeer } = deps;
     this.log = log;
+    this.processInfo = deps.processInfo;
     this.store = PatchbayStore.open(options.home, deps.storeBackend);
     this.warnings.push(...this.store.warnings, ...hostedStore.warnings);
     if (crashed !== null) this.warnings.push(crashed);
@@ -252,6 +256,7 @@ class PatchbayHub implements Hub {
   async start(): Promise<void> {
     this.door = await Door.open(this.doorOptions());
     await this.discovery.start();
+    this.advertisedAt = Date.now();
     await this.publishDoor();
     void this.checkReviewFolders();
     if (this.options.scanProcesses) {
@@ -329,7 +334,8 @@ class PatchbayHub implements Hub {
             )
           : null;
         const folderMatched = proc.cwd ? containingDepth(folders, proc.cwd) >= 0 : null;
-        idle.push({ ...proc, reason: likelyReason(proc, { autoconnect, piIdeInstalled: null, folderMatched }) });
+        const startedBeforeDoor = startedBefore((await this.processInfo(proc.pid))?.startedAt ?? null, this.advertisedAt);
+        idle.push({ ...proc, reason: likelyReason(proc, { autoconnect, piIdeInstalled: null, folderMatched, startedBeforeDoor }) });
       }
       if (JSON.stringify(idle) !== JSON.stringify(this.idle)) {
         this.idle = idle;

@@ -121,6 +121,20 @@ export interface IdleFacts {
   startedBeforeDoor?: boolean | null;
 }
 
+/** A process start time is known to about a second (/proc's boot time is in whole seconds). */
+const START_TIME_SLACK_MS = 1000;
+
+/**
+ * Whether a pi started before the door was advertised (pi-ide looks for lockfiles only when its
+ * session starts, so it cannot have seen it); null when the start time is unknown or too close.
+ */
+export function startedBefore(startedAt: number | null, advertisedAt: number | null): boolean | null {
+  if (startedAt === null || advertisedAt === null) return null;
+  if (startedAt < advertisedAt - START_TIME_SLACK_MS) return true;
+  if (startedAt > advertisedAt + START_TIME_SLACK_MS) return false;
+  return null;
+}
+
 /** Why a running pi has most likely not connected, most decisive fact first. */
 export function likelyReason(info: Pick<PiProcess, 'cwd'>, facts: IdleFacts): string {
   if (facts.piIdeInstalled === false) return 'pi-ide extension not found';
