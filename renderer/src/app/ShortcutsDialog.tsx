@@ -1,12 +1,10 @@
 // Every keyboard shortcut in one list, opened with "?" or the header's button: the view keys
 // live here rather than as digits beside the tab names, where they read as counts.
-import { useId } from 'react';
 import { REVIEW_SHORTCUTS } from '../review/shortcuts.ts';
 import { PROMPT_SHORTCUTS } from '../hosted/hosted-model.ts';
 import { ShortcutList } from '../ui/ShortcutLegend.tsx';
-import { useModal } from '../ui/useModal.ts';
+import { Modal } from '../ui/Modal.tsx';
 import { VIEWS } from './route.ts';
-import '../ui/modal.css';
 
 export const HELP_KEY = '?';
 
@@ -20,18 +18,8 @@ const GROUPS: readonly { title: string; shortcuts: readonly { key: string; label
 ];
 
 export function ShortcutsDialog({ close }: { close(): void }) {
-  const ref = useModal();
-  const titleId = useId();
   return (
-    <dialog
-      ref={ref}
-      className="modal shortcuts-dialog"
-      aria-labelledby={titleId}
-      onClose={close}
-      // The views' single-key shortcuts listen on the window: none may act behind this list.
-      onKeyDown={(event) => event.stopPropagation()}
-    >
-      <h2 id={titleId}>Keyboard shortcuts</h2>
+    <Modal title="Keyboard shortcuts" className="shortcuts-dialog" cancel={close}>
       <p className="meta">Single keys work when no text field has the focus.</p>
       {GROUPS.map((group) => (
         <section key={group.title} aria-label={group.title}>
@@ -45,6 +33,6 @@ export function ShortcutsDialog({ close }: { close(): void }) {
           Close
         </button>
       </div>
-    </dialog>
+    </Modal>
   );
 }

@@ -2,13 +2,12 @@
 // clone, compact (with instructions), export as HTML, a name, and how pi queues, compacts and
 // retries. Each is one of pi's RPC commands; what it did is said below the buttons.
 import { useEffect, useId, useState } from 'react';
-import type { FormEvent, ReactNode } from 'react';
+import type { FormEvent } from 'react';
 import type { ForkPoint, HostedSettings, QueueMode } from '../../../src/api/types.ts';
 import { useHub } from '../hub/HubProvider.tsx';
 import { useCommand } from '../hub/useCommand.ts';
 import { ErrorText } from '../ui/ErrorText.tsx';
-import { useModal } from '../ui/useModal.ts';
-import '../ui/modal.css';
+import { Modal } from '../ui/Modal.tsx';
 
 interface Props {
   id: string;
@@ -112,26 +111,6 @@ export function SessionActions({ id, enabled, sessionName, settings, fill, say, 
   );
 }
 
-function Dialog({ title, close, children }: { title: string; close(): void; children: ReactNode }) {
-  const ref = useModal();
-  const titleId = useId();
-  return (
-    <dialog
-      ref={ref}
-      className="modal session-dialog"
-      aria-labelledby={titleId}
-      onCancel={(e) => {
-        e.preventDefault();
-        close();
-      }}
-      onKeyDown={(e) => e.stopPropagation()}
-    >
-      <h2 id={titleId}>{title}</h2>
-      {children}
-    </dialog>
-  );
-}
-
 function ForkDialog({ id, close, chosen }: { id: string; close(): void; chosen(point: ForkPoint): void }) {
   const { api } = useHub();
   const [points, setPoints] = useState<ForkPoint[] | null>(null);
@@ -147,7 +126,7 @@ function ForkDialog({ id, close, chosen }: { id: string; close(): void; chosen(p
     };
   }, [api, id]);
   return (
-    <Dialog title="Fork from an earlier prompt" close={close}>
+    <Modal title="Fork from an earlier prompt" className="session-dialog" cancel={close}>
       <p className="dialog-message">pi continues in a new session from just before the prompt you pick; the prompt comes back to edit.</p>
       {error !== null && <ErrorText>{error}</ErrorText>}
       {points === null && error === null && <p className="empty">Reading the prompts…</p>}
@@ -169,7 +148,7 @@ function ForkDialog({ id, close, chosen }: { id: string; close(): void; chosen(p
           Cancel
         </button>
       </div>
-    </Dialog>
+    </Modal>
   );
 }
 
@@ -193,7 +172,7 @@ function TextDialog({ title, label, initial = '', multiline = false, required = 
     submit(text);
   };
   return (
-    <Dialog title={title} close={close}>
+    <Modal title={title} className="session-dialog" cancel={close}>
       <form onSubmit={onSubmit}>
         <label htmlFor={fieldId}>{label}</label>
         {multiline ? (
@@ -211,7 +190,7 @@ function TextDialog({ title, label, initial = '', multiline = false, required = 
           </button>
         </div>
       </form>
-    </Dialog>
+    </Modal>
   );
 }
 
@@ -239,7 +218,7 @@ function SettingsDialog({ id, settings, refresh, close }: { id: string; settings
   const ids = { steering: useId(), followUp: useId(), compaction: useId(), retry: useId() };
   const set = (call: () => Promise<unknown>): void => void command.run(call).then(refresh);
   return (
-    <Dialog title="Session settings" close={close}>
+    <Modal title="Session settings" className="session-dialog" cancel={close}>
       <div className="settings-grid">
         <label htmlFor={ids.steering}>Steering prompts are given to pi</label>
         <ModeSelect id={ids.steering} mode={settings.steeringMode} disabled={command.busy} change={(steering) => set(() => api.call('pi.setQueueModes', { id, steering }))} />
@@ -260,6 +239,6 @@ function SettingsDialog({ id, settings, refresh, close }: { id: string; settings
           Done
         </button>
       </div>
-    </Dialog>
+    </Modal>
   );
 }

@@ -1,12 +1,11 @@
 // Text the person typed into a proposal that was then decided elsewhere (in the editor, another
 // window, by the agent replacing it): it could not be used, so it is said and kept, in this
 // browser's storage, until dismissed.
-import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { clockTime } from '../../../src/api/traffic.ts';
 import { baseName } from '../../../electron/shared/labels.ts';
 import { useSnapshot } from '../hub/HubProvider.tsx';
-import { useModal } from '../ui/useModal.ts';
-import '../ui/modal.css';
+import { Modal } from '../ui/Modal.tsx';
 import { whereDecided } from './decision-text.ts';
 
 const STORAGE_KEY = 'patchbay.review.discarded';
@@ -112,8 +111,6 @@ export function DiscardedDrafts({ drafts }: { drafts: Drafts }) {
 }
 
 function DraftDialog({ draft, close }: { draft: DiscardedDraft; close(): void }) {
-  const ref = useModal();
-  const titleId = useId();
   const [copied, setCopied] = useState<string | null>(null);
   const copy = (): void => {
     navigator.clipboard.writeText(draft.text).then(
@@ -122,8 +119,7 @@ function DraftDialog({ draft, close }: { draft: DiscardedDraft; close(): void })
     );
   };
   return (
-    <dialog ref={ref} className="modal draft-dialog" aria-labelledby={titleId} onClose={close} onKeyDown={(e) => e.stopPropagation()}>
-      <h2 id={titleId}>Your text for {draft.path}</h2>
+    <Modal title={`Your text for ${draft.path}`} className="draft-dialog" cancel={close}>
       <textarea readOnly value={draft.text} aria-label={`Your text for ${draft.path}`} rows={16} data-initial-focus />
       <div className="actions dialog-actions">
         {copied !== null && <span className="meta">{copied}</span>}
@@ -135,6 +131,6 @@ function DraftDialog({ draft, close }: { draft: DiscardedDraft; close(): void })
           Close
         </button>
       </div>
-    </dialog>
+    </Modal>
   );
 }

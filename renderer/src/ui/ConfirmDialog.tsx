@@ -1,8 +1,7 @@
 // A yes/no question before something that cannot be undone, as a real modal dialog. The focus
 // starts on Cancel, so Enter alone never does the harm; Esc cancels.
 import { useId } from 'react';
-import { useModal } from './useModal.ts';
-import './modal.css';
+import { Modal } from './Modal.tsx';
 
 interface Props {
   title: string;
@@ -13,23 +12,9 @@ interface Props {
 }
 
 export function ConfirmDialog({ title, message, confirmLabel, confirm, cancel }: Props) {
-  const ref = useModal();
-  const titleId = useId();
   const messageId = useId();
   return (
-    <dialog
-      ref={ref}
-      className="modal confirm-dialog"
-      aria-labelledby={titleId}
-      aria-describedby={messageId}
-      onCancel={(e) => {
-        e.preventDefault();
-        cancel();
-      }}
-      // Single-key shortcuts listen on the window: none may act behind the question.
-      onKeyDown={(e) => e.stopPropagation()}
-    >
-      <h2 id={titleId}>{title}</h2>
+    <Modal title={title} className="confirm-dialog" cancel={cancel} describedBy={messageId}>
       <p id={messageId}>{message}</p>
       <div className="actions dialog-actions">
         <span className="spacer" />
@@ -40,6 +25,6 @@ export function ConfirmDialog({ title, message, confirmLabel, confirm, cancel }:
           {confirmLabel}
         </button>
       </div>
-    </dialog>
+    </Modal>
   );
 }
