@@ -3,6 +3,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { chmod, lstat, mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InvalidLockfile } from '../api/types.ts';
+import { unlessMissing } from '../fs/unless-missing.ts';
 import { readLockfile, type Dialect, type LockEntry } from '../protocol/lockfile.ts';
 
 /** Where Patchbay keeps the lockfiles it adopted, inside each lock dir. */
@@ -87,13 +88,8 @@ export function currentUid(): number | null {
  * chosen), owned by the current user.
  */
 export async function ownDirProblem(dir: string, uid: number | null): Promise<string | null> {
-  let stats;
-  try {
-    stats = await lstat(dir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
+  const stats = await unlessMissing(lstat(dir));
+  if (stats === null) return null;
   if (stats.isSymbolicLink()) return `${dir} is a symlink; Patchbay keeps adopted lockfiles only in a dir of its own`;
   if (!stats.isDirectory()) return `${dir} is not a directory`;
   if (uid !== null && stats.uid !== uid) return `${dir} is owned by uid ${stats.uid}, not by you (uid ${uid})`;

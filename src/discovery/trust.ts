@@ -4,6 +4,7 @@
 // the person trusts it (setting `trustedLockDirs`). The checks follow OpenSSH's StrictModes.
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { unlessMissing } from '../fs/unless-missing.ts';
 import { otherWriters } from '../fs/writers.ts';
 
 export interface DirTrust {
@@ -20,16 +21,6 @@ function octal(mode: number): string {
 }
 
 
-/** The dir itself, or the nearest one above it that exists (a missing lock dir is created 0700). */
-async function existing(dir: string): Promise<string | null> {
-  try {
-    return await realpath(dir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
-}
-
 /**
  * Checks `dir` and every dir above it: each must belong to the current user or root; the lock
  * dir must be writable by nobody else; a dir above it may be writable by others only with the
@@ -38,7 +29,7 @@ async function existing(dir: string): Promise<string | null> {
  */
 export async function lockDirTrust(dir: string, uid: number | null, personTrusts: readonly string[]): Promise<DirTrust> {
   if (uid === null) return TRUSTED;
-  const real = await existing(dir);
+  const real = await unlessMissing(realpath(dir));
   if (real === null) return TRUSTED; // nothing in it yet; it is created private
   const trustedByPerson = new Set(personTrusts.map((d) => resolve(d)));
   if (trustedByPerson.has(resolve(dir)) || trustedByPerson.has(real)) return TRUSTED;

@@ -8,6 +8,7 @@ import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { HubError } from '../api/types.ts';
 import { HOME_FILES } from './home-files.ts';
+import { unlessMissing } from './unless-missing.ts';
 import { otherWriters } from './writers.ts';
 
 /** What Patchbay keeps in its home; folders are checked one level down too. */
@@ -42,25 +43,12 @@ function problem(path: string, stats: Stats, me: number, what: string, fix: stri
   return null;
 }
 
-/** lstat, or null when there is nothing there. */
-async function lstatOrNull(path: string): Promise<Stats | null> {
-  try {
-    return await lstat(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
-}
-
 /** The stats that matter for `path`: a symlink's target, once the link itself is found to be ours. */
 async function ownStats(path: string, me: number, what: string, fix: string): Promise<Stats | null> {
-  const link = await lstatOrNull(path);
+  const link = await unlessMissing(lstat(path));
   if (link === null || !link.isSymbolicLink()) return link;
   if (link.uid !== me) throw new UnsafeHomeError(`${path} is a symlink that belongs to uid ${link.uid}, not to you (uid ${me}): ${fix}`);
-  return stat(path).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return null;
-    throw err;
-  });
+  return unlessMissing(stat(path));
 }
 
 /**
@@ -72,7 +60,7 @@ export async function checkHomeDir(home: string, { create = true }: { create?: b
   const me = uid();
   if (create) await mkdir(home, { recursive: true, mode: 0o700 });
   if (me === null) return;
-  if (!create && (await lstatOrNull(home)) === null) return;
+  if (!create && (await unlessMissing(lstat(home))) === null) return;
   const fix = `use a folder of your own (PATCHBAY_HOME=<folder>, made 0700 when missing), or remove ${home} if you did not make it`;
   const stats = await ownStats(home, me, `Patchbay's home ${home}`, fix);
   if (stats === null) throw new UnsafeHomeError(`Patchbay's home ${home} vanished while it was checked`);
