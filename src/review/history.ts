@@ -75,6 +75,7 @@ export class DiffHistory {
   /** Newest first. */
   private entries: Entry[];
   private writes: Promise<void> = Promise.resolve();
+  private readonly indexJson = new EntryTexts();
   private readonly dir: string;
 
   private constructor(
@@ -226,7 +227,7 @@ export class DiffHistory {
   private async trim(): Promise<void> {
     const dropped = this.entries.slice(this.limits.entries);
     this.entries = this.entries.slice(0, this.limits.entries);
-    const sizes = this.entries.map(entrySize);
+    const sizes = this.entries.map((e) => Buffer.byteLength(this.indexJson.of(e)) + 1);
     let total = INDEX_OVERHEAD + sizes.reduce((sum, n) => sum + n, 0) + this.entries.reduce((sum, e) => sum + e.bytes, 0);
     for (let i = this.entries.length - 1; i >= 0 && total > this.limits.bytes; i--) {
       const entry = this.entries[i]!;
@@ -240,7 +241,9 @@ export class DiffHistory {
       dropped.push(this.entries.pop()!);
       total -= sizes.pop()!;
     }
-    await writePrivateFile(join(this.dir, INDEX_FILE), `${JSON.stringify({ version: 1, entries: this.entries })}\n`);
+    // JSON.stringify({ version: 1, entries }), from each entry's text made once.
+    const index = `{"version":1,"entries":[${this.entries.map((e) => this.indexJson.of(e)).join(',')}]}\n`;
+    await writePrivateFile(join(this.dir, INDEX_FILE), index);
     for (const entry of dropped) await rm(this.contentsPath(entry.record.id), { force: true });
   }
 
@@ -259,8 +262,21 @@ export class DiffHistory {
 const INDEX_OVERHEAD = 32;
 
 /** An entry's share of the index (its JSON and a comma). */
-function entrySize(entry: Entry): number {
-  return Buffer.byteLength(JSON.stringify(entry)) + 1;
+/**
+ * Each entry's JSON in the index, made once rather than at every decision (the index is written
+ * whole each time, and measured for its budget): after an entry is listed only its `bytes` and
+ * `dropped` change, and then its text is made again.
+ */
+class EntryTexts {
+  private readonly made = new WeakMap<Entry, { bytes: number; dropped: Entry['dropped']; json: string }>();
+
+  of(entry: Entry): string {
+    const known = this.made.get(entry);
+    if (known !== undefined && known.bytes === entry.bytes && known.dropped === entry.dropped) return known.json;
+    const json = JSON.stringify(entry);
+    this.made.set(entry, { bytes: entry.bytes, dropped: entry.dropped, json });
+    return json;
+  }
 }
 
 /** The entries of the index at `path`; a missing index is empty. Throws when it cannot be used at all. */
