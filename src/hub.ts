@@ -30,7 +30,7 @@ import { interruptedRecord, PendingLog, type PendingRecord } from './review/pend
 import { Inbox, type Decision } from './review/inbox.ts';
 import { acceptDecision } from './review/decision-facts.ts';
 import { alreadyDecided } from './review/decision-words.ts';
-import { heldSize } from './review/held-text.ts';
+import { diffTextsSize } from './review/held-text.ts';
 import { readOriginal } from './review/read-original.ts';
 import { PiHost } from './rpc/host.ts';
 import { HostedStore } from './rpc/hosted-store.ts';
@@ -160,7 +160,7 @@ class PatchbayHub implements Hub {
         settled: (decided) => {
           pending.remove(decided.id);
           history.add(decided);
-          this.memory.noteGarbage(heldSize(decided.oldContents) + heldSize(decided.newContents) + heldSize(decided.finalContents));
+          this.memory.noteGarbage(diffTextsSize(decided));
         },
         arrived: (diff, agent) =>
           pending.add({ id: diff.id, sessionId: diff.sessionId, agent, path: diff.path, tabName: diff.tabName, createdAt: diff.createdAt, editorId: diff.editorId }),

@@ -22,6 +22,11 @@ export function heldSize(text: HeldText | null): number {
   return text instanceof LazyText ? text.byteLength : text.length;
 }
 
+/** What a decided diff's three texts hold together (what its history keeps, and frees once dropped). */
+export function diffTextsSize(texts: { oldContents: HeldText | null; newContents: HeldText; finalContents: HeldText | null }): number {
+  return heldSize(texts.oldContents) + heldSize(texts.newContents) + heldSize(texts.finalContents);
+}
+
 /** Whether both are still bytes of the same kind, and the same bytes (nothing is decoded). */
 export function sameBytes(a: HeldText, b: HeldText): boolean {
   if (a instanceof LazyText && b instanceof LazyText) return a.raw.equals(b.raw);

@@ -10,7 +10,7 @@ import { readBounded } from '../fs/bounded-read.ts';
 import { writePrivateFile } from '../fs/private-file.ts';
 import { encodeJson } from '../protocol/lazy-json.ts';
 import { MAX_PATH_BYTES, MAX_TAB_NAME_BYTES } from './diff-limits.ts';
-import { heldSize, textOf, type HeldText } from './held-text.ts';
+import { diffTextsSize, textOf, type HeldText } from './held-text.ts';
 import type { SettledDiff } from './inbox.ts';
 import { HOME_FILES } from '../fs/home-files.ts';
 
@@ -135,9 +135,8 @@ export class DiffHistory {
     const entry: Entry = { record, tabName: decided.tabName, createdAt: decided.createdAt, isNew: decided.isNew, tooLarge: decided.tooLarge, bytes: 0 };
     this.entries = [entry, ...this.entries.filter((e) => e.record.id !== record.id)];
     const { oldContents, newContents, finalContents } = decided;
-    const size = heldSize(oldContents) + heldSize(newContents) + heldSize(finalContents);
     // Only contents that will be kept are held until their turn in the queue.
-    const texts = size <= this.limits.diffChars ? { oldContents, newContents, finalContents } : null;
+    const texts = diffTextsSize(decided) <= this.limits.diffChars ? { oldContents, newContents, finalContents } : null;
     // After the agent's answer has been written: serialising is not on its way.
     this.queue(async () => {
       await new Promise((resolve) => setImmediate(resolve));
