@@ -3,8 +3,10 @@
 //   node --import tsx src/cli/build.ts [--cli] [--force]
 //     --cli    only the CLI bundle (what `patchbay` runs); without it, the UI too
 //     --force  build even what is current
-// The CLI: esbuild bundles src/cli/main.ts, its dependencies included, into out/cli/, split at
-// each dynamic import so a command loads only its own code. out/cli/manifest.json lists every
+// The CLI: esbuild bundles src/cli/main.ts, every package it uses included, into out/cli/, split
+// at each dynamic import so a command loads only its own code. Packages too: the daemon then
+// holds ~2 MB less heap than with them loaded from node_modules (their whole sources, zod's and
+// conf's among them, stay in memory as strings), and a client command starts faster. out/cli/manifest.json lists every
 // source it read with that file's size and mtime, which is how fresh.mjs tells at a glance that
 // the bundle is current. The UI: electron-vite, when start.ts finds its outputs stale.
 import { randomBytes } from 'node:crypto';
@@ -22,13 +24,7 @@ const CLI_SOURCE = 'src/cli/main.ts';
 const PACKAGES_MARKER = 'node_modules/.package-lock.json';
 /** Old chunks may still be loading in a `patchbay` started just before; they go once this old. */
 const OLD_OUTPUT_GRACE_MS = 60_000;
-/**
- * Packages the client commands load, bundled: one file each instead of dozens (ws loaded from
- * node_modules costs ~50 ms of CPU at start-up, bundled ~10). The rest, which only the daemon
- * loads, stay in node_modules as the daemon always had them.
- */
-const BUNDLED_PACKAGES = new Set(['ws', 'diff']);
-/** Bundled CommonJS packages (ws) call require(); an ES module has none of its own. */
+/** Bundled CommonJS packages (ws, ajv) call require(); an ES module has none of its own. */
 const REQUIRE_SHIM = "import { createRequire as __patchbayRequire } from 'node:module'; const require = __patchbayRequire(import.meta.url);";
 
 type Stamp = [size: number, mtimeMs: number];
@@ -49,15 +45,6 @@ function recordInputs(root: string, stamps: Map<string, Stamp>): Plugin {
         if (!args.path.split(sep).includes('node_modules')) stamps.set(projectPath(root, args.path), stamp(args.path));
         return undefined; // esbuild reads the file itself
       });
-    },
-  };
-}
-
-function packagesOutside(): Plugin {
-  return {
-    name: 'patchbay:packages-outside',
-    setup(build) {
-      build.onResolve({ filter: /^[^./]/ }, (args) => (BUNDLED_PACKAGES.has(args.path) ? undefined : { path: args.path, external: true }));
     },
   };
 }
@@ -92,7 +79,7 @@ export async function buildCli(root = ROOT, outDir = CLI_OUT_DIR): Promise<void>
     // Flat beside main.mjs: modules that find files from import.meta.url (out/renderer) sit two levels down, as in src/.
     chunkNames: '[name]-[hash]',
     banner: { js: REQUIRE_SHIM },
-    plugins: [packagesOutside(), recordInputs(root, stamps)],
+    plugins: [recordInputs(root, stamps)],
     minifyWhitespace: true,
     minifySyntax: true,
     metafile: true,
