@@ -7,7 +7,13 @@
  * default given at start. The token travels in pi's header.
  *
  * CLI (a child process of the benchmark):
- *   node --import tsx test/bench/bare-relay.ts [--editor-port N --editor-token T]
+ *   node --import tsx test/bench/bare-relay.ts [--editor-port N --editor-token T] [--heap-mb N]
+ *
+ * `--heap-mb N` (a diagnostic, `npm run bench -- --bare-heap-mb N`): the relay also keeps about N
+ * MB of inert objects, so its heap is as big as Patchbay's. V8 starts incremental marking on its
+ * allocation limit only once the old generation is over 8 MB; above that, every big frame it
+ * allocates counts toward the limit and costs full collections. This shows what a pipe costs
+ * with Patchbay's heap, apart from what Patchbay's own code costs.
  * stdout: {"ready":true,"port":N,"pid":N}; stdin: profileStart, profileStop (profiler.ts), stop.
  * Also stops on SIGTERM/SIGINT or stdin EOF.
  */
@@ -121,14 +127,26 @@ export class BareRelay {
   }
 }
 
+/** About `mb` MB of small live objects, as a program's own state would be. */
+function inertHeap(mb: number): unknown[] {
+  const objects: unknown[] = [];
+  // ~56 bytes each: the object, its short string, its slot in the array.
+  for (let i = 0; i < (mb * 1024 * 1024) / 56; i++) objects.push({ i, s: `item ${i}` });
+  return objects;
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { 'editor-port': { type: 'string' }, 'editor-token': { type: 'string' } } });
+  const { values } = parseArgs({ options: { 'editor-port': { type: 'string' }, 'editor-token': { type: 'string' }, 'heap-mb': { type: 'string' } } });
+  const heap = inertHeap(Number(values['heap-mb'] ?? 0));
   const port = values['editor-port'];
   const token = values['editor-token'];
   if ((port === undefined) !== (token === undefined)) throw new Error('bare-relay: --editor-port and --editor-token go together');
   const relay = await BareRelay.start(port !== undefined && token !== undefined ? { editor: { port: Number(port), token } } : {});
   emit({ ready: true, port: relay.port, pid: process.pid });
-  serveCommands(profilerCommands(), () => relay.close());
+  serveCommands(profilerCommands(), () => {
+    heap.length = 0; // held until the relay stops
+    return relay.close();
+  });
 }
 
 if (isMain(import.meta.url)) main().catch(startupFailed);

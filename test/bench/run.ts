@@ -21,6 +21,8 @@
  *                          with test/bench/profile-summary.ts.
  *   --node-flags=FLAGS     node flags both relays run under, the same for both (e.g.
  *                          "--node-flags=--trace-gc"; the = is needed for a value starting with -)
+ *   --bare-heap-mb N       a diagnostic: the bare relay also keeps N MB of inert objects, as big a
+ *                          heap as Patchbay's (see bare-relay.ts); not a baseline for the targets
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
@@ -95,9 +97,11 @@ async function startEditorHost(owned: Owned): Promise<Child> {
 
 /** Node flags both relays run under (--node-flags): the same for both, or the comparison is not fair. */
 let relayFlags: string[] = [];
+/** MB of inert objects the bare relay keeps (--bare-heap-mb); 0 for the real baseline. */
+let bareHeapMb = 0;
 
 async function startBareRelay(owned: Owned, editor: HostedEditor | null): Promise<{ child: Child; port: number }> {
-  const args = [...relayFlags, '--import', 'tsx', 'test/bench/bare-relay.ts', ...(editor ? ['--editor-port', String(editor.port), '--editor-token', editor.token] : [])];
+  const args = [...relayFlags, '--import', 'tsx', 'test/bench/bare-relay.ts', ...(editor ? ['--editor-port', String(editor.port), '--editor-token', editor.token] : []), ...(bareHeapMb > 0 ? ['--heap-mb', String(bareHeapMb)] : [])];
   const child = owned.add('bare relay', Child.spawn({ label: 'bare relay', args }), (c) => c.close());
   const ready = await child.waitForLine((l) => l.ready === true, 20_000, 'ready line');
   return { child, port: Number(ready.port) };
@@ -689,8 +693,10 @@ async function runOnce(wants: (m: Metric) => boolean, profileDir: string | undef
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { json: { type: 'boolean' }, only: { type: 'string' }, profile: { type: 'string' }, runs: { type: 'string' }, 'node-flags': { type: 'string' } } });
+  const { values } = parseArgs({ options: { json: { type: 'boolean' }, only: { type: 'string' }, profile: { type: 'string' }, runs: { type: 'string' }, 'node-flags': { type: 'string' }, 'bare-heap-mb': { type: 'string' } } });
   relayFlags = values['node-flags']?.split(/\s+/).filter((f) => f !== '') ?? [];
+  bareHeapMb = Number(values['bare-heap-mb'] ?? 0);
+  if (!(bareHeapMb >= 0)) throw new Error('--bare-heap-mb takes a number of MB');
   const only = values.only?.split(',').map((m) => m.trim());
   const unknown = only?.filter((m) => !(METRICS as readonly string[]).includes(m)) ?? [];
   if (unknown.length > 0) throw new Error(`--only: unknown metric(s) ${unknown.join(', ')}; known: ${METRICS.join(', ')}`);
@@ -714,14 +720,14 @@ async function main(): Promise<number> {
   const summaries = summarize(runs);
   const failed = summaries.filter((r) => r.pass === false).map((r) => r.metric);
   const seconds = (performance.now() - started) / 1000;
-  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version, nodeFlags: relayFlags, platform: process.platform, loadAverageAtStart: load, loadAverageAtEnd: loadavg()[0]! };
+  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version, nodeFlags: relayFlags, bareHeapMb, platform: process.platform, loadAverageAtStart: load, loadAverageAtEnd: loadavg()[0]! };
   const patchbayAs = profileDir ? 'the hub alone, profiled (hub-child.ts)' : 'patchbay daemon';
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ machine, plan: PLAN, patchbay: patchbayAs, seconds, runs, summary: summaries.map(({ runs: _, ...s }) => ({ ...s, spread: spreadOf({ ...s, runs: _ }) })), failed, errors }, null, 2)}\n`);
   } else {
     const busy = load > machine.cpus * 0.5 ? ` — the machine was busy (load ${load.toFixed(1)}), expect noise` : '';
     const over = runCount > 1 ? `, ${runCount} runs: medians, and the spread over the runs` : '';
-    const flags = relayFlags.length > 0 ? ` (both relays under ${relayFlags.join(' ')})` : '';
+    const flags = `${relayFlags.length > 0 ? ` (both relays under ${relayFlags.join(' ')})` : ''}${bareHeapMb > 0 ? ` (the bare relay holding ${bareHeapMb} MB of inert objects: a diagnostic, not the baseline)` : ''}`;
     process.stdout.write(`\nPatchbay (${patchbayAs}) vs a bare relay: ${machine.cpus} cores, node ${process.version}${flags}, ${seconds.toFixed(0)} s${over}${busy}\n\n`);
     process.stdout.write(`${runCount > 1 ? formatSummary(summaries) : formatTable(summaries)}\n\n`);
     for (const row of runs.at(-1) ?? []) if (row.note) process.stdout.write(`  ${row.metric}: ${row.note}\n`);
