@@ -74,23 +74,42 @@ export function routedOnly(text: string): RpcNotification | null {
   const method = NOTIFICATION_HEAD.exec(text)?.[1];
   // A trailing "id" would make it a request: the object must close right after its params.
   if (method === undefined || !ROUTED_ONLY.has(method) || !text.endsWith('}}')) return null;
-  let params: unknown;
-  let read = false;
-  return {
-    jsonrpc: '2.0',
-    method,
-    get params(): unknown {
-      if (!read) {
-        read = true;
-        try {
-          params = (JSON.parse(text) as { params?: unknown }).params;
-        } catch {
-          params = undefined; // malformed after all: no params to translate, the bytes pass as they came
-        }
+  return new RoutedNotification(method, text);
+}
+
+/**
+ * Its params parsed on first read. A class, not an object literal with a getter: V8 builds such
+ * a literal through the runtime, ~0.3 µs a selection in a burst of them.
+ */
+class RoutedNotification implements RpcNotification {
+  readonly jsonrpc = '2.0';
+  readonly #text: string;
+  #params: unknown;
+  #read = false;
+
+  constructor(
+    readonly method: string,
+    text: string,
+  ) {
+    this.#text = text;
+  }
+
+  get params(): unknown {
+    if (!this.#read) {
+      this.#read = true;
+      try {
+        this.#params = (JSON.parse(this.#text) as { params?: unknown }).params;
+      } catch {
+        this.#params = undefined; // malformed after all: no params to translate, the bytes pass as they came
       }
-      return params;
-    },
-  };
+    }
+    return this.#params;
+  }
+
+  /** What JSON.stringify writes, as for any other notification (a getter on the prototype is not its own). */
+  toJSON(): RpcNotification {
+    return { jsonrpc: this.jsonrpc, method: this.method, params: this.params };
+  }
 }
 
 /** Classifies a frame's parsed value. */

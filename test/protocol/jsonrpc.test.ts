@@ -95,6 +95,8 @@ test('a selection written the usual way is routed by its method alone; anything 
   const routed = routedOnly(selection);
   assert.equal(routed?.method, 'selection_changed');
   assert.deepEqual(routed?.params, JSON.parse(selection).params, 'its params, read when asked for (to translate it)');
+  assert.deepEqual(JSON.parse(JSON.stringify(routed)), JSON.parse(selection), 'serialised whole, params included');
+  assert.deepEqual(Object.keys({ ...routed }).sort(), ['jsonrpc', 'method'], 'a spread copies no frame text along');
   assert.equal(routedOnly('{"jsonrpc":"2.0","method":"at_mentioned","params":{"filePath":"/w/a.ts","lineStart":1,"lineEnd":2}}')?.method, 'at_mentioned');
   assert.equal(routedOnly('{"jsonrpc":"2.0","method":"selection_changed","params":{"a":[}}')?.params, undefined, 'malformed: no params, and no throw');
   for (const other of [
