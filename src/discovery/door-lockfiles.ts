@@ -125,11 +125,11 @@ export class DoorLockfiles {
   /** Checks every door lockfile against what it must say; rewrites, removes or retries. Runs in the queue. */
   async verify(): Promise<void> {
     if (this.disposed) return;
-    let retry = false;
     for (const path of [...this.written.keys()]) if (!this.wanted.has(path)) await this.remove(path);
     for (const path of [...this.stale.keys()]) if (!this.wanted.has(path)) this.unstale(path, false);
-    for (const [path, want] of this.wanted) if (!(await this.bringInLine(path, want))) retry = true;
-    this.schedule(retry);
+    // Each door file on its own, side by side.
+    const inLine = await Promise.all([...this.wanted].map(([path, want]) => this.bringInLine(path, want)));
+    this.schedule(inLine.includes(false));
   }
 
   /** The door lockfiles written, in the order of the dirs (each dir's main door first). */

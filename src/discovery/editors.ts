@@ -24,7 +24,7 @@ import {
   restoreAdopted,
   returnAdopted,
 } from './takeover.ts';
-import { lockDirTrust } from './trust.ts';
+import { lockDirTrust, type DirTrust } from './trust.ts';
 
 export type { DiscoveryDir, DoorSpec };
 
@@ -412,9 +412,13 @@ export class EditorDiscovery {
     const invalid: InvalidLockfile[] = [];
     const warnings: string[] = [];
     const probed = new Set<string>();
-    for (const { dir, dialect } of this.opts.dirs) {
-      if (this.closed) return;
-      const found = await this.checkDir(dir, dialect, probed, started);
+    // Distinct dirs side by side (each touches only its own slots), their findings merged in
+    // order: a pass is a chain of small file reads, each of which may wait behind a big frame.
+    const check = ({ dir, dialect }: { dir: string; dialect: Dialect }) => (this.closed ? null : this.checkDir(dir, dialect, probed, started));
+    const distinct = new Set(this.opts.dirs.map((d) => d.dir)).size === this.opts.dirs.length;
+    const founds = distinct ? await Promise.all(this.opts.dirs.map(check)) : await inTurn(this.opts.dirs, check);
+    for (const found of founds) {
+      if (this.closed || found === null) return;
       invalid.push(...found.invalid);
       warnings.push(...found.warnings);
       for (const editor of found.editors) {
@@ -436,13 +440,17 @@ export class EditorDiscovery {
     this.publish({ editors, invalid, warnings, doorProblems: this.doors.problems() });
   }
 
-  /** Why takeover does not act in a dir, or null when it does. */
-  private async takeoverOff(dir: string, refusedAdoptedDir: string | null, warnings: string[]): Promise<string | null> {
-    let off: string | null = this.takeover ? null : 'takeover is off';
-    const trust = await lockDirTrust(dir, this.uid, this.trustedDirs).catch((err: unknown) => ({
+  /** Whether the dir's lockfiles may be adopted (who may write it), and why not. */
+  private trustOf(dir: string): Promise<DirTrust> {
+    return lockDirTrust(dir, this.uid, this.trustedDirs).catch((err: unknown) => ({
       trusted: false,
       problem: `lock dir ${dir}: cannot check who may write it (${errorReason(err)}); its lockfiles are used but not adopted`,
     }));
+  }
+
+  /** Why takeover does not act in a dir, or null when it does. */
+  private takeoverOff(dir: string, trust: DirTrust, refusedAdoptedDir: string | null, warnings: string[]): string | null {
+    let off: string | null = this.takeover ? null : 'takeover is off';
     if (trust.problem !== null) warnings.push(trust.problem);
     if (!trust.trusted) off ??= `lock dir ${dir} is not trusted`;
     if (refusedAdoptedDir !== null) {
@@ -460,9 +468,9 @@ export class EditorDiscovery {
     started: Promise<unknown>[],
   ): Promise<{ editors: DiscoveredEditor[]; invalid: InvalidLockfile[]; warnings: string[] }> {
     const caps = { maxBytes: this.opts.maxLockfileBytes };
-    const [top, adopted] = await Promise.all([scanLockDir(dir, dialect, caps), listAdopted(dir, dialect, caps, this.uid)]);
+    const [top, adopted, trust] = await Promise.all([scanLockDir(dir, dialect, caps), listAdopted(dir, dialect, caps, this.uid), this.trustOf(dir)]);
     const warnings: string[] = [];
-    const takeoverOff = await this.takeoverOff(dir, adopted.refused, warnings);
+    const takeoverOff = this.takeoverOff(dir, trust, adopted.refused, warnings);
     const prefix = `${dir}\0`;
     const unlisted = top.unlisted ?? adopted.unlisted;
     if (unlisted !== null) {
@@ -649,4 +657,11 @@ export class EditorDiscovery {
       this.log(`change listener failed: ${errorReason(err)}`);
     }
   }
+}
+
+/** `each` of `items` one after the other, their results in order. */
+async function inTurn<T, R>(items: readonly T[], each: (item: T) => Promise<R> | R): Promise<R[]> {
+  const results: R[] = [];
+  for (const item of items) results.push(await each(item));
+  return results;
 }

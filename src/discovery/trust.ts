@@ -39,16 +39,20 @@ export async function lockDirTrust(dir: string, uid: number | null, personTrusts
     `(chmod 700 ${real}), or trust it: patchbay settings set trustedLockDirs '${JSON.stringify([resolve(dir)])}'`;
   const untrusted = (what: string): DirTrust => ({ trusted: false, problem: `lock dir ${dir}: ${what}; ${advice}` });
 
-  for (let current = real, isLockDir = true; ; isLockDir = false) {
-    const stats = await stat(current);
-    const where = isLockDir ? 'it' : `${current}, a dir above it,`;
+  const chain = [real];
+  for (let parent = dirname(real); parent !== chain.at(-1); parent = dirname(parent)) chain.push(parent);
+  // Stat'ed side by side, judged from the lock dir up: the first problem is the one reported.
+  const all = await Promise.allSettled(chain.map((dir) => stat(dir)));
+  for (const [i, current] of chain.entries()) {
+    const result = all[i]!;
+    if (result.status === 'rejected') throw result.reason;
+    const stats = result.value;
+    const where = i === 0 ? 'it' : `${current}, a dir above it,`;
     if (stats.uid !== uid && stats.uid !== 0) return untrusted(`${where} is owned by uid ${stats.uid}, not by you (uid ${uid})`);
     const writers = otherWriters(stats.mode);
-    if (writers !== null && (isLockDir || (stats.mode & 0o1000) === 0)) {
+    if (writers !== null && (i === 0 || (stats.mode & 0o1000) === 0)) {
       return untrusted(`${where} is writable by ${writers} (mode ${octal(stats.mode)})`);
     }
-    const parent = dirname(current);
-    if (parent === current) return TRUSTED;
-    current = parent;
   }
+  return TRUSTED;
 }

@@ -46,9 +46,9 @@ export async function readBounded(path: string, maxBytes: number, options: Bound
     throw err;
   }
   try {
-    const stats = await handle.stat();
+    // Side by side: a lockfile's read is on the way to listing a new editor.
+    const [stats, where] = await Promise.all([handle.stat(), openedPath(handle, path)]);
     if (!stats.isFile()) return { kind: 'refused', why: describeNonRegular(stats) };
-    const where = await openedPath(handle, path);
     if (inKernelDir(where)) return { kind: 'refused', why: `it is a kernel file (${where})` };
     if (stats.size > maxBytes) return { kind: 'too-large', stats };
     const bytes = await readUpTo(handle, maxBytes, stats.size);
@@ -93,9 +93,13 @@ export async function readUpTo(handle: FileHandle, maxBytes: number, sizeHint: n
       buffer.copy(grown, 0, 0, length);
       buffer = grown;
     }
-    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-    if (bytesRead === 0) break;
+    const asked = buffer.length - length;
+    const { bytesRead } = await handle.read(buffer, length, asked, length);
     length += bytesRead;
+    if (bytesRead === 0) break;
+    // Short, with all the bytes fstat counted: the end, without a second read to hear it (one
+    // wait less). Short before that (some FUSE file systems) reads on.
+    if (bytesRead < asked && sizeHint > 0 && length >= sizeHint) break;
   }
   return length > maxBytes ? null : buffer.subarray(0, length);
 }
