@@ -2,7 +2,8 @@
  * A second session that notices stalls: a child process whose agent calls getDiagnostics every
  * few milliseconds (as a busy pi would before its model calls) while the benchmark pushes big
  * diffs through another session. In its own process, so the big frames the benchmark's agent
- * receives do not delay this one's clock.
+ * receives do not delay this one's clock. Or, the other way round, the session that keeps big
+ * diffs passing while the benchmark's own clock measures something else (`diffs`).
  *
  * CLI: node --import tsx test/bench/poller.ts
  * stdout: {"ready":true,"pid":N}, then command results (test/peers/cli.ts protocol).
@@ -10,10 +11,14 @@
  *   {"cmd":"connect","url":"ws://…","token":"…"}   → {} once initialized
  *   {"cmd":"start","intervalMs":N}                   → {}, and polls until collect
  *   {"cmd":"collect"}                                → {"samples":[ms…]}: the round trips since start; polling stops
+ *   {"cmd":"diffs","path":"…","bytes":N}             → {}, and sends openDiffs of N bytes of code for
+ *                                                      `path` back to back (each with its close_tab) until collect
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { emit, field, isMain, serveCommands, startupFailed } from '../peers/cli.ts';
 import { BenchAgent } from './agent.ts';
+import { diffRoundTrip } from './diff-trip.ts';
+import { sourceText } from './source-text.ts';
 
 const CALL = JSON.stringify({ name: 'getDiagnostics', arguments: {} });
 
@@ -51,6 +56,21 @@ class Poller {
     })();
   }
 
+  /** openDiffs of `bytes` of code for `path`, back to back; the samples are their round trips. */
+  diffs(path: string, bytes: number): void {
+    const agent = this.agent;
+    if (!agent) throw new Error('poller: connect first');
+    if (this.running) throw new Error('poller: already running');
+    this.stopping = false;
+    const text = sourceText(bytes, 'proposed'); // what the bench's editors were told to answer
+    const proposal = { text, json: Buffer.from(JSON.stringify(text)) };
+    this.running = (async () => {
+      const samples: number[] = [];
+      while (!this.stopping) samples.push(await diffRoundTrip({ name: 'poller', agent }, path, proposal));
+      return samples;
+    })();
+  }
+
   async collect(): Promise<number[]> {
     if (!this.running) throw new Error('poller: not polling');
     this.stopping = true;
@@ -76,6 +96,11 @@ async function main(): Promise<void> {
         const interval = c.intervalMs;
         if (typeof interval !== 'number' || !(interval > 0)) throw new Error('start: "intervalMs" must be a positive number');
         poller.start(interval);
+      },
+      diffs: (c) => {
+        const bytes = c.bytes;
+        if (typeof bytes !== 'number' || !(bytes > 0)) throw new Error('diffs: "bytes" must be a positive number');
+        poller.diffs(field(c, 'path'), bytes);
       },
       collect: async () => ({ samples: await poller.collect() }),
     },
