@@ -1,7 +1,8 @@
 // Who is on the other end of a loopback connection to the door (DESIGN §4): the agent's
 // pid from its TCP port, then its folder, command line and start time.
 import { execFile } from 'node:child_process';
-import { open, readFile, readdir, readlink, type FileHandle } from 'node:fs/promises';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { readFile, readdir, readlink } from 'node:fs/promises';
 import { platform } from 'node:os';
 
 export interface ProcessInfo {
@@ -133,10 +134,16 @@ export interface ProcReader {
 /** Bytes read from a /proc/net table at a time: a few hundred rows. */
 const TABLE_CHUNK = 64 * 1024;
 
+/**
+ * Each line of a /proc/net table, read synchronously: the kernel writes it as it is read (no
+ * disk, nothing to wait for; ~1.5 ms for 850 sockets), one page per read. Read asynchronously,
+ * a busy machine's table was some thirty waits in a row, each behind whatever big frame the
+ * relay was busy with: a new editor's listing waited on them.
+ */
 async function eachLine(path: string, onLine: (line: string) => void): Promise<boolean> {
-  let file: FileHandle;
+  let fd: number;
   try {
-    file = await open(path, 'r');
+    fd = openSync(path, 'r');
   } catch (err) {
     if (isGone(err)) return false;
     throw err;
@@ -145,7 +152,7 @@ async function eachLine(path: string, onLine: (line: string) => void): Promise<b
     const buffer = Buffer.allocUnsafe(TABLE_CHUNK);
     let rest = '';
     for (;;) {
-      const { bytesRead } = await file.read(buffer, 0, buffer.length, null);
+      const bytesRead = readSync(fd, buffer, 0, buffer.length, null);
       if (bytesRead === 0) break;
       const text = rest + buffer.toString('latin1', 0, bytesRead);
       let start = 0;
@@ -158,7 +165,7 @@ async function eachLine(path: string, onLine: (line: string) => void): Promise<b
     if (rest !== '') onLine(rest);
     return true;
   } finally {
-    await file.close();
+    closeSync(fd);
   }
 }
 
