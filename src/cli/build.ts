@@ -4,11 +4,11 @@
 //     --cli    only the CLI bundle (what `patchbay` runs); without it, the UI too
 //     --force  build even what is current
 // The CLI: esbuild bundles src/cli/main.ts, every package it uses included, into out/cli/, split
-// at each dynamic import so a command loads only its own code. Packages too: the daemon then
-// holds ~2 MB less heap than with them loaded from node_modules (their whole sources, zod's and
-// conf's among them, stay in memory as strings), and a client command starts faster. out/cli/manifest.json lists every
-// source it read with that file's size and mtime, which is how fresh.mjs tells at a glance that
-// the bundle is current. The UI: electron-vite, when start.ts finds its outputs stale.
+// at each dynamic import so a command loads only its own code. Packages too: loaded from
+// node_modules, their whole sources (zod's, conf's) stay in the daemon's heap as strings, ~2 MB
+// more, and a client command starts slower. out/cli/manifest.json lists every source it read
+// with that file's size and mtime, which is how fresh.mjs tells at a glance that the bundle is
+// current. The UI: electron-vite, when start.ts finds its outputs stale.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';

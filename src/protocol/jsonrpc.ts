@@ -78,8 +78,9 @@ export function routedOnly(text: string): RpcNotification | null {
 }
 
 /**
- * Its params parsed on first read. A class, not an object literal with a getter: V8 builds such
- * a literal through the runtime, ~0.3 µs a selection in a burst of them.
+ * Its params parsed on first read. A class, not an object literal with a getter, which V8 builds
+ * through the runtime: relaying a burst of selections took 3.1 µs of CPU each with the literal,
+ * 1.9 with the class.
  */
 class RoutedNotification implements RpcNotification {
   readonly jsonrpc = '2.0';
