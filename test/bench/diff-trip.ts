@@ -2,6 +2,10 @@
 // benchmark itself and by the child that keeps diffs passing while another row is measured.
 import { withTimeout } from '../peers/wait.ts';
 import type { BenchAgent, Response } from './agent.ts';
+import { sourceText } from './source-text.ts';
+
+/** The seed of the proposal's source text: the editors are told it (`prepare`) to answer with the same bytes. */
+export const PROPOSAL_SEED = 'proposed';
 
 /** An agent of one relay: `name` labels it in errors. */
 export interface DiffAgent {
@@ -14,6 +18,12 @@ export interface Proposal {
   text: string;
   /** JSON.stringify(text), as every request and every FILE_SAVED answer carries it. */
   json: Buffer;
+}
+
+/** The proposal of `bytes` of code the editors answer with. */
+export function proposalOf(bytes: number): Proposal {
+  const text = sourceText(bytes, PROPOSAL_SEED);
+  return { text, json: Buffer.from(JSON.stringify(text)) };
 }
 
 let tabSeq = 0;

@@ -17,8 +17,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { emit, field, isMain, serveCommands, startupFailed } from '../peers/cli.ts';
 import { BenchAgent } from './agent.ts';
-import { diffRoundTrip } from './diff-trip.ts';
-import { sourceText } from './source-text.ts';
+import { diffRoundTrip, proposalOf } from './diff-trip.ts';
 
 const CALL = JSON.stringify({ name: 'getDiagnostics', arguments: {} });
 
@@ -32,12 +31,9 @@ class Poller {
     this.agent = await BenchAgent.connect(url, token);
   }
 
+  /** getDiagnostics every `intervalMs`; the samples are their round trips. */
   start(intervalMs: number): void {
-    const agent = this.agent;
-    if (!agent) throw new Error('poller: connect first');
-    if (this.running) throw new Error('poller: already polling');
-    this.stopping = false;
-    this.running = (async () => {
+    this.run(async (agent) => {
       const samples: number[] = [];
       let next = performance.now();
       while (!this.stopping) {
@@ -53,22 +49,26 @@ class Poller {
         else next = performance.now();
       }
       return samples;
-    })();
+    });
   }
 
   /** openDiffs of `bytes` of code for `path`, back to back; the samples are their round trips. */
   diffs(path: string, bytes: number): void {
+    const proposal = proposalOf(bytes);
+    this.run(async (agent) => {
+      const samples: number[] = [];
+      while (!this.stopping) samples.push(await diffRoundTrip({ name: 'poller', agent }, path, proposal));
+      return samples;
+    });
+  }
+
+  /** Runs `loop` on the connected agent until collect; one loop at a time. */
+  private run(loop: (agent: BenchAgent) => Promise<number[]>): void {
     const agent = this.agent;
     if (!agent) throw new Error('poller: connect first');
     if (this.running) throw new Error('poller: already running');
     this.stopping = false;
-    const text = sourceText(bytes, 'proposed'); // what the bench's editors were told to answer
-    const proposal = { text, json: Buffer.from(JSON.stringify(text)) };
-    this.running = (async () => {
-      const samples: number[] = [];
-      while (!this.stopping) samples.push(await diffRoundTrip({ name: 'poller', agent }, path, proposal));
-      return samples;
-    })();
+    this.running = loop(agent);
   }
 
   async collect(): Promise<number[]> {

@@ -35,7 +35,7 @@ import { BenchAgent, type Response } from './agent.ts';
 import { Child, cpuMillis, residentBytes } from './child.ts';
 import { HubChild, PatchbayDaemon, type PatchbayProcess } from './daemon.ts';
 import type { HostedEditor } from './editor-host.ts';
-import { diffRoundTrip, type Proposal } from './diff-trip.ts';
+import { diffRoundTrip, PROPOSAL_SEED, proposalOf, type Proposal } from './diff-trip.ts';
 import { sourceText } from './source-text.ts';
 import { formatSummary, formatTable, judge, median, percentile, spreadOf, summarize, type Measurement, type Row } from './report.ts';
 
@@ -587,15 +587,15 @@ async function relayMeasurements(out: Measurement[], wants: (m: Metric) => boole
   // now: the small-frame rows above are measured with one session each, as before.
   const bigDiffs = wants('diff') || wants('stall') || wants('burst') || wants('lockfile');
   const rig: Rig = { pi: [bareAgent, pb], claude: [], pollers: {} as Rig['pollers'], folder: join(root, 'diff-project'), existing: join(root, 'diff-project', 'big.ts') };
-  const proposal: Proposal = { text: sourceText(PLAN.diffBytes, 'proposed'), json: Buffer.alloc(0) };
+  // Made (10 MiB of text, and its JSON) only for the rows that send it.
+  const proposal: Proposal = bigDiffs ? proposalOf(PLAN.diffBytes) : { text: '', json: Buffer.alloc(0) };
   if (bigDiffs) {
-    proposal.json = Buffer.from(JSON.stringify(proposal.text));
     // Patchbay looks at the on-disk original of a diff: here it exists, and differs from the proposal.
     await mkdir(rig.folder, { recursive: true });
     await writeFile(rig.existing, sourceText(PLAN.diffBytes, 'original'));
     const pbClaude = await startEditor(host, { lockDir: join(patchbay.dirs.claudeConfigDir, 'ide'), folder: cwd, dialect: 'claude' });
     const bareClaude = await startEditor(host, { lockDir: join(root, 'bare-locks'), folder: cwd, dialect: 'claude' });
-    for (const editor of [pbEditor, bareEditor, pbClaude, bareClaude]) await host.command({ cmd: 'prepare', key: editor.key, bytes: PLAN.diffBytes, seed: 'proposed' }, 30_000);
+    for (const editor of [pbEditor, bareEditor, pbClaude, bareClaude]) await host.command({ cmd: 'prepare', key: editor.key, bytes: PLAN.diffBytes, seed: PROPOSAL_SEED }, 30_000);
     const claudeId = (await waitFor(async () => (await patchbay.snapshot()).editors.find((e) => e.port === pbClaude.port && e.alive), { timeoutMs: 10_000, message: `Claude-dialect editor ${pbClaude.port} alive in Patchbay` })).id;
     rig.claude = [
       { name: 'bare', agent: owned.add('agent', await BenchAgent.connect(`ws://127.0.0.1:${bare.port}/${bareClaude.port}/${bareClaude.token}`, 'unused'), (a) => a.close()), pid: bare.child.pid },
