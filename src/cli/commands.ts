@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { DIRECTIONS, filterTraffic } from '../api/traffic.ts';
 import type { DiffDetail, HubApi, PatchbaySettings } from '../api/types.ts';
 import { colorDiff, colorWanted } from './color.ts';
-import { isLocalOnlySetting, type LocalOnlySetting } from '../settings/local-only.ts';
+import { isLocalOnlySetting, localSettingTakesEffect, type LocalOnlySetting } from '../settings/local-only.ts';
 import { UsageError, parse, positionals, printJson, type Command, type CommandContext } from './command.ts';
 import { watchStatus } from './events.ts';
 import {
@@ -285,15 +285,7 @@ async function setLocalSetting(ctx: CommandContext, key: LocalOnlySetting, value
       return true;
     },
   );
-  const when =
-    key === 'trustedLockDirs'
-      ? running
-        ? 'the running Patchbay looked at its lock dirs again'
-        : 'Patchbay uses it when it starts'
-      : running
-        ? 'the running Patchbay uses it from the next pi start'
-        : 'Patchbay uses it when it starts pi';
-  ctx.io.stdout.write(`${key} ${JSON.stringify(updated[key as keyof PatchbaySettings])} (in ${store.path}; ${when})\n`);
+  ctx.io.stdout.write(`${key} ${JSON.stringify(updated[key])} (in ${store.path}; ${localSettingTakesEffect(key, running)})\n`);
   return 0;
 }
 

@@ -260,7 +260,6 @@ export class DiffHistory {
 /** `{"version":1,"entries":[` and `]}` and a newline. */
 const INDEX_OVERHEAD = 32;
 
-/** An entry's share of the index (its JSON and a comma). */
 /**
  * Each entry's JSON in the index, made once rather than at every decision (the index is written
  * whole each time, and measured for its budget): after an entry is listed only its `bytes` and

@@ -11,24 +11,39 @@ export const LOCAL_ONLY_SETTINGS = ['piCommand', 'allowPiExtensions', 'trustedLo
 
 export type LocalOnlySetting = (typeof LOCAL_ONLY_SETTINGS)[number];
 
-const EXAMPLES: Record<LocalOnlySetting, string> = {
-  piCommand: `'"/path/to/pi"'`,
-  allowPiExtensions: 'true',
-  trustedLockDirs: `'["/srv/shared/ide"]'`,
+/** What runs a program (when a running Patchbay next uses it): pi's command, its extensions. */
+const RUNS = {
+  decides: 'what Patchbay runs',
+  takesEffect: { running: 'the running Patchbay uses it from the next pi start', stopped: 'Patchbay uses it when it starts pi' },
+};
+
+/** Each one's example value (shell-quoted), what it decides, and when a saved value takes effect. */
+const FACTS: Record<LocalOnlySetting, { example: string; decides: string; takesEffect: { running: string; stopped: string } }> = {
+  piCommand: { example: `'"/path/to/pi"'`, ...RUNS },
+  allowPiExtensions: { example: 'true', ...RUNS },
+  trustedLockDirs: {
+    example: `'["/srv/shared/ide"]'`,
+    decides: 'whose lockfiles Patchbay trusts',
+    takesEffect: { running: 'the running Patchbay looked at its lock dirs again', stopped: 'Patchbay uses it when it starts' },
+  },
 };
 
 export function isLocalOnlySetting(key: string): key is LocalOnlySetting {
   return (LOCAL_ONLY_SETTINGS as readonly string[]).includes(key);
 }
 
+/** When a value the CLI just saved takes effect, whether a Patchbay is running or not. */
+export function localSettingTakesEffect(key: LocalOnlySetting, running: boolean): string {
+  return FACTS[key].takesEffect[running ? 'running' : 'stopped'];
+}
+
 /** The refusal of an API patch that names a local-only setting, or null. */
 export function localOnlyRefusal(patch: object, settingsFile: string): HubError | null {
   const key = LOCAL_ONLY_SETTINGS.find((k) => Object.hasOwn(patch, k));
   if (key === undefined) return null;
-  const why = key === 'trustedLockDirs' ? 'it decides whose lockfiles Patchbay trusts' : 'it decides what Patchbay runs';
   return new HubError(
-    `settings: ${key} is not changed over Patchbay's API: ${why}, so only you set it, in a terminal ` +
-      `(patchbay settings set ${key} ${EXAMPLES[key]}) or in "settings" of ${settingsFile}`,
+    `settings: ${key} is not changed over Patchbay's API: it decides ${FACTS[key].decides}, so only you set it, in a terminal ` +
+      `(patchbay settings set ${key} ${FACTS[key].example}) or in "settings" of ${settingsFile}`,
     'invalid',
   );
 }
