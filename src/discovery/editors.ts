@@ -414,7 +414,7 @@ export class EditorDiscovery {
     const probed = new Set<string>();
     // Distinct dirs side by side (each touches only its own slots), their findings merged in
     // order: a pass is a chain of small file reads, each of which may wait behind a big frame.
-    const check = ({ dir, dialect }: { dir: string; dialect: Dialect }) => (this.closed ? null : this.checkDir(dir, dialect, probed, started));
+    const check = ({ dir, dialect }: DiscoveryDir) => (this.closed ? null : this.checkDir(dir, dialect, probed, started));
     const distinct = new Set(this.opts.dirs.map((d) => d.dir)).size === this.opts.dirs.length;
     const founds = distinct ? await Promise.all(this.opts.dirs.map(check)) : await inTurn(this.opts.dirs, check);
     for (const found of founds) {
