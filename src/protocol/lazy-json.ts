@@ -101,18 +101,36 @@ export function holdsLazyText(value: unknown): boolean {
 
 class NotReadable extends Error {}
 
+/** Where a value sits in its frame's bytes: [start, end). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/** A frame read lazily: its value, and where the top-level object's "id" value sits (null: it has none). */
+export interface LazyRead {
+  value: unknown;
+  idAt: ByteRange | null;
+}
+
 /**
  * Reads `bytes` as JSON.parse would, except that strings of `lazyBytes` bytes or more come back
- * as LazyText. Returns undefined for anything it does not read (malformed, too deep): the caller
- * then uses JSON.parse, whose error names the problem.
+ * as LazyText. Returns undefined for anything it does not read (malformed, too deep, a key
+ * twice in one object): the caller then uses JSON.parse, whose error names the problem.
+ *
+ * A key twice is not read because peers disagree about it (JSON.parse keeps the last, some
+ * parsers the first): a frame passed on as its bytes must mean to the peer what it meant here.
+ * With every key once, the top-level "id" found here is the one any parser finds, so the frame
+ * can be sent on under another id by replacing only those bytes (see `idAt`).
  *
  * `known`: big strings the frame is expected to hold (an editor's FILE_SAVED of the proposal it
  * was sent): where one of them stands byte for byte, it is returned itself, found with a memcmp
  * instead of a scan for its end. That is sound: a known string's bytes hold no unescaped quote
  * before their last, so the same bytes here end where it ends.
  */
-export function parseLazily(bytes: Buffer, lazyBytes: number, known: readonly LazyText[] = []): unknown {
+export function parseLazily(bytes: Buffer, lazyBytes: number, known: readonly LazyText[] = []): LazyRead | undefined {
   let at = 0;
+  let idAt: ByteRange | null = null;
 
   const space = (): void => {
     for (;;) {
@@ -170,9 +188,13 @@ export function parseLazily(bytes: Buffer, lazyBytes: number, known: readonly La
       space();
       if (bytes[at] !== QUOTE) throw new NotReadable();
       const key = string(false) as string;
+      if (Object.hasOwn(out, key)) throw new NotReadable();
       expect(0x3a);
+      space();
+      const start = at;
       // defineProperty: a "__proto__" key is data, as with JSON.parse.
       Object.defineProperty(out, key, { value: value(depth + 1), enumerable: true, writable: true, configurable: true });
+      if (depth === 0 && key === 'id') idAt = { start, end: at };
       space();
       const next = bytes[at++];
       if (next === 0x7d) return out;
@@ -200,7 +222,7 @@ export function parseLazily(bytes: Buffer, lazyBytes: number, known: readonly La
   try {
     const result = value(0);
     space();
-    return at === bytes.length ? result : undefined;
+    return at === bytes.length ? { value: result, idAt } : undefined;
   } catch (err) {
     if (err instanceof NotReadable || err instanceof SyntaxError || err instanceof RangeError) return undefined;
     throw err;

@@ -187,7 +187,7 @@ export class Relay {
       // A whole file proposed goes on to the editor, and waits in the inbox, as the bytes that came.
       takesLazily: isOpenDiffCall,
       onRequest: (msg, _link, frame) => this.onAgentRequest(session, msg, frame),
-      onNotification: (msg, _link, frame) => this.onAgentNotification(session, msg, frame),
+      onNotification: (msg) => this.onAgentNotification(session, msg),
       onFrame: (dir, text, message, bytes) => traffic.record(dir, null, text, message, this.deps.now(), bytes),
       onMalformed: (problem) => session.refusals.note(problem),
       onClose: () => this.onAgentClose(session),
@@ -330,7 +330,7 @@ export class Relay {
     return this.forward(session, msg, frame, null);
   }
 
-  private onAgentNotification(session: SessionState, msg: RpcNotification, frame: Frame): void {
+  private onAgentNotification(session: SessionState, msg: RpcNotification): void {
     session.lastActiveAt = this.deps.now();
     if (msg.method === 'notifications/initialized') return;
     if (msg.method === 'ide_connected') {
@@ -341,9 +341,11 @@ export class Relay {
     }
     const editor = this.boundEditor(session);
     if (!editor || !this.admit(session, msg.method)) return;
+    // Encoded again, not passed on as its bytes: what the editor reads must be what Patchbay
+    // read (a parser that keeps the first of two "id" keys would take it for a request).
     void editor.connection
       .link()
-      .then((link) => link.forward(frame, { kind: 'notification', msg }, undefined, session))
+      .then((link) => link.send(msg, { owner: session }))
       .catch((err: Error) => this.deps.log(`${session.id}: ${msg.method} not forwarded: ${err.message}`))
       .finally(() => {
         session.inFlight--;
@@ -351,8 +353,8 @@ export class Relay {
   }
 
   /**
-   * Forwards to the bound editor (without one, says so in the agent's terms). With no
-   * translation and the agent's own id kept, both the request and its answer pass as bytes.
+   * Forwards to the bound editor (without one, says so in the agent's terms), under an id of the
+   * editor link's own; the answer comes back under the agent's id.
    */
   private async forward(session: Session, msg: RpcRequest, frame: Frame | null, translate: ((r: RpcResponse) => RpcResponse) | null): Promise<void> {
     const editor = this.boundEditor(session);

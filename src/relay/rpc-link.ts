@@ -1,9 +1,15 @@
 // One JSON-RPC peer over one WebSocket: parses each frame once, dispatches it, and
-// correlates the requests Patchbay sends to their responses. Frames that pass through
-// unchanged are forwarded as the bytes that arrived, so relaying costs one parse, not a
-// parse and a re-serialization (agents send whole files). A big answer to a request that
-// asked for it, or a big request its handler takes so, is not even decoded: its big strings
-// stay bytes (LazyText) until read, and are sent on as those bytes.
+// correlates the requests Patchbay sends to their responses.
+//
+// Every request Patchbay sends on a link carries an id it minted there (a small integer from
+// the link's own counter), never the id of whoever asked (DESIGN §6): sessions share an
+// editor's link, and editors re-encode numbers (lua-cjson keeps 14 significant digits, so
+// 7.000000000000001 comes back as 7), so an id a sender chose could come back as another
+// request's. An answer is matched only to what Patchbay sent under that id, and goes back to
+// whoever asked under the id they used. Frames are passed on as the bytes that arrived where
+// they can be: a big frame read lazily keeps its big strings as bytes (LazyText), and is sent
+// on under Patchbay's id by replacing only the id's bytes (relaying costs no copy of a whole
+// file); a small one is encoded again.
 import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
 import {
@@ -20,7 +26,7 @@ import {
   type RpcRequest,
   type RpcResponse,
 } from '../protocol/jsonrpc.ts';
-import { encodeJsonPieces, LazyText, parseLazily } from '../protocol/lazy-json.ts';
+import { encodeJsonPieces, LazyText, parseLazily, type ByteRange } from '../protocol/lazy-json.ts';
 
 /** Frames from this size on may be read lazily (a whole file in FILE_SAVED). */
 export const LAZY_FRAME_BYTES = 1024 * 1024;
@@ -30,11 +36,21 @@ const LAZY_STRING_BYTES = 64 * 1024;
 const PREVIEW_BYTES = 4096;
 /** How many given-up requests' owners are remembered for their late answers. */
 const FORGOTTEN_KEPT = 64;
+/**
+ * Ids Patchbay mints go up to this and start again at 1 (skipping any still waiting): small
+ * integers every peer's JSON keeps exact (lua-cjson's 14 digits, a Kotlin Int).
+ */
+const MAX_MINTED_ID = 2 ** 31 - 1;
 
-/** A frame as it arrived: its bytes (to forward as is) and their text (the start only, for a frame read lazily). */
+/**
+ * A frame as it arrived: its bytes and their text (the start only, for a frame read lazily).
+ * `idAt`: where its top-level "id" value sits in `bytes`, for a frame read lazily (see
+ * parseLazily): it is sent on under another id with only those bytes replaced.
+ */
 export interface Frame {
   bytes: Buffer;
   text: string;
+  idAt?: ByteRange | null;
 }
 
 /**
@@ -172,16 +188,19 @@ export class RpcLink {
     const frame = { bytes, text };
     if (message.kind === 'request') this.handlers.onRequest(message.msg, this, frame);
     else if (message.kind === 'notification') this.handlers.onNotification(message.msg, this, frame);
-    else {
-      const id = message.msg.id;
-      const waiting = id === null ? undefined : this.pending.get(id);
-      if (!waiting) {
-        this.handlers.onMalformed?.(`${this.label}: response to unknown id ${JSON.stringify(id)}`);
-        return;
-      }
-      this.pending.delete(id!);
-      waiting.resolve({ msg: message.msg, frame });
+    else this.answered(message.msg, frame);
+  }
+
+  /** A response: to what Patchbay sent under its id, or dropped (and reported) when it sent nothing under it. */
+  private answered(msg: RpcResponse, frame: Frame): void {
+    const id = msg.id;
+    const waiting = id === null ? undefined : this.pending.get(id);
+    if (!waiting) {
+      this.handlers.onMalformed?.(`${this.label}: dropped an answer to id ${JSON.stringify(id)?.slice(0, 100)}, which Patchbay did not send or no longer waits for`);
+      return;
     }
+    this.pending.delete(id!);
+    waiting.resolve({ msg, frame });
   }
 
   /**
@@ -193,11 +212,11 @@ export class RpcLink {
     const waitingLazily = [...this.pending.values()].filter((p) => p.lazy);
     if (!this.handlers.takesLazily && waitingLazily.length === 0) return false;
     const known = waitingLazily.flatMap((p) => (p.expected ? [p.expected] : []));
-    const value = parseLazily(bytes, LAZY_STRING_BYTES, known);
-    if (value === undefined) return false;
-    const parsed = classifyMessage(value);
+    const read = parseLazily(bytes, LAZY_STRING_BYTES, known);
+    if (read === undefined) return false;
+    const parsed = classifyMessage(read.value);
     if (!parsed.ok) return false;
-    const frame = { bytes, text: bytes.toString('utf8', 0, PREVIEW_BYTES) };
+    const frame = { bytes, text: bytes.toString('utf8', 0, PREVIEW_BYTES), idAt: read.idAt };
     if (parsed.message.kind === 'request') {
       const msg = parsed.message.msg;
       if (!this.handlers.takesLazily?.(msg)) return false;
@@ -212,8 +231,7 @@ export class RpcLink {
     const waiting = msg.id === null ? undefined : this.pending.get(msg.id);
     if (!waiting?.lazy) return false;
     this.handlers.onFrame?.('in', frame.text, parsed.message, bytes.length, waiting.owner);
-    this.pending.delete(msg.id!);
-    waiting.resolve({ msg, frame });
+    this.answered(msg, frame);
     return true;
   }
 
@@ -290,34 +308,40 @@ export class RpcLink {
     this.send(notification(method, params));
   }
 
+  /** The next id of Patchbay's own on this link: one it is not waiting on. */
+  private mint(): number {
+    for (;;) {
+      const id = this.nextId;
+      this.nextId = id >= MAX_MINTED_ID ? 1 : id + 1;
+      if (!this.pending.has(id)) return id;
+    }
+  }
+
   /**
-   * Sends a request with an id of Patchbay's own. Rejects if the link closes first. `lazy`: it
-   * holds LazyText (sent as their bytes), and a big answer may come back holding LazyText too.
+   * Sends a request under an id minted here. Rejects if the link closes first. `lazy`: it holds
+   * LazyText (sent as their bytes), and a big answer may come back holding LazyText too.
    */
-  request(method: string, params?: unknown, { lazy = false, ...reading }: { lazy?: boolean } & Omit<AnswerReading, 'lazyAnswer'> = {}): { id: RpcId; response: Promise<Reply> } {
-    while (this.pending.has(this.nextId)) this.nextId++;
-    const id = this.nextId++;
+  request(method: string, params?: unknown, { lazy = false, ...reading }: { lazy?: boolean } & Omit<AnswerReading, 'lazyAnswer'> = {}): { id: number; response: Promise<Reply> } {
+    const id = this.mint();
     const response = this.expect(id, { ...reading, lazyAnswer: lazy });
     this.send(request(id, method, params), { lazy, owner: reading.owner });
     return { id, response };
   }
 
   /**
-   * Relays an agent's request. Its own id is kept when free on this link, so the answer can
-   * go back byte for byte; `frame` (the request as it arrived) is sent as is when given.
+   * Relays someone's request (an agent's to an editor, an editor's to an agent) under an id
+   * minted here; the caller answers them under their own id (see `answer`). A frame read lazily
+   * (`frame.idAt`) is sent as its bytes with only the id replaced; any other is encoded again.
    * `reading`: a big answer may hold LazyText strings (see receiveLazily).
    */
-  relay(msg: RpcRequest, frame: OutFrame | null, reading?: AnswerReading): { id: RpcId; response: Promise<Reply> } {
-    // Its id is taken here: sent again under one of ours (a big request may hold LazyText).
-    if (this.pending.has(msg.id)) {
-      const size = frame === null ? 0 : 'pieces' in frame ? sizeOf(frame.pieces) : frame.bytes.length;
-      const lazy = size >= LAZY_FRAME_BYTES && reading?.lazyAnswer === true;
-      return this.request(msg.method, msg.params, { lazy, expected: reading?.expected, deadline: reading?.deadline, owner: reading?.owner });
+  relay(msg: RpcRequest, frame: Frame | null, reading: AnswerReading = {}): { id: number; response: Promise<Reply> } {
+    if (!frame?.idAt) {
+      return this.request(msg.method, msg.params, { lazy: reading.lazyAnswer === true, expected: reading.expected, deadline: reading.deadline, owner: reading.owner });
     }
-    const response = this.expect(msg.id, reading);
-    if (frame) this.forward(frame, { kind: 'request', msg }, undefined, reading?.owner);
-    else this.send(msg, { owner: reading?.owner });
-    return { id: msg.id, response };
+    const id = this.mint();
+    const response = this.expect(id, reading);
+    this.forward(underId(frame, frame.idAt, id), { kind: 'request', msg: { ...msg, id } }, undefined, reading.owner);
+    return { id, response };
   }
 
   private expect(id: RpcId, reading?: AnswerReading): Promise<Reply> {
@@ -388,16 +412,31 @@ export class RpcLink {
 }
 
 /** A message holding LazyText as the frame it is sent as (its big strings as the bytes they came in). */
-export function encodedFrame(message: RpcRequest | RpcNotification | RpcResponse): PiecedFrame {
+function encodedFrame(message: RpcRequest | RpcNotification | RpcResponse): PiecedFrame {
   const pieces = encodeJsonPieces(message);
   const head = pieces[0]!;
   return { pieces, text: head.toString('utf8', 0, Math.min(head.length, PREVIEW_BYTES)) };
 }
 
-/** Answers request `id` on `to` with a reply from the other side: as bytes when nothing changes. */
+/**
+ * A frame read lazily, under another id: its bytes with only the id's replaced, in pieces (so a
+ * whole file in it is not copied); its text, for the traffic log, from the new bytes.
+ */
+export function underId(frame: Frame, idAt: ByteRange, id: RpcId): PiecedFrame {
+  const pieces = [frame.bytes.subarray(0, idAt.start), Buffer.from(JSON.stringify(id), 'utf8'), frame.bytes.subarray(idAt.end)];
+  const head = Buffer.concat([pieces[0]!.subarray(0, PREVIEW_BYTES), pieces[1]!, pieces[2]!.subarray(0, PREVIEW_BYTES)]);
+  return { pieces, text: head.toString('utf8', 0, PREVIEW_BYTES) };
+}
+
+/**
+ * Answers request `id` on `to` with a reply from the other side (which came under Patchbay's
+ * id): a reply read lazily and not translated goes as its bytes with only the id replaced;
+ * anything else is encoded again (LazyText in it as the bytes they came in).
+ */
 export function answer(to: RpcLink, id: RpcId, reply: Reply, translate: ((r: RpcResponse) => RpcResponse) | null): void {
-  if (!translate && reply.msg.id === id) return to.forward(reply.frame, { kind: 'response', msg: reply.msg });
-  to.send({ ...(translate ? translate(reply.msg) : reply.msg), id });
+  const idAt = reply.frame.idAt;
+  if (!translate && idAt) return to.forward(underId(reply.frame, idAt, id), { kind: 'response', msg: { ...reply.msg, id } });
+  to.send({ ...(translate ? translate(reply.msg) : reply.msg), id }, { lazy: idAt !== undefined });
 }
 
 function classify(message: RpcRequest | RpcNotification | RpcResponse): RpcMessage {
