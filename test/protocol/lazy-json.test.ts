@@ -109,3 +109,23 @@ test('encodeJsonPieces leaves each LazyText’s bytes where they are, between th
   assert.equal(pieces[1]!.buffer, frame.buffer, 'not copied');
   assert.equal(Buffer.concat(pieces).toString(), `{"a":1,"text":${JSON.stringify('x'.repeat(2000))},"b":[2]}`);
 });
+
+test('says where the top-level "id" value sits, however its key is written, and not a nested one', () => {
+  for (const [text, id] of [
+    ['{"params":{"id":99},"id":7.000000000000001,"method":"m"}', '7.000000000000001'],
+    [' { "jsonrpc" : "2.0" , "\\u0069d" : "x-\\"1" } ', '"x-\\"1"'],
+    ['{"result":{"content":[{"id":1}]},"id":  12 }', '12'],
+  ] as const) {
+    const bytes = Buffer.from(text);
+    const read = parseLazily(bytes, 1)!;
+    assert.ok(read.idAt, text);
+    assert.equal(bytes.toString('utf8', read.idAt.start, read.idAt.end), id, text);
+  }
+  assert.equal(parseLazily(Buffer.from('{"params":{"id":1}}'), 1)!.idAt, null, 'no top-level id');
+});
+
+test('a frame with a key twice in one object is not read lazily (peers disagree which one counts)', () => {
+  for (const text of ['{"id":1,"method":"m","id":2}', '{"id":1,"params":{"arguments":{"tab_name":"a","tab_name":"b"}}}', '{"a":1,"\\u0061":2}']) {
+    assert.equal(parseLazily(Buffer.from(text), 1), undefined, text);
+  }
+});
