@@ -10,9 +10,10 @@ import { chooseEditor } from '../broker/choose-editor.ts';
 import type { ProcessInfo } from '../discovery/peer-process.ts';
 import { DisposableStore } from '../lifecycle/disposables.ts';
 import { cleanToolList, translateNotification } from '../protocol/dialect.ts';
-import { INTERNAL_ERROR, METHOD_NOT_FOUND, TOO_MANY_REQUESTS, type RpcNotification, type RpcRequest, type RpcResponse } from '../protocol/jsonrpc.ts';
+import type { Envelope } from '../protocol/frame-cost.ts';
+import { INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, TOO_MANY_REQUESTS, type RpcId, type RpcNotification, type RpcRequest, type RpcResponse } from '../protocol/jsonrpc.ts';
 import { initializeResult, textResult } from '../protocol/mcp.ts';
-import { diffRejected, type Decision } from '../review/inbox.ts';
+import type { Decision } from '../review/inbox.ts';
 import type { Original } from '../review/read-original.ts';
 import type { LiveEditor } from './editor-link.ts';
 import { EditorConnection, type ConnectionDeps, type LinkLoss } from './editor-connection.ts';
@@ -25,6 +26,7 @@ import { sessionKey, sessionView, type Session } from './session.ts';
 import { askModels, noModels } from './session-models.ts';
 import { ThrottledLog } from './throttled-log.ts';
 import { BUILTIN_TOOLS, interceptedTool, type ToolContext } from './tools/index.ts';
+import { refusedDiff } from './tools/open-diff.ts';
 import { TrafficLog } from './traffic.ts';
 
 export interface RelayDeps {
@@ -190,6 +192,7 @@ export class Relay {
       onNotification: (msg) => this.onAgentNotification(session, msg),
       onFrame: (dir, text, message, bytes) => traffic.record(dir, null, text, message, this.deps.now(), bytes),
       onMalformed: (problem) => session.refusals.note(problem),
+      onRefused: (request, problem) => this.onAgentRefused(session, request, problem),
       onClose: () => this.onAgentClose(session),
     });
     const session: SessionState = {
@@ -264,9 +267,10 @@ export class Relay {
     session.lastActiveAt = this.deps.now();
     if (!this.admit(session, msg.method)) {
       // Even here a diff is answered as a decision, never an error, so nothing is written unreviewed.
+      const problem = `more than ${this.deps.settings().maxPendingPerSession} requests pending for this session`;
       const tab = openDiffTab(msg);
-      if (tab !== null) session.link.respond(msg.id, diffRejected(tab));
-      else session.link.respondError(msg.id, TOO_MANY_REQUESTS, `Patchbay: more than ${this.deps.settings().maxPendingPerSession} requests pending for this session`);
+      if (tab !== null) session.link.respond(msg.id, refusedDiff(tab, problem));
+      else session.link.respondError(msg.id, TOO_MANY_REQUESTS, `Patchbay: ${problem}`);
       return;
     }
     const handled = (): void => {
@@ -283,6 +287,16 @@ export class Relay {
       default:
         return void this.forward(session, msg, frame, null).finally(handled);
     }
+  }
+
+  /**
+   * A request too costly to read (frame-cost.ts), answered by what its envelope says: an openDiff
+   * as a decision (DIFF_REJECTED, with the reason), never an error, so nothing is written unreviewed.
+   */
+  private onAgentRefused(session: SessionState, request: Envelope & { id: RpcId; method: string }, problem: string): void {
+    session.refusals.note(`refused ${request.method}${request.tool === null ? '' : ` ${request.tool}`}: ${problem}`);
+    if (request.method === 'tools/call' && request.tool === 'openDiff') session.link.respond(request.id, refusedDiff(request.tabName ?? '', problem));
+    else session.link.respondError(request.id, INVALID_REQUEST, `Patchbay: ${problem}`);
   }
 
   /** Counts a request or notification against the session's limit; false (and logged) when over it. */

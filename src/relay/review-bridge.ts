@@ -48,7 +48,7 @@ export class ReviewBridge {
     private readonly deps: ReviewBridgeDeps,
   ) {}
 
-  /** Why a diff whose request is `bytes` long cannot wait now (pending diffs hold too much), or null. */
+  /** Why a diff whose request holds `bytes` (its frame's `held`) cannot wait now (pending diffs hold too much), or null. */
   overBudget(bytes: number): string | null {
     return budgetProblem(this.inbox.heldBytes(), bytes, this.deps.pendingBytes);
   }
@@ -74,7 +74,7 @@ export class ReviewBridge {
         oldContents: null,
         isNew: false,
         tooLarge: false,
-        bytes: frame.bytes.length,
+        bytes: frame.held,
         readingOriginal: true,
         agent: session.clientInfo?.name ?? session.dialect,
         reply: { id: request.id, answered },

@@ -12,9 +12,11 @@
 // file); a small one is encoded again.
 import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
+import { costLimit, peekEnvelope, weighFrame, type Envelope } from '../protocol/frame-cost.ts';
 import {
   classifyMessage,
   errorResponse,
+  INVALID_REQUEST,
   notification,
   parseFrame,
   request,
@@ -30,8 +32,15 @@ import { encodeJsonPieces, LazyText, parseLazily, type ByteRange } from '../prot
 
 /** Frames from this size on may be read lazily (a whole file in FILE_SAVED). */
 export const LAZY_FRAME_BYTES = 1024 * 1024;
+/** Frames from this size on are weighed even when they look like a notification that is only routed. */
+const WEIGHED_BEFORE_ROUTING = 4096;
 /** Strings from this size on stay undecoded in a lazily read frame. */
 const LAZY_STRING_BYTES = 64 * 1024;
+/**
+ * What the values of a frame read lazily may cost (frame-cost.ts): one is a whole file and a few
+ * small fields, far below this. A frame over it is weighed, and parsed whole or refused.
+ */
+const LAZY_COST_LIMIT = 64 * 1024;
 /** What the traffic log gets of a lazily read frame (it shows the start only). */
 const PREVIEW_BYTES = 4096;
 /** How many given-up requests' owners are remembered for their late answers. */
@@ -43,13 +52,16 @@ const FORGOTTEN_KEPT = 64;
 const MAX_MINTED_ID = 2 ** 31 - 1;
 
 /**
- * A frame as it arrived: its bytes and their text (the start only, for a frame read lazily).
- * `idAt`: where its top-level "id" value sits in `bytes`, for a frame read lazily (see
- * parseLazily): it is sent on under another id with only those bytes replaced.
+ * A frame as it arrived: its bytes and their text (the start only, for a frame over
+ * PREVIEW_BYTES: the whole is not kept twice). `held`: about what holding it costs, its bytes
+ * and its parsed values together (frame-cost.ts), which the pending budget counts. `idAt`: where
+ * its top-level "id" value sits in `bytes`, for a frame read lazily (see parseLazily): it is sent
+ * on under another id with only those bytes replaced.
  */
 export interface Frame {
   bytes: Buffer;
   text: string;
+  held: number;
   idAt?: ByteRange | null;
 }
 
@@ -90,8 +102,13 @@ export interface LinkHandlers {
    */
   onFrame?(direction: 'in' | 'out', text: string, message: RpcMessage | null, bytes: number, owner?: unknown): void;
   onClose?(): void;
-  /** A frame that is not JSON-RPC; the link has already answered it if it could. */
+  /** A frame that is not JSON-RPC, or not read (see weighFrame); the link has already answered it if it could. */
   onMalformed?(problem: string): void;
+  /**
+   * A request too costly to read (see weighFrame), by its envelope: the handler answers it (an
+   * openDiff with DIFF_REJECTED). Default: an error answer.
+   */
+  onRefused?(request: Envelope & { id: RpcId; method: string }, problem: string): void;
 }
 
 export class LinkClosedError extends Error {
@@ -168,12 +185,18 @@ export class RpcLink {
 
   private receive(bytes: Buffer): void {
     if (bytes.length >= LAZY_FRAME_BYTES && this.receiveLazily(bytes)) return;
+    // Weighed before anything is made of it, unless it is a small notification that is only
+    // routed (a burst of selections costs a match each): its params are parsed only if read.
+    let weight = bytes.length >= WEIGHED_BEFORE_ROUTING ? weighFrame(bytes) : null;
+    if (weight?.ok === false) return this.refuse(bytes, weight.problem);
     const text = bytes.toString('utf8');
     const routed = routedOnly(text);
     if (routed) {
       this.handlers.onFrame?.('in', text, { kind: 'notification', msg: routed }, bytes.length);
-      return this.handlers.onNotification(routed, this, { bytes, text });
+      return this.handlers.onNotification(routed, this, { bytes, text, held: bytes.length + (weight?.cost ?? costLimit(bytes.length)) });
     }
+    weight ??= weighFrame(bytes);
+    if (!weight.ok) return this.refuse(bytes, weight.problem);
     const parsed = parseFrame(text);
     const answeredId = parsed.ok && parsed.message.kind === 'response' ? parsed.message.msg.id : null;
     const owner = answeredId === null ? undefined : (this.pending.get(answeredId)?.owner ?? this.forgotten.get(answeredId));
@@ -185,7 +208,7 @@ export class RpcLink {
       return;
     }
     const message = parsed.message;
-    const frame = { bytes, text };
+    const frame = { bytes, text: text.length <= PREVIEW_BYTES ? text : bytes.toString('utf8', 0, PREVIEW_BYTES), held: bytes.length + weight.cost };
     if (message.kind === 'request') this.handlers.onRequest(message.msg, this, frame);
     else if (message.kind === 'notification') this.handlers.onNotification(message.msg, this, frame);
     else this.answered(message.msg, frame);
@@ -212,11 +235,11 @@ export class RpcLink {
     const waitingLazily = [...this.pending.values()].filter((p) => p.lazy);
     if (!this.handlers.takesLazily && waitingLazily.length === 0) return false;
     const known = waitingLazily.flatMap((p) => (p.expected ? [p.expected] : []));
-    const read = parseLazily(bytes, LAZY_STRING_BYTES, known);
+    const read = parseLazily(bytes, LAZY_STRING_BYTES, known, LAZY_COST_LIMIT);
     if (read === undefined) return false;
     const parsed = classifyMessage(read.value);
     if (!parsed.ok) return false;
-    const frame = { bytes, text: bytes.toString('utf8', 0, PREVIEW_BYTES), idAt: read.idAt };
+    const frame = { bytes, text: bytes.toString('utf8', 0, PREVIEW_BYTES), held: bytes.length + read.cost, idAt: read.idAt };
     if (parsed.message.kind === 'request') {
       const msg = parsed.message.msg;
       if (!this.handlers.takesLazily?.(msg)) return false;
@@ -233,6 +256,28 @@ export class RpcLink {
     this.handlers.onFrame?.('in', frame.text, parsed.message, bytes.length, waiting.owner);
     this.answered(msg, frame);
     return true;
+  }
+
+  /**
+   * A frame not read (weighFrame's `problem`), answered by its envelope: a response ends the
+   * wait of its request with an error; a request is answered (onRefused, else an error); a
+   * notification is dropped. Each is reported.
+   */
+  private refuse(bytes: Buffer, problem: string): void {
+    const envelope = peekEnvelope(bytes);
+    const { id, method } = envelope;
+    const waiting = envelope.response && id !== null ? this.pending.get(id) : undefined;
+    this.handlers.onFrame?.('in', bytes.toString('utf8', 0, PREVIEW_BYTES), null, bytes.length, waiting?.owner);
+    if (id !== null && method !== null && !envelope.response && this.handlers.onRefused) return this.handlers.onRefused({ ...envelope, id, method }, problem);
+    this.handlers.onMalformed?.(`${this.label}: ${problem}${id === null ? '' : ` (id ${JSON.stringify(id).slice(0, 100)})`}`);
+    if (waiting) {
+      this.pending.delete(id!);
+      const msg = errorResponse(id, INVALID_REQUEST, `Patchbay: ${problem}`);
+      const text = JSON.stringify(msg);
+      waiting.resolve({ msg, frame: { bytes: Buffer.from(text, 'utf8'), text, held: text.length } });
+    } else if (id !== null && method !== null && !envelope.response) {
+      this.respondError(id, INVALID_REQUEST, `Patchbay: ${problem}`);
+    }
   }
 
   /** Serializes and sends. */

@@ -18,7 +18,7 @@ export interface NewDiff<R> {
   oldContents: HeldText | null;
   isNew: boolean;
   tooLarge: boolean;
-  /** The memory the agent's request holds while the diff waits (its frame's size). */
+  /** The memory the agent's request holds while the diff waits (its frame's bytes and parsed values). */
   bytes: number;
   /** Its original is still being read (see originalRead): not listed until it is. */
   readingOriginal?: boolean;
