@@ -84,7 +84,13 @@ The choice is remembered for the agent's folder; auto forgets it and lets the ru
  */
 export async function unifiedDiff(detail: DiffDetail): Promise<{ patch: string; summary: string }> {
   const { changeModel, lineCounts, unifiedPatch } = await import('../review/changes.ts');
-  const oldHeader = detail.isNew ? 'new file' : detail.tooLarge ? 'on disk (too large to show)' : 'on disk';
+  const oldHeader = detail.isNew
+    ? 'new file'
+    : detail.tooLarge
+      ? 'on disk (too large to show)'
+      : detail.unreadable !== undefined
+        ? `on disk (could not be read: ${detail.unreadable})`
+        : 'on disk';
   const written = detail.finalContents !== null;
   const newHeader = written ? (detail.decision?.edited ? 'written (edited)' : 'written') : detail.decision ? 'proposed (rejected)' : 'proposed';
   // The same changes, numbered the same, as the review editor shows (and `accept --changes` takes).
