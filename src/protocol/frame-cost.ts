@@ -4,7 +4,7 @@
 // one whose values would cost more than twice its size is refused unread; what a frame is let
 // in for is what the pending budget counts while it is held.
 import type { RpcId } from './jsonrpc.ts';
-import { isDelimiter, QUOTE, stringEnd } from './json-scan.ts';
+import { containerEnd, isDelimiter, QUOTE, stringEnd } from './json-scan.ts';
 
 /**
  * About what JSON.parse makes of each value, in bytes (V8 12 with pointer compression, as in
@@ -22,6 +22,14 @@ const ROOM = 256 * 1024;
 export function costLimit(size: number): number {
   return 2 * size + ROOM;
 }
+
+/**
+ * Frames below this size cannot cost more than their limit, nor nest deeper than code walking
+ * values recursively can go: no value costs more than CONTAINER_COST for its 2 bytes (`[]`), so
+ * such a frame costs at most 32 times its size. They need no weighing before they are parsed
+ * (getDiagnostics, before every model call, is one); what they hold is weighed only if held.
+ */
+export const UNWEIGHED_BELOW = Math.floor(ROOM / (CONTAINER_COST / 2 - 2));
 
 export type FrameWeight = { ok: true; cost: number } | { ok: false; problem: string };
 
@@ -182,20 +190,4 @@ export function peekEnvelope(bytes: Buffer): Envelope {
     if (!(err instanceof Known)) throw err;
   }
   return envelope;
-}
-
-/** Index just past the object or array starting at `start` (strings skipped whole), or -1 when it does not end. */
-function containerEnd(bytes: Buffer, start: number): number {
-  let depth = 0;
-  let at = start;
-  const end = bytes.length;
-  while (at < end) {
-    const c = bytes[at++];
-    if (c === QUOTE) {
-      at = stringEnd(bytes, at - 1);
-      if (at < 0) return -1;
-    } else if (c === 0x7b || c === 0x5b) depth++;
-    else if ((c === 0x7d || c === 0x5d) && --depth === 0) return at;
-  }
-  return -1;
 }

@@ -4,7 +4,9 @@
 // Skipping a string is a memchr for its closing quote, so the walk costs a few ms.
 
 import { CONTAINER_COST, MAX_DEPTH, SCALAR_COST } from './frame-cost.ts';
-import { isDelimiter, QUOTE, stringEnd } from './json-scan.ts';
+import { isDelimiter, QUOTE, stringEnd, type ByteRange } from './json-scan.ts';
+
+export type { ByteRange };
 
 /**
  * A JSON string still in its frame's bytes (quotes and escapes included). It keeps the frame
@@ -98,12 +100,6 @@ export function holdsLazyText(value: unknown): boolean {
 }
 
 class NotReadable extends Error {}
-
-/** Where a value sits in its frame's bytes: [start, end). */
-export interface ByteRange {
-  start: number;
-  end: number;
-}
 
 /**
  * A frame read lazily: its value, where the top-level object's "id" value sits (null: it has

@@ -10,7 +10,7 @@ import type { ProposedText } from '../review/held-text.ts';
 import type { Decision, Inbox, InboxEffect, OfferArgs } from '../review/inbox.ts';
 import type { Original } from '../review/read-original.ts';
 import { MAX_NOTES } from './review-notes.ts';
-import { answer, underId, type Frame, type Reply, type RpcLink } from './rpc-link.ts';
+import { answer, frameHeld, underId, type Frame, type Reply, type RpcLink } from './rpc-link.ts';
 import type { Session } from './session.ts';
 import type { OpenDiffArgs } from './tools/open-diff.ts';
 
@@ -48,7 +48,7 @@ export class ReviewBridge {
     private readonly deps: ReviewBridgeDeps,
   ) {}
 
-  /** Why a diff whose request holds `bytes` (its frame's `held`) cannot wait now (pending diffs hold too much), or null. */
+  /** Why a diff whose request holds `bytes` (frameHeld) cannot wait now (pending diffs hold too much), or null. */
   overBudget(bytes: number): string | null {
     return budgetProblem(this.inbox.heldBytes(), bytes, this.deps.pendingBytes);
   }
@@ -74,7 +74,7 @@ export class ReviewBridge {
         oldContents: null,
         isNew: false,
         tooLarge: false,
-        bytes: frame.held,
+        bytes: frameHeld(frame),
         readingOriginal: true,
         agent: session.clientInfo?.name ?? session.dialect,
         reply: { id: request.id, answered },

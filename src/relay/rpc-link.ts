@@ -12,7 +12,7 @@
 // file); a small one is encoded again.
 import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
-import { costLimit, peekEnvelope, weighFrame, type Envelope } from '../protocol/frame-cost.ts';
+import { costLimit, peekEnvelope, UNWEIGHED_BELOW, weighFrame, type Envelope } from '../protocol/frame-cost.ts';
 import {
   classifyMessage,
   errorResponse,
@@ -28,12 +28,11 @@ import {
   type RpcRequest,
   type RpcResponse,
 } from '../protocol/jsonrpc.ts';
+import { topLevelIdAt } from '../protocol/json-scan.ts';
 import { encodeJsonPieces, LazyText, parseLazily, type ByteRange } from '../protocol/lazy-json.ts';
 
 /** Frames from this size on may be read lazily (a whole file in FILE_SAVED). */
 export const LAZY_FRAME_BYTES = 1024 * 1024;
-/** Frames from this size on are weighed even when they look like a notification that is only routed. */
-const WEIGHED_BEFORE_ROUTING = 4096;
 /** Strings from this size on stay undecoded in a lazily read frame. */
 const LAZY_STRING_BYTES = 64 * 1024;
 /**
@@ -53,16 +52,22 @@ const MAX_MINTED_ID = 2 ** 31 - 1;
 
 /**
  * A frame as it arrived: its bytes and their text (the start only, for a frame over
- * PREVIEW_BYTES: the whole is not kept twice). `held`: about what holding it costs, its bytes
- * and its parsed values together (frame-cost.ts), which the pending budget counts. `idAt`: where
- * its top-level "id" value sits in `bytes`, for a frame read lazily (see parseLazily): it is sent
- * on under another id with only those bytes replaced.
+ * PREVIEW_BYTES: the whole is not kept twice). `cost`: about what its parsed values cost
+ * (frame-cost.ts), when it was weighed (see frameHeld). `idAt`: where its top-level "id" value
+ * sits in `bytes`, for a frame read lazily (see parseLazily): it is sent on under another id with
+ * only those bytes replaced.
  */
 export interface Frame {
   bytes: Buffer;
   text: string;
-  held: number;
+  cost?: number;
   idAt?: ByteRange | null;
+}
+
+/** About what holding a frame costs, its bytes and its parsed values together: what the pending budget counts. */
+export function frameHeld(frame: Frame): number {
+  const weight = frame.cost === undefined ? weighFrame(frame.bytes) : null;
+  return frame.bytes.length + (frame.cost ?? (weight?.ok ? weight.cost : costLimit(frame.bytes.length)));
 }
 
 /**
@@ -185,18 +190,15 @@ export class RpcLink {
 
   private receive(bytes: Buffer): void {
     if (bytes.length >= LAZY_FRAME_BYTES && this.receiveLazily(bytes)) return;
-    // Weighed before anything is made of it, unless it is a small notification that is only
-    // routed (a burst of selections costs a match each): its params are parsed only if read.
-    let weight = bytes.length >= WEIGHED_BEFORE_ROUTING ? weighFrame(bytes) : null;
+    // Weighed before anything is made of it, unless it is too small to need it (frame-cost.ts).
+    const weight = bytes.length < UNWEIGHED_BELOW ? null : weighFrame(bytes);
     if (weight?.ok === false) return this.refuse(bytes, weight.problem);
     const text = bytes.toString('utf8');
     const routed = routedOnly(text);
     if (routed) {
       this.handlers.onFrame?.('in', text, { kind: 'notification', msg: routed }, bytes.length);
-      return this.handlers.onNotification(routed, this, { bytes, text, held: bytes.length + (weight?.cost ?? costLimit(bytes.length)) });
+      return this.handlers.onNotification(routed, this, { bytes, text });
     }
-    weight ??= weighFrame(bytes);
-    if (!weight.ok) return this.refuse(bytes, weight.problem);
     const parsed = parseFrame(text);
     const answeredId = parsed.ok && parsed.message.kind === 'response' ? parsed.message.msg.id : null;
     const owner = answeredId === null ? undefined : (this.pending.get(answeredId)?.owner ?? this.forgotten.get(answeredId));
@@ -208,7 +210,7 @@ export class RpcLink {
       return;
     }
     const message = parsed.message;
-    const frame = { bytes, text: text.length <= PREVIEW_BYTES ? text : bytes.toString('utf8', 0, PREVIEW_BYTES), held: bytes.length + weight.cost };
+    const frame: Frame = text.length <= PREVIEW_BYTES ? { bytes, text } : { bytes, text: bytes.toString('utf8', 0, PREVIEW_BYTES), cost: weight!.cost };
     if (message.kind === 'request') this.handlers.onRequest(message.msg, this, frame);
     else if (message.kind === 'notification') this.handlers.onNotification(message.msg, this, frame);
     else this.answered(message.msg, frame);
@@ -239,7 +241,7 @@ export class RpcLink {
     if (read === undefined) return false;
     const parsed = classifyMessage(read.value);
     if (!parsed.ok) return false;
-    const frame = { bytes, text: bytes.toString('utf8', 0, PREVIEW_BYTES), held: bytes.length + read.cost, idAt: read.idAt };
+    const frame = { bytes, text: bytes.toString('utf8', 0, PREVIEW_BYTES), cost: read.cost, idAt: read.idAt };
     if (parsed.message.kind === 'request') {
       const msg = parsed.message.msg;
       if (!this.handlers.takesLazily?.(msg)) return false;
@@ -274,7 +276,7 @@ export class RpcLink {
       this.pending.delete(id!);
       const msg = errorResponse(id, INVALID_REQUEST, `Patchbay: ${problem}`);
       const text = JSON.stringify(msg);
-      waiting.resolve({ msg, frame: { bytes: Buffer.from(text, 'utf8'), text, held: text.length } });
+      waiting.resolve({ msg, frame: { bytes: Buffer.from(text, 'utf8'), text } });
     } else if (id !== null && method !== null && !envelope.response) {
       this.respondError(id, INVALID_REQUEST, `Patchbay: ${problem}`);
     }
@@ -282,12 +284,12 @@ export class RpcLink {
 
   /** Serializes and sends. */
   send(message: RpcRequest | RpcNotification | RpcResponse, options: SendOptions = {}): void {
-    this.write(message, options);
+    this.write(message, options.lazy === true, options.owner);
   }
 
   /** Like send, resolving once written: replies that must reach the agent before a close. */
   sendAndWait(message: RpcRequest | RpcNotification | RpcResponse, options: SendOptions = {}): Promise<void> {
-    return new Promise((resolve) => this.write(message, options, resolve));
+    return new Promise((resolve) => this.write(message, options.lazy === true, options.owner, resolve));
   }
 
   /** Sends a frame received elsewhere (or made of such), byte for byte; `sent` runs once it is written (or cannot be). */
@@ -301,7 +303,7 @@ export class RpcLink {
     this.sendBytes(frame.bytes, sent);
   }
 
-  private write(message: RpcRequest | RpcNotification | RpcResponse, { lazy = false, owner }: SendOptions, done?: () => void): void {
+  private write(message: RpcRequest | RpcNotification | RpcResponse, lazy: boolean, owner: unknown, done?: () => void): void {
     if (!this.isOpen) return done?.();
     if (lazy) return this.forward(encodedFrame(message), classify(message), done, owner);
     // One encoding: the bytes measured for the log are the bytes ws sends.
@@ -366,10 +368,14 @@ export class RpcLink {
    * Sends a request under an id minted here. Rejects if the link closes first. `lazy`: it holds
    * LazyText (sent as their bytes), and a big answer may come back holding LazyText too.
    */
-  request(method: string, params?: unknown, { lazy = false, ...reading }: { lazy?: boolean } & Omit<AnswerReading, 'lazyAnswer'> = {}): { id: number; response: Promise<Reply> } {
+  request(method: string, params?: unknown, reading: { lazy?: boolean } & Omit<AnswerReading, 'lazyAnswer'> = {}): { id: number; response: Promise<Reply> } {
+    return this.sendRequest(method, params, reading.lazy === true, reading);
+  }
+
+  private sendRequest(method: string, params: unknown, lazy: boolean, reading: Omit<AnswerReading, 'lazyAnswer'>): { id: number; response: Promise<Reply> } {
     const id = this.mint();
-    const response = this.expect(id, { ...reading, lazyAnswer: lazy });
-    this.send(request(id, method, params), { lazy, owner: reading.owner });
+    const response = this.expect(id, lazy, reading);
+    this.write(request(id, method, params), lazy, reading.owner);
     return { id, response };
   }
 
@@ -380,23 +386,21 @@ export class RpcLink {
    * `reading`: a big answer may hold LazyText strings (see receiveLazily).
    */
   relay(msg: RpcRequest, frame: Frame | null, reading: AnswerReading = {}): { id: number; response: Promise<Reply> } {
-    if (!frame?.idAt) {
-      return this.request(msg.method, msg.params, { lazy: reading.lazyAnswer === true, expected: reading.expected, deadline: reading.deadline, owner: reading.owner });
-    }
+    if (!frame?.idAt) return this.sendRequest(msg.method, msg.params, reading.lazyAnswer === true, reading);
     const id = this.mint();
-    const response = this.expect(id, reading);
+    const response = this.expect(id, reading.lazyAnswer === true, reading);
     this.forward(underId(frame, frame.idAt, id), { kind: 'request', msg: { ...msg, id } }, undefined, reading.owner);
     return { id, response };
   }
 
-  private expect(id: RpcId, reading?: AnswerReading): Promise<Reply> {
+  private expect(id: RpcId, lazy: boolean, reading: Omit<AnswerReading, 'lazyAnswer'>): Promise<Reply> {
     if (!this.isOpen) return Promise.reject(new LinkClosedError(this.label));
     // Built field by field, always the same shape: this runs for every request relayed.
-    const limit = reading?.deadline;
+    const limit = reading.deadline;
     const deadline = limit ? { at: Date.now() + limit.ms, ms: limit.ms, what: limit.what } : undefined;
     if (deadline) this.wakeBy(deadline.at);
     return new Promise<Reply>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, lazy: reading?.lazyAnswer === true, expected: reading?.expected, deadline, owner: reading?.owner });
+      this.pending.set(id, { resolve, reject, lazy, expected: reading.expected, deadline, owner: reading.owner });
     });
   }
 
@@ -463,25 +467,38 @@ function encodedFrame(message: RpcRequest | RpcNotification | RpcResponse): Piec
   return { pieces, text: head.toString('utf8', 0, Math.min(head.length, PREVIEW_BYTES)) };
 }
 
+/** Frames from this size on are sent on under another id in pieces (see underId); smaller ones in one copy. */
+const PIECES_FROM_BYTES = 64 * 1024;
+
 /**
- * A frame read lazily, under another id: its bytes with only the id's replaced, in pieces (so a
- * whole file in it is not copied); its text, for the traffic log, from the new bytes.
+ * A frame under another id: its bytes with only the id's replaced (`idAt`), in pieces for a big
+ * one (a whole file in it is not copied), in one buffer for a small one; its text, for the
+ * traffic log, from the new bytes.
  */
-export function underId(frame: Frame, idAt: ByteRange, id: RpcId): PiecedFrame {
+export function underId(frame: Frame, idAt: ByteRange, id: RpcId): OutFrame {
   const pieces = [frame.bytes.subarray(0, idAt.start), Buffer.from(JSON.stringify(id), 'utf8'), frame.bytes.subarray(idAt.end)];
+  if (frame.bytes.length < PIECES_FROM_BYTES) {
+    const bytes = Buffer.concat(pieces);
+    return { bytes, text: bytes.toString('utf8', 0, PREVIEW_BYTES) };
+  }
   const head = Buffer.concat([pieces[0]!.subarray(0, PREVIEW_BYTES), pieces[1]!, pieces[2]!.subarray(0, PREVIEW_BYTES)]);
   return { pieces, text: head.toString('utf8', 0, PREVIEW_BYTES) };
 }
 
 /**
  * Answers request `id` on `to` with a reply from the other side (which came under Patchbay's
- * id): a reply read lazily and not translated goes as its bytes with only the id replaced;
- * anything else is encoded again (LazyText in it as the bytes they came in).
+ * id). Not translated, it goes as its bytes with only the id replaced: where the lazy reader
+ * found it, or where a walk of the top-level object finds it once (a reply carrying "id" twice
+ * means what its reader decides, so it is encoded again). Anything else is encoded again
+ * (LazyText in it as the bytes they came in).
  */
 export function answer(to: RpcLink, id: RpcId, reply: Reply, translate: ((r: RpcResponse) => RpcResponse) | null): void {
-  const idAt = reply.frame.idAt;
-  if (!translate && idAt) return to.forward(underId(reply.frame, idAt, id), { kind: 'response', msg: { ...reply.msg, id } });
-  to.send({ ...(translate ? translate(reply.msg) : reply.msg), id }, { lazy: idAt !== undefined });
+  const lazy = reply.frame.idAt !== undefined;
+  if (!translate) {
+    const idAt = lazy ? reply.frame.idAt : topLevelIdAt(reply.frame.bytes);
+    if (idAt) return to.forward(underId(reply.frame, idAt, id), { kind: 'response', msg: { ...reply.msg, id } });
+  }
+  to.send({ ...(translate ? translate(reply.msg) : reply.msg), id }, { lazy });
 }
 
 function classify(message: RpcRequest | RpcNotification | RpcResponse): RpcMessage {

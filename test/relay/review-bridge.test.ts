@@ -22,7 +22,7 @@ function setup() {
 async function propose(t: ReturnType<typeof setup>, id: number): Promise<{ answered: Promise<void>; relayedId: unknown }> {
   const request = { jsonrpc: '2.0' as const, id, method: 'tools/call', params: { name: 'openDiff', arguments: { old_file_path: '/w/a.ts', new_file_path: '/w/a.ts', new_file_contents: BIG, tab_name: 'pi-write:1' } } };
   const bytes = Buffer.from(JSON.stringify(request));
-  const { id: diffId, answered } = t.bridge.receive(t.session, request, { bytes, text: '', held: bytes.length }, request.params.arguments);
+  const { id: diffId, answered } = t.bridge.receive(t.session, request, { bytes, text: '' }, request.params.arguments);
   t.bridge.originalRead(diffId, { contents: Buffer.from('old\n'), isNew: false, tooLarge: false });
   await waitFor(() => t.editor.sent.length === 1, { message: 'the diff offered to the editor' });
   return { answered, relayedId: t.editor.sent[0]!.id };
@@ -74,7 +74,7 @@ function lazyRequest(id: number) {
   const read = parseLazily(bytes, 64 * 1024)!;
   const msg = read.value as Lazy;
   assert.ok(msg.params.arguments.new_file_contents instanceof LazyText);
-  return { msg, frame: { bytes, text: '', held: bytes.length + read.cost, idAt: read.idAt }, bytes, raw: Buffer.from(JSON.stringify(BIG)) };
+  return { msg, frame: { bytes, text: '', cost: read.cost, idAt: read.idAt }, bytes, raw: Buffer.from(JSON.stringify(BIG)) };
 }
 
 /** Counts decodes of big strings while `run` runs. */

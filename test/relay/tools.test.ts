@@ -42,7 +42,7 @@ function world({ dialect = 'pi', editorDialect = 'pi', deadlineMs = 1500 }: Worl
     const id = nextId++;
     const msg: RpcRequest = { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } };
     const text = JSON.stringify(msg);
-    const frame: Frame = { bytes: Buffer.from(text), text, held: 3 * text.length };
+    const frame: Frame = { bytes: Buffer.from(text), text };
     const tool = interceptedTool(name);
     assert.ok(tool, `${name} is intercepted`);
     return { id, done: tool.run(ctx, { session, msg, frame, args }) };

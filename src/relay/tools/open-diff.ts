@@ -6,6 +6,7 @@ import { LazyText } from '../../protocol/lazy-json.ts';
 import type { ToolResult } from '../../protocol/mcp.ts';
 import { cutToBytes, diffPathProblem, MAX_PATH_BYTES, MAX_TAB_NAME_BYTES, tabNameProblem } from '../../review/diff-limits.ts';
 import { diffRejected } from '../../review/inbox.ts';
+import { frameHeld } from '../rpc-link.ts';
 import { defineTool, text, type ToolCall, type ToolContext } from './tool.ts';
 
 /** A name (path, tab): a string; one big enough to stay undecoded in its frame is far over its cap. */
@@ -69,7 +70,7 @@ export const openDiff = defineTool({
   async handle(ctx, call) {
     const { session, msg, frame, args } = call;
     if (session.closed) return;
-    const problem = problemWith(args) ?? ctx.review.overBudget(frame.held);
+    const problem = problemWith(args) ?? ctx.review.overBudget(frameHeld(frame));
     if (problem) return reject(ctx, call, problem);
     // The request stays open until a decision answers it.
     const { id, answered } = ctx.review.receive(session, msg, frame, args);
