@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CONTAINER_COST, costLimit, MAX_DEPTH, peekEnvelope, weighFrame } from '../../src/protocol/frame-cost.ts';
+import { topLevelIdAt } from '../../src/protocol/json-scan.ts';
 
 const frame = (text: string): Buffer => Buffer.from(text);
 
@@ -52,4 +53,19 @@ test('a refused frame is answered by its envelope, read without the rest: id, me
   // What cannot be read stays null: an id that is an object, a huge method name, no object at all.
   assert.deepEqual(peekEnvelope(frame(`{"id":{"a":1},"method":"${'m'.repeat(5000)}"}`)), { id: null, method: null, response: false, tool: null, tabName: null });
   assert.deepEqual(peekEnvelope(frame('[1,2]')), { id: null, method: null, response: false, tool: null, tabName: null });
+});
+
+test('an answer’s top-level id is found in its bytes, whatever comes before it; twice, or not at the top, it is not', () => {
+  const at = (text: string): string | null => {
+    const range = topLevelIdAt(frame(text));
+    return range === null ? null : text.slice(range.start, range.end);
+  };
+  assert.equal(at('{"result":{"content":[{"id":1,"text":"\\"id\\":2"}]},"jsonrpc":"2.0","id":7}'), '7');
+  assert.equal(at(' { "id" : "r-\\"1" , "result" : {} } '), '"r-\\"1"');
+  assert.equal(at('{"\\u0069d":12,"result":null}'), '12');
+  assert.equal(at('{"id":1,"result":{},"id":2}'), null, 'twice');
+  assert.equal(at('{"id":1,"result":{},"\\u0069d":2}'), null, 'twice, once escaped');
+  assert.equal(at('{"result":{"id":1}}'), null, 'only nested');
+  assert.equal(at('[{"id":1}]'), null);
+  assert.equal(at('{"id":1,"result":{"unterminated'), null);
 });
