@@ -210,7 +210,8 @@ export class RpcLink {
       return;
     }
     const message = parsed.message;
-    const frame: Frame = text.length <= PREVIEW_BYTES ? { bytes, text } : { bytes, text: bytes.toString('utf8', 0, PREVIEW_BYTES), cost: weight!.cost };
+    const frame: Frame = { bytes, text: text.length <= PREVIEW_BYTES ? text : bytes.toString('utf8', 0, PREVIEW_BYTES) };
+    if (weight) frame.cost = weight.cost;
     if (message.kind === 'request') this.handlers.onRequest(message.msg, this, frame);
     else if (message.kind === 'notification') this.handlers.onNotification(message.msg, this, frame);
     else this.answered(message.msg, frame);
