@@ -7,8 +7,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmod, chown, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { test } from 'node:test';
-import { testUser, usersUnavailable } from '../peers/users.ts';
+import { test, type TestContext } from 'node:test';
+import { testUser, usersUnavailable, type TestUser } from '../peers/users.ts';
 
 const WRITER = fileURLToPath(new URL('./race-writer.ts', import.meta.url));
 const RACE_MS = 4000;
@@ -45,12 +45,18 @@ function run(user: { uid: number; gid: number }, args: string[], env: NodeJS.Pro
 
 const unavailable = usersUnavailable();
 
-test('another user who can write the project folder cannot steer the autoconnect write into your ~/.pi/agent, and no temp file is left', { skip: unavailable ?? false, timeout: 60_000 }, async (t) => {
+/** The two users and a folder of the test's under /tmp with `mode`, removed after the test. */
+async function scene(t: TestContext, prefix: string, mode: number): Promise<{ victim: TestUser; other: TestUser; root: string }> {
   const victim = testUser('patchbay-victim');
   const other = testUser('patchbay-other');
-  const root = await mkdtemp('/tmp/patchbay-race-');
+  const root = await mkdtemp(`/tmp/${prefix}-`);
   t.after(() => rm(root, { recursive: true, force: true }));
-  await chmod(root, 0o755);
+  await chmod(root, mode);
+  return { victim, other, root };
+}
+
+test('another user who can write the project folder cannot steer the autoconnect write into your ~/.pi/agent, and no temp file is left', { skip: unavailable ?? false, timeout: 60_000 }, async (t) => {
+  const { victim, other, root } = await scene(t, 'patchbay-race', 0o755);
   const home = join(root, 'victim');
   const agent = join(home, '.pi', 'agent');
   await mkdir(agent, { recursive: true });
@@ -87,11 +93,7 @@ test('another user who can write the project folder cannot steer the autoconnect
 });
 
 test('a project under a sticky folder others may write (like /tmp) is written, and the other user cannot move it away', { skip: unavailable ?? false, timeout: 60_000 }, async (t) => {
-  const victim = testUser('patchbay-victim');
-  const other = testUser('patchbay-other');
-  const root = await mkdtemp('/tmp/patchbay-sticky-');
-  t.after(() => rm(root, { recursive: true, force: true }));
-  await chmod(root, 0o1777);
+  const { victim, other, root } = await scene(t, 'patchbay-sticky', 0o1777);
   const project = join(root, 'project');
   await mkdir(project);
   await chown(project, victim.uid, victim.gid);
