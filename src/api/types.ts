@@ -81,6 +81,11 @@ export interface DiffSummary {
   isNew: boolean;
   /** The on-disk file was over the size cap; its old contents are not kept. */
   tooLarge: boolean;
+  /**
+   * Why the on-disk file could not be read (not a regular file, a kernel file, no permission): the
+   * diff has no old side. Absent when it was read, is new, or is too large.
+   */
+  unreadable?: string;
   /** Currently open in the bound editor. */
   inEditor: boolean;
 }

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DIRECTIONS, filterTraffic } from '../api/traffic.ts';
 import type { DiffDetail, HubApi, PatchbaySettings } from '../api/types.ts';
+import { readArgFile } from './arg-file.ts';
 import { colorDiff, colorWanted } from './color.ts';
 import { isLocalOnlySetting, localSettingTakesEffect, type LocalOnlySetting } from '../settings/local-only.ts';
 import { UsageError, parse, positionals, printJson, type Command, type CommandContext } from './command.ts';
@@ -23,6 +24,9 @@ import {
   outsideFolderWarning,
   overrideWarnings,
 } from './format.ts';
+
+/** Edited contents given for a diff: as much as a diff may propose (the default frame cap). */
+const MAX_CONTENTS_BYTES = 64 * 1024 * 1024;
 
 // For `open` alone: the HTTP client and child_process load when it runs.
 const controlClient = () => import('../web/control-client.ts');
@@ -80,7 +84,13 @@ The choice is remembered for the agent's folder; auto forgets it and lets the ru
  */
 export async function unifiedDiff(detail: DiffDetail): Promise<{ patch: string; summary: string }> {
   const { changeModel, lineCounts, unifiedPatch } = await import('../review/changes.ts');
-  const oldHeader = detail.isNew ? 'new file' : detail.tooLarge ? 'on disk (too large to show)' : 'on disk';
+  const oldHeader = detail.isNew
+    ? 'new file'
+    : detail.tooLarge
+      ? 'on disk (too large to show)'
+      : detail.unreadable !== undefined
+        ? `on disk (could not be read: ${detail.unreadable})`
+        : 'on disk';
   const written = detail.finalContents !== null;
   const newHeader = written ? (detail.decision?.edited ? 'written (edited)' : 'written') : detail.decision ? 'proposed (rejected)' : 'proposed';
   // The same changes, numbered the same, as the review editor shows (and `accept --changes` takes).
@@ -156,7 +166,7 @@ export const diffs: Command = {
         const [id] = positionals(given, ['id']) as [string];
         const file = values['contents-file'];
         const changes = values.changes === undefined ? undefined : changeNumbers(values.changes);
-        const contents = file === undefined ? undefined : await readFile(resolve(ctx.io.cwd, file), 'utf8');
+        const contents = file === undefined ? undefined : (await readArgFile(ctx.io.cwd, file, MAX_CONTENTS_BYTES, '--contents-file')).toString('utf8');
         const record = await (await ctx.connect()).call('diffs.accept', {
           id,
           ...(contents !== undefined ? { contents } : {}),

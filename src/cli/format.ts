@@ -76,7 +76,7 @@ export function formatStatus(snapshot: Snapshot, host: string): string {
 }
 
 function diffPath(d: DiffSummary): string {
-  const flags = [d.isNew && 'new file', d.tooLarge && 'too large to show', d.inEditor && 'open in editor'].filter(Boolean);
+  const flags = [d.isNew && 'new file', d.tooLarge && 'too large to show', d.unreadable !== undefined && 'on disk: could not be read', d.inEditor && 'open in editor'].filter(Boolean);
   return flags.length > 0 ? `${d.path} (${flags.join(', ')})` : d.path;
 }
 

@@ -1,6 +1,6 @@
 // Patchbay's one link to one editor instance (DESIGN §6): every session bound to the editor
 // and Patchbay's own watch (tool list, focus, liveness, suggestions) share it, with requests'
-// ids kept apart by the link (an agent's id is kept when free, else replaced and mapped back).
+// ids kept apart by the link: each carries an id the link minted, never a session's own.
 // VS Code's extension serves one client at a time, so a second link would close the first:
 // there is never a second. When another client takes the editor, Patchbay lets it have it
 // (said once, shown in status) until an agent needs the editor or a long wait has passed.
@@ -11,6 +11,7 @@ import type { RpcMessage, RpcNotification, RpcRequest } from '../protocol/jsonrp
 import type { ToolSpec } from '../protocol/mcp.ts';
 import { fetchTools, openEditorLink, type LiveEditor } from './editor-link.ts';
 import type { Frame, RpcLink } from './rpc-link.ts';
+import { ThrottledLog } from './throttled-log.ts';
 
 /** A lost link is opened again after this, doubling up to DOWN_RETRY_MAX_MS while it keeps failing. */
 export const DOWN_RETRY_FIRST_MS = 1000;
@@ -22,6 +23,8 @@ export const TAKEN_RETRY_MAX_MS = 10 * 60_000;
 const STABLE_MS = 60_000;
 /** How long the check of whether the editor still listens may take, after a link closed. */
 const STILL_THERE_MS = 500;
+/** Frames the link dropped (malformed, answers to ids it did not send) are logged at most once per this. */
+const DROPPED_LOG_INTERVAL_MS = 5000;
 
 /** Why a link went away: it could not open, or it closed after opening. */
 export type LinkLoss = 'handshake' | 'lost';
@@ -62,6 +65,8 @@ export class EditorConnection {
   private takenWaitMs: number;
   /** A takeover was logged and the link has not been stable since: the next one is not logged again. */
   private takenSaid = false;
+  /** An agent can make the editor answer ids Patchbay no longer waits for (or send junk): a flood is not logged whole. */
+  private readonly dropped: ThrottledLog;
 
   constructor(
     readonly editor: LiveEditor,
@@ -69,6 +74,7 @@ export class EditorConnection {
   ) {
     this.downWaitMs = this.waits.downFirstMs;
     this.takenWaitMs = this.waits.takenFirstMs;
+    this.dropped = new ThrottledLog((line) => deps.log(line), DROPPED_LOG_INTERVAL_MS, Date.now);
   }
 
   private get waits(): Required<NonNullable<ConnectionDeps['retry']>> {
@@ -126,7 +132,7 @@ export class EditorConnection {
       onRequest: (msg, link, frame) => this.deps.onRequest(link, msg, frame),
       onNotification: (msg, link, frame) => this.deps.onNotification(link, msg, frame),
       onFrame: (direction, text, message, bytes, owner) => this.deps.onFrame(direction, text, message, bytes, owner),
-      onMalformed: (problem) => this.deps.log(problem),
+      onMalformed: (problem) => this.dropped.note(problem),
       onClose: () => opened && void this.lost(opened),
     }).then(
       (link) => {

@@ -10,9 +10,10 @@ import { chooseEditor } from '../broker/choose-editor.ts';
 import type { ProcessInfo } from '../discovery/peer-process.ts';
 import { DisposableStore } from '../lifecycle/disposables.ts';
 import { cleanToolList, translateNotification } from '../protocol/dialect.ts';
-import { INTERNAL_ERROR, METHOD_NOT_FOUND, TOO_MANY_REQUESTS, type RpcNotification, type RpcRequest, type RpcResponse } from '../protocol/jsonrpc.ts';
+import type { Envelope } from '../protocol/frame-cost.ts';
+import { INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, TOO_MANY_REQUESTS, type RpcId, type RpcNotification, type RpcRequest, type RpcResponse } from '../protocol/jsonrpc.ts';
 import { initializeResult, textResult } from '../protocol/mcp.ts';
-import { diffRejected, type Decision } from '../review/inbox.ts';
+import type { Decision } from '../review/inbox.ts';
 import type { Original } from '../review/read-original.ts';
 import type { LiveEditor } from './editor-link.ts';
 import { EditorConnection, type ConnectionDeps, type LinkLoss } from './editor-connection.ts';
@@ -25,6 +26,7 @@ import { sessionKey, sessionView, type Session } from './session.ts';
 import { askModels, noModels } from './session-models.ts';
 import { ThrottledLog } from './throttled-log.ts';
 import { BUILTIN_TOOLS, interceptedTool, type ToolContext } from './tools/index.ts';
+import { refusedDiff } from './tools/open-diff.ts';
 import { TrafficLog } from './traffic.ts';
 
 export interface RelayDeps {
@@ -187,9 +189,10 @@ export class Relay {
       // A whole file proposed goes on to the editor, and waits in the inbox, as the bytes that came.
       takesLazily: isOpenDiffCall,
       onRequest: (msg, _link, frame) => this.onAgentRequest(session, msg, frame),
-      onNotification: (msg, _link, frame) => this.onAgentNotification(session, msg, frame),
+      onNotification: (msg) => this.onAgentNotification(session, msg),
       onFrame: (dir, text, message, bytes) => traffic.record(dir, null, text, message, this.deps.now(), bytes),
       onMalformed: (problem) => session.refusals.note(problem),
+      onRefused: (request, problem) => this.onAgentRefused(session, request, problem),
       onClose: () => this.onAgentClose(session),
     });
     const session: SessionState = {
@@ -264,9 +267,10 @@ export class Relay {
     session.lastActiveAt = this.deps.now();
     if (!this.admit(session, msg.method)) {
       // Even here a diff is answered as a decision, never an error, so nothing is written unreviewed.
+      const problem = `more than ${this.deps.settings().maxPendingPerSession} requests pending for this session`;
       const tab = openDiffTab(msg);
-      if (tab !== null) session.link.respond(msg.id, diffRejected(tab));
-      else session.link.respondError(msg.id, TOO_MANY_REQUESTS, `Patchbay: more than ${this.deps.settings().maxPendingPerSession} requests pending for this session`);
+      if (tab !== null) session.link.respond(msg.id, refusedDiff(tab, problem));
+      else session.link.respondError(msg.id, TOO_MANY_REQUESTS, `Patchbay: ${problem}`);
       return;
     }
     const handled = (): void => {
@@ -283,6 +287,16 @@ export class Relay {
       default:
         return void this.forward(session, msg, frame, null).finally(handled);
     }
+  }
+
+  /**
+   * A request too costly to read (frame-cost.ts), answered by what its envelope says: an openDiff
+   * as a decision (DIFF_REJECTED, with the reason), never an error, so nothing is written unreviewed.
+   */
+  private onAgentRefused(session: SessionState, request: Envelope & { id: RpcId; method: string }, problem: string): void {
+    session.refusals.note(`refused ${request.method}${request.tool === null ? '' : ` ${request.tool}`}: ${problem}`);
+    if (request.method === 'tools/call' && request.tool === 'openDiff') session.link.respond(request.id, refusedDiff(request.tabName ?? '', problem));
+    else session.link.respondError(request.id, INVALID_REQUEST, `Patchbay: ${problem}`);
   }
 
   /** Counts a request or notification against the session's limit; false (and logged) when over it. */
@@ -330,7 +344,7 @@ export class Relay {
     return this.forward(session, msg, frame, null);
   }
 
-  private onAgentNotification(session: SessionState, msg: RpcNotification, frame: Frame): void {
+  private onAgentNotification(session: SessionState, msg: RpcNotification): void {
     session.lastActiveAt = this.deps.now();
     if (msg.method === 'notifications/initialized') return;
     if (msg.method === 'ide_connected') {
@@ -341,9 +355,11 @@ export class Relay {
     }
     const editor = this.boundEditor(session);
     if (!editor || !this.admit(session, msg.method)) return;
+    // Encoded again, not passed on as its bytes: what the editor reads must be what Patchbay
+    // read (a parser that keeps the first of two "id" keys would take it for a request).
     void editor.connection
       .link()
-      .then((link) => link.forward(frame, { kind: 'notification', msg }, undefined, session))
+      .then((link) => link.send(msg, { owner: session }))
       .catch((err: Error) => this.deps.log(`${session.id}: ${msg.method} not forwarded: ${err.message}`))
       .finally(() => {
         session.inFlight--;
@@ -351,8 +367,8 @@ export class Relay {
   }
 
   /**
-   * Forwards to the bound editor (without one, says so in the agent's terms). With no
-   * translation and the agent's own id kept, both the request and its answer pass as bytes.
+   * Forwards to the bound editor (without one, says so in the agent's terms), under an id of the
+   * editor link's own; the answer comes back under the agent's id.
    */
   private async forward(session: Session, msg: RpcRequest, frame: Frame | null, translate: ((r: RpcResponse) => RpcResponse) | null): Promise<void> {
     const editor = this.boundEditor(session);

@@ -10,7 +10,7 @@ import type { ProposedText } from '../review/held-text.ts';
 import type { Decision, Inbox, InboxEffect, OfferArgs } from '../review/inbox.ts';
 import type { Original } from '../review/read-original.ts';
 import { MAX_NOTES } from './review-notes.ts';
-import { encodedFrame, type Frame, type Reply, type RpcLink } from './rpc-link.ts';
+import { answer, frameHeld, underId, type Frame, type Reply, type RpcLink } from './rpc-link.ts';
 import type { Session } from './session.ts';
 import type { OpenDiffArgs } from './tools/open-diff.ts';
 
@@ -21,8 +21,9 @@ export interface AgentReply {
 }
 
 /**
- * A frame that can be passed on byte for byte: the agent's openDiff, or the editor's FILE_SAVED
- * (`forwarded`: already passed on before the inbox read it).
+ * A frame that can be passed on as its bytes (under another id, when it was read lazily): the
+ * agent's openDiff, or the editor's FILE_SAVED (`forwarded`: already passed on before the inbox
+ * read it).
  */
 export type AsSent = { request: RpcRequest; frame: Frame } | { response: RpcResponse; frame: Frame } | { forwarded: true };
 
@@ -47,7 +48,7 @@ export class ReviewBridge {
     private readonly deps: ReviewBridgeDeps,
   ) {}
 
-  /** Why a diff whose request is `bytes` long cannot wait now (pending diffs hold too much), or null. */
+  /** Why a diff whose request holds `bytes` (frameHeld) cannot wait now (pending diffs hold too much), or null. */
   overBudget(bytes: number): string | null {
     return budgetProblem(this.inbox.heldBytes(), bytes, this.deps.pendingBytes);
   }
@@ -73,7 +74,7 @@ export class ReviewBridge {
         oldContents: null,
         isNew: false,
         tooLarge: false,
-        bytes: frame.bytes.length,
+        bytes: frameHeld(frame),
         readingOriginal: true,
         agent: session.clientInfo?.name ?? session.dialect,
         reply: { id: request.id, answered },
@@ -123,8 +124,9 @@ export class ReviewBridge {
     let written = Promise.resolve();
     if (asSent && 'forwarded' in asSent) {
       // The agent has its answer already (passSavedThrough).
-    } else if (session && asSent && 'response' in asSent && asSent.response.id === reply.id) {
-      session.link.forward(asSent.frame, { kind: 'response', msg: asSent.response });
+    } else if (session && asSent && 'response' in asSent && asSent.frame.idAt) {
+      // The editor's answer read lazily, as its bytes under the agent's id (a whole file is not copied).
+      answer(session.link, reply.id, { msg: asSent.response, frame: asSent.frame }, null);
     } else if (session) {
       written = session.link.sendAndWait(result(reply.id, effect.result), { lazy: holdsLazyText(effect.result) });
     }
@@ -174,8 +176,8 @@ export class ReviewBridge {
   }
 
   /**
-   * A big FILE_SAVED read lazily: when the agent can get it byte for byte, it goes first and
-   * the inbox reads the file after it is written, while the agent reads it too.
+   * A big FILE_SAVED read lazily: when the agent can get it as its bytes (under the agent's id),
+   * it goes first and the inbox reads the file after it is written, while the agent reads it too.
    */
   private passSavedThrough(diffId: string, editorId: string, reply: Reply, contents: LazyText): void {
     const claim = this.inbox.claimEditorAnswer(diffId, editorId);
@@ -199,8 +201,8 @@ export class ReviewBridge {
       this.run(this.inbox.editorAnswered(diffId, editorId, { saved: true, contents: text }, asSent));
     };
     const session = this.deps.session(claim.sessionId);
-    if (session?.link.isOpen && reply.msg.id === claim.reply.id) {
-      session.link.forward(reply.frame, { kind: 'response', msg: reply.msg }, () => settle(true));
+    if (session?.link.isOpen && reply.frame.idAt) {
+      session.link.forward(underId(reply.frame, reply.frame.idAt, claim.reply.id), { kind: 'response', msg: { ...reply.msg, id: claim.reply.id } }, () => settle(true));
     } else {
       settle(false);
     }
@@ -223,20 +225,19 @@ export class ReviewBridge {
 }
 
 /**
- * Sends an offer: the agent's own request when there is one (as the bytes that arrived, or with
- * only its tab renamed where the editor names it differently), under the agent's id so that
- * the answer can go back as its bytes too; else a request of Patchbay's. The file is never
- * decoded to be sent, and a big answer is read lazily.
+ * Sends an offer: the agent's own request when there is one (as the bytes that arrived under
+ * an id of the link's, or with only its tab renamed where the editor names it differently);
+ * else a request of Patchbay's. The file is never decoded to be sent, and a big answer is read
+ * lazily.
  */
 function offerOn(link: RpcLink, args: OfferArgs, asSent: AsSent | undefined, owner: Session): Promise<Reply> {
   // An editor that saves the file unchanged answers with these very bytes.
   const proposal = args.new_file_contents instanceof LazyText ? args.new_file_contents : undefined;
-  const reading = { lazyAnswer: true, expected: proposal, owner };
   if (asSent && 'request' in asSent) {
     const params = asSent.request.params as { arguments: Record<string, unknown> };
-    if (params.arguments.tab_name === args.tab_name) return link.relay(asSent.request, asSent.frame, reading).response;
-    const renamed: RpcRequest = { ...asSent.request, params: { ...params, arguments: { ...params.arguments, tab_name: args.tab_name } } };
-    return link.relay(renamed, encodedFrame(renamed), reading).response;
+    if (params.arguments.tab_name === args.tab_name) return link.relay(asSent.request, asSent.frame, { lazyAnswer: true, expected: proposal, owner }).response;
+    const renamed = { ...params, arguments: { ...params.arguments, tab_name: args.tab_name } };
+    return link.request('tools/call', renamed, { lazy: true, expected: proposal, owner }).response;
   }
   return link.request('tools/call', { name: 'openDiff', arguments: args }, { lazy: proposal !== undefined, expected: proposal, owner }).response;
 }

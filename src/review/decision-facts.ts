@@ -36,7 +36,7 @@ export interface DecisionFacts {
 
 /** The text to write for `taken` (0-based) changes of the proposal; refuses what cannot be split. */
 export function contentsForChoices(original: string | null, proposal: string, taken: readonly number[]): string {
-  if (original === null) throw new HubError('changes can be taken one by one only when the file on disk is known (it was too large to keep)', 'invalid');
+  if (original === null) throw new HubError('changes can be taken one by one only when the file on disk is known (it was too large to keep, or could not be read)', 'invalid');
   const model = changeModel(original, proposal);
   const total = model.changes.length;
   const bad = taken.filter((i) => i < 0 || i >= total);

@@ -55,6 +55,7 @@ const entrySchema = z.object({
   createdAt: z.number(),
   isNew: z.boolean(),
   tooLarge: z.boolean(),
+  unreadable: z.string().max(1000).optional(),
   /** Size of its contents file; 0 when its contents were not kept. */
   bytes: z.number().int().min(0),
   /** Why its contents are not kept (absent while they are). */
@@ -132,7 +133,15 @@ export class DiffHistory {
   add(decided: SettledDiff): void {
     const record = decided.decision;
     if (!record) throw new Error(`history: diff ${decided.id} is not decided`);
-    const entry: Entry = { record, tabName: decided.tabName, createdAt: decided.createdAt, isNew: decided.isNew, tooLarge: decided.tooLarge, bytes: 0 };
+    const entry: Entry = {
+      record,
+      tabName: decided.tabName,
+      createdAt: decided.createdAt,
+      isNew: decided.isNew,
+      tooLarge: decided.tooLarge,
+      ...(decided.unreadable !== undefined ? { unreadable: decided.unreadable.slice(0, 1000) } : {}),
+      bytes: 0,
+    };
     this.entries = [entry, ...this.entries.filter((e) => e.record.id !== record.id)];
     const { oldContents, newContents, finalContents } = decided;
     // Only contents that will be kept are held until their turn in the queue.
@@ -183,6 +192,7 @@ export class DiffHistory {
       createdAt: entry.createdAt,
       isNew: entry.isNew,
       tooLarge: entry.tooLarge,
+      ...(entry.unreadable !== undefined ? { unreadable: entry.unreadable } : {}),
       inEditor: false,
       decision: record,
     } satisfies DiffSummary & { decision: DecisionRecord };

@@ -18,7 +18,9 @@ export interface NewDiff<R> {
   oldContents: HeldText | null;
   isNew: boolean;
   tooLarge: boolean;
-  /** The memory the agent's request holds while the diff waits (its frame's size). */
+  /** Why the on-disk file could not be read (see originalRead). */
+  unreadable?: string;
+  /** The memory the agent's request holds while the diff waits (its frame's bytes and parsed values). */
   bytes: number;
   /** Its original is still being read (see originalRead): not listed until it is. */
   readingOriginal?: boolean;
@@ -163,6 +165,7 @@ export class Inbox<R, F = never> {
     diff.oldContents = original.contents;
     diff.isNew = original.isNew;
     diff.tooLarge = original.tooLarge;
+    if (original.unreadable !== undefined) diff.unreadable = original.unreadable;
     diff.bytes += heldSize(original.contents);
     diff.readingOriginal = false;
     return true;
@@ -441,6 +444,7 @@ function summary<R>(diff: Diff<R>): DiffSummary {
     createdAt: diff.createdAt,
     isNew: diff.isNew,
     tooLarge: diff.tooLarge,
+    ...(diff.unreadable !== undefined ? { unreadable: diff.unreadable } : {}),
     inEditor: diff.inEditor,
   };
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { chmod, chown, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,7 +15,7 @@ import { createFakeHub } from '../web/fake-hub.ts';
 import { signInSecretFrom } from '../../src/web/browser-protocol.ts';
 import { browserStatePath } from '../../src/web/browser-state.ts';
 import { httpRequest, renewRequest, sessionRequest } from '../web/helpers.ts';
-import { tempDir, waitFor } from '../peers/wait.ts';
+import { tempDir, waitFor, withTimeout } from '../peers/wait.ts';
 import { DISK, PROPOSAL, withChanges } from '../ui/review-fixtures.ts';
 
 /** A pid no process has (above Linux's pid_max). */
@@ -293,7 +294,21 @@ test('diffs accept sends the contents of --contents-file; reject and the -all fo
 
   const badFile = await run('diffs', 'accept', 'd2', '--contents-file', 'nope.txt');
   assert.equal(badFile.code, 1);
-  assert.match(badFile.stderr, /^patchbay: ENOENT.*nope\.txt/);
+  assert.equal(badFile.stderr, 'patchbay: --contents-file nope.txt: no such file\n');
+});
+
+test('--contents-file is read only from a regular file, never through a symlink nor from a FIFO (which would hang the command)', { skip: process.platform === 'win32' }, async (t) => {
+  const { run, hub, dir } = await withDaemon(t);
+  await writeFile(join(dir.path, 'secret.txt'), 'a secret\n');
+  await symlink(join(dir.path, 'secret.txt'), join(dir.path, 'final.txt'));
+  execFileSync('mkfifo', [join(dir.path, 'fifo.txt')]);
+  const calls = hub.calls.length;
+  const viaLink = await run('diffs', 'accept', 'd1', '--contents-file', 'final.txt');
+  assert.equal(viaLink.code, 1);
+  assert.equal(viaLink.stderr, 'patchbay: --contents-file final.txt is not read: it is a symlink (only a regular file is read, and not through a symlink: give the file itself)\n');
+  const fifo = await withTimeout(run('diffs', 'accept', 'd1', '--contents-file', 'fifo.txt'), 3000, 'a --contents-file that is a FIFO');
+  assert.match(fifo.stderr, /fifo\.txt is not read: it is a FIFO/);
+  assert.equal(hub.calls.length, calls, 'nothing was decided');
 });
 
 test('models lists each session’s models; --json prints them as they are', async (t) => {

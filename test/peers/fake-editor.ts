@@ -94,6 +94,7 @@ import { parseArgs } from 'node:util';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { emit, field, isMain, serveCommands, startupFailed, type Command } from './cli.ts';
 import { writeLockfile } from './lockfiles.ts';
+import { luaJson } from './lua-json.ts';
 import { RpcFailure, RpcPeer, textContent, type IdStyle, type RpcId, type RpcMessage, type RpcRequestMessage, type RpcResponse } from './rpc-peer.ts';
 import { waitFor, type WaitOptions } from './wait.ts';
 
@@ -246,6 +247,12 @@ export interface FakeEditorOptions {
   autoDecide?: DiffOutcome;
   /** Id style of the requests the editor sends; default number. */
   ids?: IdStyle;
+  /**
+   * Writes every number as lua-cjson does (14 significant digits: an id 7.000000000000001 is
+   * answered as 7; see lua-json.ts). Default: on for the editors written in Lua (pi-ide.nvim,
+   * claudecode.nvim), off for the VS Code extension and a generic Claude-dialect editor.
+   */
+  luaNumbers?: boolean;
   onEvent?: (event: EditorEvent) => void;
 }
 
@@ -320,6 +327,8 @@ export class FakeEditor {
   readonly claudecode: boolean;
   /** Imitates the Claude Code extension in VS Code. */
   readonly vscode: boolean;
+  /** Writes numbers as lua-cjson does (see FakeEditorOptions.luaNumbers). */
+  readonly luaNumbers: boolean;
   readonly ideName: string;
   readonly workspaceFolders: string[];
   readonly authToken: string;
@@ -358,6 +367,7 @@ export class FakeEditor {
     this.claudecode = options.claudecode ?? false;
     this.vscode = options.vscode ?? false;
     this.dialect = this.claudecode || this.vscode ? 'claude' : (options.dialect ?? 'pi');
+    this.luaNumbers = options.luaNumbers ?? (this.claudecode || this.dialect === 'pi');
     this.ideName = options.ideName ?? defaultIdeName(options);
     this.workspaceFolders = options.workspaceFolders;
     this.authToken = options.authToken ?? '';
@@ -679,6 +689,7 @@ export class FakeEditor {
       },
       this.options.ids ?? 'number',
       `editor-${id}`,
+      this.luaNumbers ? luaJson : JSON.stringify,
     );
     client = {
       id,

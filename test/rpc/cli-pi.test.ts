@@ -3,11 +3,13 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { writeFile } from 'node:fs/promises';
+import { symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { HubError, type PromptOutcome } from '../../src/api/types.ts';
 import { NOW } from '../web/fake-hub.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { startFakeDaemon } from '../cli/fake-daemon.ts';
+import { withTimeout } from '../peers/wait.ts';
 
 async function withDaemon(t: TestContext) {
   const { dir, home, hub } = await startFakeDaemon(t, 'cli-pi');
@@ -195,6 +197,17 @@ test('a prompt too long for a command line comes from standard input (-) or a fi
   const both = await run('pi', 'prompt', 'h1', 'words', '--file', 'prompt.md');
   assert.equal(both.code, 2);
   assert.match(both.stderr, /not two of them/);
+  // A prompt or an image is read only from a regular file, not through a symlink nor from a FIFO.
+  if (process.platform !== 'win32') {
+    const sent = hub.calls.length;
+    await symlink(join(dir, 'shot.png'), join(dir, 'link.png'));
+    execFileSync('mkfifo', [join(dir, 'fifo.md')]);
+    const viaLink = await run('pi', 'prompt', 'h1', 'look', '--image', 'link.png');
+    assert.equal(viaLink.stderr, 'patchbay: --image link.png is not read: it is a symlink (only a regular file is read, and not through a symlink: give the file itself)\n');
+    const fromFifo = await withTimeout(run('pi', 'prompt', 'h1', '--file', 'fifo.md'), 3000, 'a --file that is a FIFO');
+    assert.match(fromFifo.stderr, /^patchbay: --file fifo\.md is not read: it is a FIFO/);
+    assert.equal(hub.calls.length, sent, 'nothing was sent');
+  }
 });
 
 test("pi's TUI commands print what they did; a shell command streams its output and exits with its code", async (t) => {

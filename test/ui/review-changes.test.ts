@@ -3,10 +3,11 @@
 // on disk is checked byte for byte. Screenshots of each state, light and dark, at 1280×800 and
 // 800×600, go to test-results/ui/review-*.png (look at them).
 import assert from 'node:assert/strict';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { unifiedDiff } from '../../src/cli/commands.ts';
 import { buildIfStale } from '../../src/cli/start.ts';
 import type { WriteOutcome } from '../peers/fake-pi.ts';
 import { waitFor, withTimeout } from '../peers/wait.ts';
@@ -301,6 +302,25 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     await sendNow();
     assert.equal((await withTimeout(outcome, 5000, 'pi hearing the decision')).outcome, 'saved');
     assert.equal(await readFile(file, 'utf8'), bigWithChanges([1, 41]));
+  });
+
+  test('a file on disk that could not be read (a symlink into /proc) is shown as such, not as an empty file', { skip: process.platform !== 'linux' }, async () => {
+    const file = join(live.project, 'environ.txt');
+    await symlink('/proc/self/environ', file);
+    const outcome = live.pi.write(file, 'HOME=/nowhere\n');
+    await page().locator('.diff-item', { hasText: 'environ.txt' }).click();
+    await page().locator(`#diff-title[title="${file}"]`).waitFor();
+    const why = `it is a kernel file (/proc/${process.pid}/environ)`;
+    await page().getByText(`The file on disk could not be read (${why}); only the proposal is shown`).waitFor();
+    assert.equal(await page().locator('.diff-item', { hasText: 'environ.txt' }).locator('.diff-sub').innerText().then((t) => t.includes('unreadable on disk')), true);
+    assert.equal(await page().getByText('On disk', { exact: true }).count(), 0, 'no empty "on disk" side');
+    const [pending] = (await live.hub.call('snapshot', undefined)).diffs.filter((d) => d.path === file);
+    assert.equal(pending?.unreadable, why);
+    const { patch } = await unifiedDiff(await live.hub.call('diffs.get', { id: pending!.id }));
+    assert.match(patch, new RegExp(`^--- .*environ\\.txt\\s+on disk \\(could not be read: it is a kernel file`, 'm'));
+    await page().getByRole('button', { name: 'Reject', exact: true }).click();
+    await sendNow();
+    assert.equal((await withTimeout(outcome, 5000, 'pi hearing the decision')).outcome, 'rejected');
   });
 
   test('the page logged no errors', () => {

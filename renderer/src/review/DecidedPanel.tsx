@@ -31,8 +31,8 @@ const COMPARISON_LABELS: Record<Comparison, string> = {
 };
 
 function sides(detail: DiffDetail, comparison: Comparison): { original: string | null; proposed: string; names: { a: string; b: string } } {
-  const before = detail.tooLarge ? null : (detail.oldContents ?? '');
-  const disk = detail.isNew ? 'on disk before: nothing' : 'on disk before';
+  const before = detail.tooLarge || detail.unreadable !== undefined ? null : (detail.oldContents ?? '');
+  const disk = detail.isNew ? 'on disk before: nothing' : detail.unreadable !== undefined ? 'on disk before: could not be read' : 'on disk before';
   if (comparison === 'edits') return { original: detail.newContents, proposed: detail.finalContents ?? '', names: { a: 'proposed', b: 'written' } };
   if (comparison === 'written') return { original: before, proposed: detail.finalContents ?? '', names: { a: disk, b: 'written' } };
   return { original: before, proposed: detail.newContents, names: { a: disk, b: 'proposed' } };
@@ -111,6 +111,11 @@ function DecidedBody({ detail, layout, bindCommands }: { detail: DiffDetail } & 
 
   return (
     <>
+      {detail.unreadable !== undefined && (
+        <div className="diff-state">
+          <span className="tag warning">The file on disk could not be read ({detail.unreadable}); only what was proposed and written is shown</span>
+        </div>
+      )}
       {options.length > 1 && (
         <fieldset className="comparison">
           <legend>Show</legend>

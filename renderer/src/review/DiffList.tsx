@@ -39,6 +39,7 @@ export function DiffList({ groups, selectedId, select, schedule }: Props) {
                   <span className="diff-sub">
                     {diff.isNew ? 'new · ' : ''}
                     {diff.tooLarge ? 'large · ' : ''}
+                    {diff.unreadable !== undefined ? 'unreadable on disk · ' : ''}
                     {diff.inEditor ? 'in editor · ' : ''}
                     {ageText(diff.createdAt, now)}
                   </span>

@@ -101,13 +101,17 @@ function DiffBody({ detail, file, layout, bindCommands, schedule, onDraft }: { d
     return () => bindCommands(null);
   }, [bindCommands]);
 
-  const proposalOnly = detail.tooLarge;
+  // Without an old side (too large to keep, or it could not be read) only the proposal is shown.
+  const proposalOnly = detail.tooLarge || detail.unreadable !== undefined;
   const note = primary.note;
   return (
     <>
       <div className="diff-state">
         {detail.isNew && <span className="tag">New file: it does not exist on disk yet</span>}
-        {proposalOnly && <span className="tag warning">The file on disk is too large to show; only the proposal is shown</span>}
+        {detail.tooLarge && <span className="tag warning">The file on disk is too large to show; only the proposal is shown</span>}
+        {detail.unreadable !== undefined && (
+          <span className="tag warning">The file on disk could not be read ({detail.unreadable}); only the proposal is shown</span>
+        )}
         {report?.handEdited && <span className="tag accent">Edited by you: Accept saves your version</span>}
         {report !== null && !report.precise && (
           <span className="tag warning">The proposal differs too much from the file to split it into separate changes</span>

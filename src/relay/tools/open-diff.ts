@@ -3,8 +3,10 @@
 // stays the bytes it came in (a LazyText when the frame was big) until someone reads it.
 import { z } from 'zod';
 import { LazyText } from '../../protocol/lazy-json.ts';
+import type { ToolResult } from '../../protocol/mcp.ts';
 import { cutToBytes, diffPathProblem, MAX_PATH_BYTES, MAX_TAB_NAME_BYTES, tabNameProblem } from '../../review/diff-limits.ts';
 import { diffRejected } from '../../review/inbox.ts';
+import { frameHeld } from '../rpc-link.ts';
 import { defineTool, text, type ToolCall, type ToolContext } from './tool.ts';
 
 /** A name (path, tab): a string; one big enough to stay undecoded in its frame is far over its cap. */
@@ -33,12 +35,18 @@ function problemWith(args: OpenDiffArgs): string | null {
   return problem && `openDiff: ${problem}`;
 }
 
-// pi-ide writes the file unreviewed when openDiff fails: a diff that cannot be held is rejected, saying why.
+/**
+ * pi-ide writes the file unreviewed when openDiff fails: a diff that cannot be held is answered
+ * DIFF_REJECTED (never an error), with Patchbay's reason after the tab name.
+ */
+export function refusedDiff(tabName: unknown, problem: string): ToolResult {
+  const rejected = diffRejected(typeof tabName === 'string' ? cutToBytes(tabName, MAX_TAB_NAME_BYTES) : '');
+  return { content: [...rejected.content, { type: 'text', text: `Patchbay: ${problem}` }] };
+}
+
 function reject(ctx: ToolContext, { session, msg, args }: ToolCall, problem: string): void {
   ctx.log(`${session.id}: ${problem}`);
-  const tab = (args as { tab_name?: unknown } | null)?.tab_name;
-  const rejected = diffRejected(typeof tab === 'string' ? cutToBytes(tab, MAX_TAB_NAME_BYTES) : '');
-  session.link.respond(msg.id, { content: [...rejected.content, { type: 'text', text: `Patchbay: ${problem}` }] });
+  session.link.respond(msg.id, refusedDiff((args as { tab_name?: unknown } | null)?.tab_name, problem));
 }
 
 export const openDiff = defineTool({
@@ -62,7 +70,7 @@ export const openDiff = defineTool({
   async handle(ctx, call) {
     const { session, msg, frame, args } = call;
     if (session.closed) return;
-    const problem = problemWith(args) ?? ctx.review.overBudget(frame.bytes.length);
+    const problem = problemWith(args) ?? ctx.review.overBudget(frameHeld(frame));
     if (problem) return reject(ctx, call, problem);
     // The request stays open until a decision answers it.
     const { id, answered } = ctx.review.receive(session, msg, frame, args);
