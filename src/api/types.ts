@@ -328,7 +328,11 @@ export interface BashResult {
  * Patchbay carries out with pi's RPC commands (`/compact`, `/name`, `!cmd`…), never sent to the model.
  */
 export type PromptOutcome =
-  | { ran: 'prompt' }
+  /**
+   * `disposition` (pi 0.99 and later): the prompt `started` a run, was `queued` into the running
+   * one, or was `handled` by an extension's command with no run (then no agent_settled follows).
+   */
+  | { ran: 'prompt'; disposition?: 'started' | 'queued' | 'handled' }
   | { ran: 'compact'; result: unknown }
   | { ran: 'name'; name: string }
   | { ran: 'new' | 'clone'; cancelled: boolean }

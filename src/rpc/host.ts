@@ -43,7 +43,7 @@ import {
 import { HostedSession, hubError } from './hosted-session.ts';
 import type { HostedRecord } from './hosted-store.ts';
 import { doorChoice, type DoorAddress } from './ide-dialog.ts';
-import { isDialog, type RpcCommand, type RpcEvent, type UiRequest } from './protocol.ts';
+import { dispositionOf, isDialog, type RpcCommand, type RpcEvent, type UiRequest } from './protocol.ts';
 import { SessionCatalog, sessionHeader } from './session-list.ts';
 import { resumeArgs, sessionDirArg } from './start-args.ts';
 
@@ -291,8 +291,8 @@ export class PiHost {
       ...(streamingBehavior ? { streamingBehavior } : {}),
       ...(hasImages ? { images: images.map((image) => ({ type: 'image', data: image.data, mimeType: image.mimeType })) } : {}),
     };
-    await this.command(id, command, NO_DEADLINE);
-    return { ran: 'prompt' };
+    const disposition = dispositionOf(await this.command(id, command, NO_DEADLINE));
+    return disposition === null ? { ran: 'prompt' } : { ran: 'prompt', disposition };
   }
 
   /**

@@ -44,11 +44,39 @@ test('pi prompt joins its words, streams the text and ends when pi settles', asy
 test('pi prompt of an extension command that runs no agent returns once pi answered', async (t) => {
   const { hub, run } = await withDaemon(t);
   await run('pi', 'start', '/p');
+  // pi 0.87 does not say: its state does.
   hub.handlers['pi.prompt'] = () => ({ ran: 'prompt' });
   const { code, stdout } = await run('pi', 'prompt', 'h1', '/ask');
   assert.equal(code, 0);
   assert.equal(stdout, '');
   assert.ok(hub.calls.some((c) => c.method === 'pi.state'), 'it asked whether a run was going');
+  // pi 1.6 says `handled`: nothing to ask, no agent_settled to wait for.
+  hub.calls.length = 0;
+  hub.handlers['pi.prompt'] = () => ({ ran: 'prompt', disposition: 'handled' });
+  const handled = await run('pi', 'prompt', 'h1', '/ask');
+  assert.equal(handled.code, 0);
+  assert.ok(!hub.calls.some((c) => c.method === 'pi.state'), 'its answer was enough');
+});
+
+test('pi prompt that pi started or queued waits for the run to settle, without asking its state', async (t) => {
+  const { hub, run } = await withDaemon(t);
+  await run('pi', 'start', '/p');
+  for (const disposition of ['started', 'queued'] as const) {
+    hub.calls.length = 0;
+    hub.handlers['pi.prompt'] = ({ id }) => {
+      // The run's records come a while after the answer: a state read in between would say "idle".
+      setTimeout(() => {
+        hub.emit({ type: 'pi', id, event: { type: 'message_update', assistantMessageEvent: { type: 'text_delta', delta: `${disposition} late` } } });
+        hub.emit({ type: 'pi', id, event: { type: 'agent_settled' } });
+      }, 150);
+      return { ran: 'prompt', disposition };
+    };
+    hub.handlers['pi.state'] = () => ({ isStreaming: false });
+    const { code, stdout } = await run('pi', 'prompt', 'h1', 'go', ...(disposition === 'queued' ? ['--follow-up'] : []));
+    assert.equal(code, 0);
+    assert.equal(stdout, `${disposition} late\n`, `${disposition}: the reply that came after the answer`);
+    assert.ok(!hub.calls.some((c) => c.method === 'pi.state'));
+  }
 });
 
 test('pi prompt fails with exit 1 when the turn fails or pi exits mid-turn', async (t) => {

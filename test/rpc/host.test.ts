@@ -241,3 +241,28 @@ test('close stops every session', async (t) => {
   assert.deepEqual(pi.views(), []);
   await assert.rejects(pi.start({ cwd: dir }), /shutting down/);
 });
+
+test('pi 1.6 says what became of each prompt (started, queued, handled); a handled one leaves the session idle; pi 0.87 says nothing', async (t) => {
+  for (const version of ['1.6.0', '0.87.1']) {
+    const { pi, dir, events } = await host(t, { command: () => [process.execPath, '--import', TSX_LOADER, FAKE, '--pi-version', version] });
+    const { id } = await pi.start({ cwd: dir });
+    const settled = events.length;
+    const started = await pi.prompt(id, 'hold working on it');
+    await waitFor(() => pi.views()[0]?.status === 'streaming', { message: 'the run streaming' });
+    const queued = await pi.prompt(id, 'and this too', 'followUp');
+    await pi.abort(id);
+    await waitFor(() => events.slice(settled).some((e) => e.event.type === 'agent_settled'), { message: 'the run settled' });
+    const handled = await pi.prompt(id, emit([{ type: 'extension_ui_request', id: 'n', method: 'notify', message: 'done by an extension' }]));
+    if (version === '0.87.1') {
+      assert.deepEqual([started, queued, handled], [{ ran: 'prompt' }, { ran: 'prompt' }, { ran: 'prompt' }]);
+    } else {
+      assert.deepEqual([started, queued, handled], [
+        { ran: 'prompt', disposition: 'started' },
+        { ran: 'prompt', disposition: 'queued' },
+        { ran: 'prompt', disposition: 'handled' },
+      ]);
+    }
+    assert.equal(pi.views()[0]?.status, 'idle', `pi ${version}: no run is waited for after a handled prompt`);
+    await pi.stop(id);
+  }
+});

@@ -13,15 +13,13 @@ import { createHub, type Hub } from '../../src/hub.ts';
 import { startControlServer, type ControlServer } from '../../src/web/control-server.ts';
 import type { FakeLlm } from '../peers/fake-llm.ts';
 import { waitFor, type TempDir } from '../peers/wait.ts';
-import { piBench, skipWithoutPi, type PiBench, type PiWorld } from './real-pi.ts';
-
-/** Without the runtime the suite shows as skipped, naming the install command. */
-const skip = skipWithoutPi();
+import { piBench, realPiVersions, type PiBench, type PiWorld } from './real-pi.ts';
 
 /** pi answers within a second here; CI machines can be slower. */
 const PI_MS = 20_000;
 
-describe('hosted pi sessions against the real pi', { skip }, () => {
+// Without the runtime a suite shows as skipped, naming the install command.
+for (const { version, skip } of realPiVersions()) describe(`hosted pi sessions against the real pi ${version}`, { skip }, () => {
   let bench: PiBench;
   let root: TempDir;
   let llm: FakeLlm;
@@ -45,7 +43,7 @@ describe('hosted pi sessions against the real pi', { skip }, () => {
     });
 
   before(async () => {
-    bench = await piBench('hosted-pi');
+    bench = await piBench('hosted-pi', version);
     ({ root, llm, world, home, work } = bench);
     const options = bench.hubOptions({ piIdeConnectMs: 300, piReviewWaitMs: PI_MS });
     hub = await createHub(options);
