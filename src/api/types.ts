@@ -241,7 +241,12 @@ export type TranscriptItem =
   | { kind: 'user'; text: string; at: number; images?: number }
   | { kind: 'assistant'; text: string; thinking: string; at: number; done: boolean }
   /** `diffId`: the inbox diff a write or edit was sent to for review (by its tab name `pi-write:<toolCallId>`). */
-  | { kind: 'tool'; toolCallId: string; name: string; args: unknown; output: string; isError: boolean; done: boolean; at: number; diffId?: string }
+  /**
+   * `parentToolCallId` (pi 0.99 and later): a call another tool made (codemode, `ctx.executeTool`);
+   * its id is `<parent>/<n>`. Such calls are no messages of their own: a resumed session shows them
+   * from their parent's result (`nestedCalls`), without their output.
+   */
+  | { kind: 'tool'; toolCallId: string; name: string; args: unknown; output: string; isError: boolean; done: boolean; at: number; diffId?: string; parentToolCallId?: string }
   /** A shell command the person ran (`!cmd`; `excluded`: `!!cmd`, kept out of the model's context). */
   | {
       kind: 'bash';
