@@ -119,7 +119,7 @@ class PatchbayHub implements Hub {
   private readonly processInfo: (pid: number) => Promise<ProcessInfo | null>;
   /** Doors for Claude Code in the terminals of editors the main door's lockfile does not name. */
   private readonly terminalDoors: TerminalDoors;
-  private state: DiscoveryState = { editors: [], invalid: [], warnings: [], doorProblems: [] };
+  private state: DiscoveryState = { editors: [], invalid: [], others: [], warnings: [], doorProblems: [] };
   private paused = false;
   private idle: IdleAgent[] = [];
   private readonly warnings: string[] = [];
@@ -499,6 +499,7 @@ class PatchbayHub implements Hub {
       door: { port: this.door?.port ?? null, lockfiles: this.discovery.doorLockfiles(), problems: this.state.doorProblems },
       editors: this.relay.editorViews(),
       invalidLockfiles: this.state.invalid,
+      otherLockfiles: this.state.others,
       sessions: this.relay.sessionViews(),
       // The scan runs every few seconds: an agent that connected since is not idle any more.
       idleAgents: this.notConnected(this.idle),

@@ -31,6 +31,18 @@ export interface InvalidLockfile {
   reason: string;
 }
 
+/**
+ * Another protocol's lockfile in a lock dir, such as the "Pi IDE Protocol v1" of other pi
+ * extensions: another tool's, which Patchbay lists and never moves, rewrites or deletes.
+ */
+export interface OtherLockfile {
+  path: string;
+  /** Its `protocol` field. */
+  protocol: string;
+  /** "Pi IDE Protocol v1 (VS Code, pid 4242)". */
+  description: string;
+}
+
 export interface SessionView {
   id: string;
   kind: AgentKind;
@@ -405,6 +417,8 @@ export interface Snapshot {
   };
   editors: EditorView[];
   invalidLockfiles: InvalidLockfile[];
+  /** Other tools' lockfiles sharing the lock dirs (another protocol's): left alone. */
+  otherLockfiles: OtherLockfile[];
   sessions: SessionView[];
   idleAgents: IdleAgent[];
   diffs: DiffSummary[];

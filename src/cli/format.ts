@@ -70,6 +70,11 @@ export function formatStatus(snapshot: Snapshot, host: string): string {
     snapshot.invalidLockfiles.map((l) => [l.path, l.reason]),
     ['PATH', 'REASON'],
   );
+  out += section(
+    "Other tools' lockfiles (another protocol's; left alone)",
+    snapshot.otherLockfiles.map((l) => [l.path, l.description]),
+    ['PATH', 'WHOSE'],
+  );
   out += `Pending diffs: ${pending}\n`;
   for (const warning of snapshot.warnings) out += `Warning: ${warning}\n`;
   return out;

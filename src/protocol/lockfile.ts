@@ -2,7 +2,7 @@
 // value or a reason a person can read. The port comes from the file name, never the body.
 import { basename, dirname, isAbsolute } from 'node:path';
 import { z } from 'zod';
-import type { Dialect } from '../api/types.ts';
+import type { Dialect, OtherLockfile } from '../api/types.ts';
 import { readBounded, type BoundedRead } from '../fs/bounded-read.ts';
 
 export type { Dialect };
@@ -71,9 +71,34 @@ export interface LockEntry {
  */
 export type ReadFailure = 'invalid' | 'missing' | 'unreadable';
 
+/**
+ * A lockfile of another protocol in the same dir, such as the "Pi IDE Protocol v1"
+ * (xl0/pi-lovely-ide) in `~/.pi/ide`: `{"protocol":"pi-ide","version":1,…}`. Not MCP, not an
+ * editor Patchbay can serve: listed, and never moved, rewritten or deleted.
+ */
+export type { OtherLockfile };
+
 export type ReadResult =
   | { ok: true; entry: LockEntry }
-  | { ok: false; path: string; reason: string; failure: ReadFailure };
+  | { ok: false; path: string; reason: string; failure: ReadFailure }
+  | { ok: false; path: string; reason: string; failure: 'other'; other: OtherLockfile };
+
+/** Protocols known by name: `protocol` and `version` as their lockfiles write them. */
+const KNOWN_PROTOCOLS: Readonly<Record<string, string>> = { 'pi-ide 1': 'Pi IDE Protocol v1' };
+
+/**
+ * Another protocol's lockfile, told apart by its `protocol` field (the editors' MCP lockfiles
+ * have none); null for anything else.
+ */
+export function otherProtocol(value: unknown, path: string): OtherLockfile | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const { protocol, version, ide, pid } = value as Record<string, unknown>;
+  if (typeof protocol !== 'string' || protocol === '') return null;
+  const versioned = typeof version === 'number' || typeof version === 'string' ? ` ${String(version)}` : '';
+  const name = KNOWN_PROTOCOLS[`${protocol}${versioned}`] ?? `the "${protocol.slice(0, 64)}" protocol${versioned ? ` v${versioned.trim()}` : ''}`;
+  const who = [typeof ide === 'string' && ide !== '' ? ide.slice(0, 64) : null, typeof pid === 'number' ? `pid ${pid}` : null].filter((p) => p !== null);
+  return { path, protocol, description: `${name}${who.length > 0 ? ` (${who.join(', ')})` : ''}` };
+}
 
 /** Error codes that say something about the file itself; any other code is this machine's trouble. */
 const FILE_FAULTS = new Set(['ELOOP', 'EACCES', 'EPERM', 'EISDIR', 'ENOTDIR', 'EFBIG', 'ENXIO', 'EINVAL', 'ENAMETOOLONG']);
@@ -116,17 +141,20 @@ export async function readLockfile(
   ownerDir: string = dirname(path),
 ): Promise<ReadResult> {
   const fail = (reason: string, failure: ReadFailure = 'invalid'): ReadResult => ({ ok: false, path, reason, failure });
+  // Another protocol's file may be named as it likes: its name is judged after its contents.
   const port = portFromName(basename(path));
-  if (port === null) return fail('file name is not <port>.lock');
 
+  const badName = (): ReadResult => fail('file name is not <port>.lock');
   let read: BoundedRead;
   try {
     read = await readBounded(path, maxBytes, { noFollow: true });
   } catch (err) {
     const failure = readFailureOf((err as NodeJS.ErrnoException).code);
+    if (failure === 'invalid' && port === null) return badName();
     return fail(failure === 'missing' ? 'file vanished' : `cannot read: ${(err as Error).message}`, failure);
   }
   if (read.kind === 'missing') return fail('file vanished', 'missing');
+  if (port === null && read.kind !== 'bytes') return badName();
   if (read.kind === 'refused') return fail(read.why);
   if (read.kind === 'too-large') return fail(`larger than ${maxBytes} bytes`);
   const text = read.bytes.toString('utf8');
@@ -137,8 +165,11 @@ export async function readLockfile(
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return fail(`not JSON: ${(err as Error).message}`);
+    return port === null ? badName() : fail(`not JSON: ${(err as Error).message}`);
   }
+  const other = otherProtocol(value, path);
+  if (other !== null) return { ok: false, path, reason: `another protocol's lockfile: ${other.description}`, failure: 'other', other };
+  if (port === null) return badName();
   const parsed = parseLockfile(value);
   if (!parsed.ok) return fail(parsed.reason);
   return { ok: true, entry: { path, dir: ownerDir, port, lock: parsed.lock, dialect, mtimeMs, uid, mode } };

@@ -40,6 +40,7 @@ function snapshot(parts: Partial<Snapshot>): Snapshot {
     door: { port: 1, lockfiles: [], problems: [] },
     editors: [],
     invalidLockfiles: [],
+    otherLockfiles: [],
     sessions: [],
     idleAgents: [],
     diffs: [],

@@ -65,6 +65,7 @@ export function sampleSnapshot(): Snapshot {
       },
     ],
     invalidLockfiles: [{ path: '/home/u/.pi/ide/999.lock', reason: '"pid" must be a number' }],
+    otherLockfiles: [{ path: '/home/u/.pi/ide/51234.lock', protocol: 'pi-ide', description: 'Pi IDE Protocol v1 (VS Code, pid 4242)' }],
     sessions: [
       {
         id: 's1',

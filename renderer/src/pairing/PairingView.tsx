@@ -85,6 +85,20 @@ export function PairingView() {
             ))}
           </ul>
         )}
+        {snapshot.otherLockfiles.length > 0 && (
+          <>
+            <h2>Other tools’ lockfiles ({snapshot.otherLockfiles.length})</h2>
+            <p className="meta">Another protocol’s, sharing the lock dirs: Patchbay leaves them where they are.</p>
+            <ul className="plain">
+              {snapshot.otherLockfiles.map((l) => (
+                <li key={l.path} className="card">
+                  <code>{l.path}</code>
+                  <p className="meta">{l.description}</p>
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
         <h2>Patchbay's door</h2>
         <p className="meta">
           {snapshot.door.port === null ? 'Not listening' : `Listening on port ${snapshot.door.port}`}
