@@ -92,7 +92,7 @@ export async function startHarness(
     },
     editor: async (opts) => {
       const editor = await FakeEditor.start({
-        lockDir: opts.dialect === 'claude' || opts.claudecode || opts.vscode ? options.claudeLockDir : options.piLockDir,
+        lockDir: opts.dialect === 'claude' || opts.claudecode || opts.vscode || opts.jetbrains || opts.emacs ? options.claudeLockDir : options.piLockDir,
         pingIntervalMs: 0,
         ...opts,
       });
