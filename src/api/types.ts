@@ -13,6 +13,11 @@ export interface EditorView {
   port: number;
   pid: number;
   dialect: Dialect;
+  /**
+   * Whether the editor asks for a token: false for one whose lockfile has none (claude-code-ide.el
+   * in Emacs), whose server any local user can reach. Patchbay sends it none.
+   */
+  authenticated: boolean;
   alive: boolean;
   /** Where its lockfile lives now (adopted into `.patchbay/` under takeover). */
   lockfile: string;

@@ -79,7 +79,7 @@ export function editorId(ideName: string, workspaceFolders: readonly string[]): 
 interface CachedProbe {
   port: number;
   mtimeMs: number;
-  token: string;
+  token: string | null;
   outcome: ProbeOutcome;
   at: number;
   /** The relay lost its link after it had opened: who holds the port is checked again, the token is not resent. */
@@ -356,7 +356,7 @@ export class EditorDiscovery {
   private probeNowRaw(entry: LockEntry): Promise<ProbeResult> {
     return (this.opts.probe ?? probeEditor)({
       port: entry.port,
-      token: entry.lock.authToken,
+      token: entry.lock.authToken ?? null,
       dialect: entry.dialect,
       timeoutMs: this.probeTimeoutMs,
     });
@@ -372,7 +372,7 @@ export class EditorDiscovery {
    */
   private probe(entry: LockEntry, started: Promise<unknown>[]): ProbeOutcome | undefined {
     // One version of one lockfile: the same file keeps its outcome when it is adopted (moved).
-    const key = `${originalPath(entry.dir, entry.port)}\0${entry.mtimeMs}\0${entry.lock.authToken}`;
+    const key = `${originalPath(entry.dir, entry.port)}\0${entry.mtimeMs}\0${entry.lock.authToken ?? ''}`;
     this.used.add(key);
     const cached = this.probes.get(key);
     const same = cached !== undefined;
@@ -382,7 +382,7 @@ export class EditorDiscovery {
       const probing = this.probeNow(entry, reuse).then((outcome) => {
         this.inflight.delete(key);
         if (!isLocalProbeError(outcome.result)) {
-          this.probes.set(key, { port: entry.port, mtimeMs: entry.mtimeMs, token: entry.lock.authToken, outcome, at: Date.now() });
+          this.probes.set(key, { port: entry.port, mtimeMs: entry.mtimeMs, token: entry.lock.authToken ?? null, outcome, at: Date.now() });
         }
         // Another pass lists what it found (the caller of check() waits for that one itself).
         if (!same || outcome.result !== cached.outcome.result || outcome.holdsPort !== cached.outcome.holdsPort) void this.pass();
@@ -650,7 +650,7 @@ export class EditorDiscovery {
         pid: entry.lock.pid,
         ideName: entry.lock.ideName,
         workspaceFolders: entry.lock.workspaceFolders,
-        authToken: entry.lock.authToken,
+        authToken: entry.lock.authToken ?? null,
         dialect,
         lockfile: path,
       },

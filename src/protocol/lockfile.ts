@@ -23,7 +23,11 @@ const lockfileSchema = z.object({
   ),
   ideName: z.string(field('ideName', 'a string')),
   transport: z.literal('ws', field('transport', '"ws"')),
-  authToken: z.string(field('authToken', 'a non-empty string')).min(1, field('authToken', 'a non-empty string')),
+  /**
+   * Absent where the editor checks none: claude-code-ide.el (Emacs) writes none, and takes any
+   * connection. Present, it must be a token.
+   */
+  authToken: z.string(field('authToken', 'a non-empty string')).min(1, field('authToken', 'a non-empty string')).optional(),
   /**
    * Patchbay's own door lockfiles only, when `pid` names an editor (whose terminals' Claude Code
    * trusts only lockfiles of its ancestors): the Patchbay that serves the port.
@@ -41,7 +45,8 @@ export interface EditorInstance {
   pid: number;
   ideName: string;
   workspaceFolders: string[];
-  authToken: string;
+  /** Null: the editor has none and checks none (claude-code-ide.el): nothing is sent. */
+  authToken: string | null;
   dialect: Dialect;
   /** Where the lockfile is now. */
   lockfile: string;
@@ -178,5 +183,5 @@ export async function readLockfile(
 /** The bytes Patchbay writes for its own door lockfile. */
 export function serializeLockfile(lock: Lockfile): string {
   const { pid, workspaceFolders, ideName, transport, authToken, patchbayPid } = lock;
-  return JSON.stringify({ pid, workspaceFolders, ideName, transport, authToken, ...(patchbayPid === undefined ? {} : { patchbayPid }) });
+  return JSON.stringify({ pid, workspaceFolders, ideName, transport, ...(authToken === undefined ? {} : { authToken }), ...(patchbayPid === undefined ? {} : { patchbayPid }) });
 }

@@ -35,8 +35,8 @@ test('a JetBrains IDE is listed live and adopted: every connection Patchbay open
   const { h, idea } = await intellij(t);
   const snap = await snapshot(h);
   assert.deepEqual(
-    snap.editors.map((e) => [e.ideName, e.dialect, e.alive]),
-    [['IntelliJ IDEA', 'claude', true]],
+    snap.editors.map((e) => [e.ideName, e.dialect, e.alive, e.authenticated]),
+    [['IntelliJ IDEA', 'claude', true, true]],
   );
   assert.deepEqual(snap.invalidLockfiles, [], 'not taken for an editor that rejects its own token');
   assert.ok(snap.editors[0]!.lockfile.includes('/.patchbay/'), 'adopted, so Claude Code sees only the door');

@@ -59,6 +59,7 @@ export function sampleSnapshot(): Snapshot {
         port: 41000,
         pid: 5000,
         dialect: 'pi',
+        authenticated: true,
         alive: true,
         lockfile: '/home/u/.pi/ide/.patchbay/41000.lock',
         focusedAt: null,
