@@ -218,6 +218,7 @@ class PatchbayHub implements Hub {
       commandTimeoutMs: options.piCommandTimeoutMs,
       stopGraceMs: options.piStopGraceMs,
       ideConnectMs: options.piIdeConnectMs,
+      autoconnects: async (cwd) => (await readAutoconnect({ globalFile: options.piSettingsFile, project: cwd })).effective,
       reviewWaitMs: options.piReviewWaitMs,
       // Started or resumed, pi loads extensions only with the person's leave.
       // The pi command and allowPiExtensions are set in config.json, not over the API: as they are now.

@@ -31,6 +31,37 @@ test('pi start resolves the folder, passes the model and everything after -- to 
   assert.deepEqual(hub.calls.at(-1)?.params, { cwd: '/abs/dir' }, 'no model, no args: none sent');
 });
 
+test('pi start that takes a while says on stderr what it waits for, stage by stage; a quick one prints only the id', async (t) => {
+  const { hub, run, dir } = await withDaemon(t);
+  const cwd = join(dir, 'slow');
+  hub.handlers['pi.start'] = async () => {
+    const stage = (name: string, ms: number, more: Record<string, unknown> = {}) =>
+      hub.emit({ type: 'pi', id: 'h7', event: { type: 'hosted_start', stage: name, cwd, ms, ...more } });
+    stage('door', 0);
+    stage('spawned', 2, { pid: 4321 });
+    // Another start elsewhere says nothing here.
+    hub.emit({ type: 'pi', id: 'h8', event: { type: 'hosted_start', stage: 'ready', cwd: '/elsewhere', ms: 5 } });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    stage('ready', 1100);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return { ...hub.state.hosted[0]!, id: 'h7', cwd, review: 'connecting' };
+  };
+  const slow = await run('pi', 'start', 'slow');
+  assert.equal(slow.code, 0);
+  assert.equal(slow.stdout, 'h7\n');
+  const lines = slow.stderr.trimEnd().split('\n');
+  assert.deepEqual(lines.slice(0, 2), [
+    '[pi is starting (pid 4321): waiting for it to answer (it loads its settings and extensions)…]',
+    '[pi answered after 1.1 s; reading the commands it offers…]',
+  ]);
+  assert.match(lines[2] ?? '', /^\[pi is up after 1\.\d s\]$/);
+  assert.equal(lines.length, 3);
+
+  hub.handlers['pi.start'] = () => ({ ...hub.state.hosted[0]!, id: 'h9' });
+  const quick = await run('pi', 'start', 'quick');
+  assert.deepEqual([quick.stdout, quick.stderr], ['h9\n', '']);
+});
+
 test('pi prompt joins its words, streams the text and ends when pi settles', async (t) => {
   const { hub, run } = await withDaemon(t);
   await run('pi', 'start', '/p');
