@@ -9,7 +9,7 @@ import { isClaudeDiffName, type FakeEditor } from '../peers/fake-editor.ts';
 import type { FakePiClient } from '../peers/fake-pi.ts';
 import { diffAnswers, toolTexts } from '../peers/rpc-peer.ts';
 import { waitFor } from '../peers/wait.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { withEditor, type Harness } from './harness.ts';
 
 interface Setup {
   h: Harness;
@@ -18,12 +18,8 @@ interface Setup {
 }
 
 async function claudecodeNvim(t: TestContext): Promise<Setup> {
-  const h = await startHarness();
-  t.after(() => h.close());
-  const project = await h.folder('claudecode');
-  const nvim = await h.editor({ workspaceFolders: [project], claudecode: true });
-  await h.editors(1);
-  return { h, project, nvim };
+  const { h, project, editor } = await withEditor(t, 'claudecode', { claudecode: true });
+  return { h, project, nvim: editor };
 }
 
 async function boundPi({ h, project }: Setup): Promise<FakePiClient> {

@@ -10,7 +10,7 @@ import { formatStatus } from '../../src/cli/format.ts';
 import type { FakeEditor } from '../peers/fake-editor.ts';
 import { diffAnswers } from '../peers/rpc-peer.ts';
 import { waitFor } from '../peers/wait.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { withEditor, type Harness } from './harness.ts';
 
 interface Setup {
   h: Harness;
@@ -19,12 +19,8 @@ interface Setup {
 }
 
 async function emacsWith(t: TestContext): Promise<Setup> {
-  const h = await startHarness();
-  t.after(() => h.close());
-  const project = await h.folder('elisp');
-  const emacs = await h.editor({ workspaceFolders: [project], emacs: true });
-  await h.editors(1);
-  return { h, project, emacs };
+  const { h, project, editor } = await withEditor(t, 'elisp', { emacs: true });
+  return { h, project, emacs: editor };
 }
 
 const snapshot = (h: Harness): Promise<Snapshot> => h.hub.call('snapshot', undefined);

@@ -12,7 +12,7 @@ import { probeEditor } from '../../src/discovery/liveness.ts';
 import type { FakeEditor } from '../peers/fake-editor.ts';
 import { diffAnswers } from '../peers/rpc-peer.ts';
 import { waitFor } from '../peers/wait.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { withEditor, type Harness } from './harness.ts';
 
 interface Setup {
   h: Harness;
@@ -21,12 +21,8 @@ interface Setup {
 }
 
 async function intellij(t: TestContext): Promise<Setup> {
-  const h = await startHarness();
-  t.after(() => h.close());
-  const project = await h.folder('kotlin-app');
-  const idea = await h.editor({ workspaceFolders: [project], jetbrains: true });
-  await h.editors(1);
-  return { h, project, idea };
+  const { h, project, editor } = await withEditor(t, 'kotlin-app', { jetbrains: true });
+  return { h, project, idea: editor };
 }
 
 const snapshot = (h: Harness): Promise<Snapshot> => h.hub.call('snapshot', undefined);
