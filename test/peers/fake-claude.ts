@@ -155,8 +155,6 @@ export class FakeClaudeClient {
   initializeResult: unknown = null;
   tools: ToolSpec[] = [];
   toolListError: string | null = null;
-  /** How many times it listed the tools (once at connect, once per list_changed). */
-  toolLists = 0;
   closeCode: number | null = null;
   private toolUses = 0;
 
@@ -323,7 +321,6 @@ export class FakeClaudeClient {
     const checked = list.error ? { error: `tools/list failed: ${list.error.message}` } : validateToolList(list.result);
     this.toolListError = 'error' in checked ? checked.error : null;
     this.tools = 'error' in checked ? [] : checked.tools;
-    this.toolLists++;
   }
 }
 

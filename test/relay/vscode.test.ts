@@ -460,6 +460,8 @@ test('the person reverts one of three changes in today’s VS Code and accepts: 
   await writeFile(file, 'one\ntwo\nthree\nfour\nfive\n');
   const writing = pi.write(file, 'ONE\ntwo\nTHREE\nfour\nFIVE\n');
   const shown = await code.waitForDiff();
+  // Listed once its original is read (a person takes longer than that to decide).
+  await waitFor(async () => (await h.hub.call('snapshot', undefined)).diffs.length === 1);
   code.revertChange(shown.tabName, 2);
   code.decide(shown.tabName, 'saved');
   assert.equal((await writing).outcome, 'saved');
