@@ -26,9 +26,10 @@
  * pending diffs rejected and closed, its decided ones stay; `close_tab` is callable but not in
  * tools/list, and there is no executeCode; in visual mode (`setMode`) every tool answers late
  * (~3 s against ~3 ms: `visualModeDelayMs`).
- * `vscode: true` imitates Anthropic's Claude Code extension (1.0.100) in VS Code and its forks
- * (code-server, Cursor…), Claude dialect, ide name 'Visual Studio Code': the lockfile's pid is
- * the extension host's parent (VS Code's main process: here, this process) while the port is held
+ * `vscode: true` imitates Anthropic's Claude Code extension in VS Code and its forks (what was
+ * seen of 1.0.100 in code-server; `vscodeVersion` below for what changed since), Claude dialect,
+ * ide name 'Visual Studio Code': the lockfile's pid is the extension host's parent (VS Code's main
+ * process: here, this process) while the port is held
  * by a child process (test/peers/listener-child.mjs pipes it here), so several windows (several
  * doubles) share one pid; a bad token is let through the upgrade and closed with 1008
  * "Unauthorized"; it serves **one client at a time**: a new connection closes the previous one
