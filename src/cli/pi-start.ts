@@ -5,7 +5,7 @@ import type { HubApi, HubEvent } from '../api/types.ts';
 import type { CliIo } from './command.ts';
 
 /** A start quicker than this says nothing; a slower one says what it waits for. */
-export const PROGRESS_AFTER_MS = 700;
+export const PROGRESS_AFTER_MS = 1000;
 
 /** Which start to follow: pi in a folder, a hosted session by id, or (a saved session's file) whichever starts. */
 export interface StartOf {

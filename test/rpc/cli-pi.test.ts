@@ -41,9 +41,9 @@ test('pi start that takes a while says on stderr what it waits for, stage by sta
     stage('spawned', 2, { pid: 4321 });
     // Another start elsewhere says nothing here.
     hub.emit({ type: 'pi', id: 'h8', event: { type: 'hosted_start', stage: 'ready', cwd: '/elsewhere', ms: 5 } });
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    stage('ready', 1100);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 1300));
+    stage('ready', 1300);
+    await new Promise((resolve) => setTimeout(resolve, 200));
     return { ...hub.state.hosted[0]!, id: 'h7', cwd, review: 'connecting' };
   };
   const slow = await run('pi', 'start', 'slow');
@@ -52,7 +52,7 @@ test('pi start that takes a while says on stderr what it waits for, stage by sta
   const lines = slow.stderr.trimEnd().split('\n');
   assert.deepEqual(lines.slice(0, 2), [
     '[pi is starting (pid 4321): waiting for it to answer (it loads its settings and extensions)…]',
-    '[pi answered after 1.1 s; reading the commands it offers…]',
+    '[pi answered after 1.3 s; reading the commands it offers…]',
   ]);
   assert.match(lines[2] ?? '', /^\[pi is up after 1\.\d s\]$/);
   assert.equal(lines.length, 3);
