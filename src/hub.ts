@@ -119,7 +119,7 @@ class PatchbayHub implements Hub {
   private readonly processInfo: (pid: number) => Promise<ProcessInfo | null>;
   /** Doors for Claude Code in the terminals of editors the main door's lockfile does not name. */
   private readonly terminalDoors: TerminalDoors;
-  private state: DiscoveryState = { editors: [], invalid: [], warnings: [], doorProblems: [] };
+  private state: DiscoveryState = { editors: [], invalid: [], others: [], warnings: [], doorProblems: [] };
   private paused = false;
   private idle: IdleAgent[] = [];
   private readonly warnings: string[] = [];
@@ -218,6 +218,7 @@ class PatchbayHub implements Hub {
       commandTimeoutMs: options.piCommandTimeoutMs,
       stopGraceMs: options.piStopGraceMs,
       ideConnectMs: options.piIdeConnectMs,
+      autoconnects: async (cwd) => (await readAutoconnect({ globalFile: options.piSettingsFile, project: cwd })).effective,
       reviewWaitMs: options.piReviewWaitMs,
       // Started or resumed, pi loads extensions only with the person's leave.
       // The pi command and allowPiExtensions are set in config.json, not over the API: as they are now.
@@ -499,6 +500,7 @@ class PatchbayHub implements Hub {
       door: { port: this.door?.port ?? null, lockfiles: this.discovery.doorLockfiles(), problems: this.state.doorProblems },
       editors: this.relay.editorViews(),
       invalidLockfiles: this.state.invalid,
+      otherLockfiles: this.state.others,
       sessions: this.relay.sessionViews(),
       // The scan runs every few seconds: an agent that connected since is not idle any more.
       idleAgents: this.notConnected(this.idle),

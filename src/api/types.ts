@@ -13,6 +13,11 @@ export interface EditorView {
   port: number;
   pid: number;
   dialect: Dialect;
+  /**
+   * Whether the editor asks for a token: false for one whose lockfile has none (claude-code-ide.el
+   * in Emacs), whose server any local user can reach. Patchbay sends it none.
+   */
+  authenticated: boolean;
   alive: boolean;
   /** Where its lockfile lives now (adopted into `.patchbay/` under takeover). */
   lockfile: string;
@@ -29,6 +34,18 @@ export type EditorLinkState = 'open' | 'opening' | 'down' | 'taken';
 export interface InvalidLockfile {
   path: string;
   reason: string;
+}
+
+/**
+ * Another protocol's lockfile in a lock dir, such as the "Pi IDE Protocol v1" of other pi
+ * extensions: another tool's, which Patchbay lists and never moves, rewrites or deletes.
+ */
+export interface OtherLockfile {
+  path: string;
+  /** Its `protocol` field. */
+  protocol: string;
+  /** "Pi IDE Protocol v1 (VS Code, pid 4242)". */
+  description: string;
 }
 
 export interface SessionView {
@@ -246,7 +263,12 @@ export type TranscriptItem =
   | { kind: 'user'; text: string; at: number; images?: number }
   | { kind: 'assistant'; text: string; thinking: string; at: number; done: boolean }
   /** `diffId`: the inbox diff a write or edit was sent to for review (by its tab name `pi-write:<toolCallId>`). */
-  | { kind: 'tool'; toolCallId: string; name: string; args: unknown; output: string; isError: boolean; done: boolean; at: number; diffId?: string }
+  /**
+   * `parentToolCallId` (pi 0.99 and later): a call another tool made (codemode, `ctx.executeTool`);
+   * its id is `<parent>/<n>`. Such calls are no messages of their own: a resumed session shows them
+   * from their parent's result (`nestedCalls`), without their output.
+   */
+  | { kind: 'tool'; toolCallId: string; name: string; args: unknown; output: string; isError: boolean; done: boolean; at: number; diffId?: string; parentToolCallId?: string }
   /** A shell command the person ran (`!cmd`; `excluded`: `!!cmd`, kept out of the model's context). */
   | {
       kind: 'bash';
@@ -333,7 +355,11 @@ export interface BashResult {
  * Patchbay carries out with pi's RPC commands (`/compact`, `/name`, `!cmd`…), never sent to the model.
  */
 export type PromptOutcome =
-  | { ran: 'prompt' }
+  /**
+   * `disposition` (pi 0.99 and later): the prompt `started` a run, was `queued` into the running
+   * one, or was `handled` by an extension's command with no run (then no agent_settled follows).
+   */
+  | { ran: 'prompt'; disposition?: 'started' | 'queued' | 'handled' }
   | { ran: 'compact'; result: unknown }
   | { ran: 'name'; name: string }
   | { ran: 'new' | 'clone'; cancelled: boolean }
@@ -401,6 +427,8 @@ export interface Snapshot {
   };
   editors: EditorView[];
   invalidLockfiles: InvalidLockfile[];
+  /** Other tools' lockfiles sharing the lock dirs (another protocol's): left alone. */
+  otherLockfiles: OtherLockfile[];
   sessions: SessionView[];
   idleAgents: IdleAgent[];
   diffs: DiffSummary[];

@@ -54,6 +54,9 @@ export function formatStatus(snapshot: Snapshot, host: string): string {
     'none',
   );
   for (const e of snapshot.editors) if (e.linkProblem) out += `  ${e.id} (${editorName(e)}): ${e.linkProblem}\n`;
+  for (const e of snapshot.editors) {
+    if (!e.authenticated) out += `  ${e.id} (${editorName(e)}): unauthenticated: its lockfile has no token, so any local user can reach it\n`;
+  }
   out += section(
     'Sessions',
     snapshot.sessions.map((s) => [s.id, s.kind, dash(s.pid), dash(s.cwd), editorLabel(s.editorId), s.reason]),
@@ -69,6 +72,11 @@ export function formatStatus(snapshot: Snapshot, host: string): string {
     'Invalid lockfiles',
     snapshot.invalidLockfiles.map((l) => [l.path, l.reason]),
     ['PATH', 'REASON'],
+  );
+  out += section(
+    "Other tools' lockfiles (another protocol's; left alone)",
+    snapshot.otherLockfiles.map((l) => [l.path, l.description]),
+    ['PATH', 'WHOSE'],
   );
   out += `Pending diffs: ${pending}\n`;
   for (const warning of snapshot.warnings) out += `Warning: ${warning}\n`;

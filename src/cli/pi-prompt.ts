@@ -231,8 +231,10 @@ export async function streamPrompt(hub: HubApi, io: CliIo, request: PromptReques
       io.stdout.write(describeOutcome(outcome));
       return 0;
     }
-    if (!started) {
-      // An extension command (`/ask`) may run no agent at all: then pi is idle once it answered.
+    // An extension command (`/ask`) runs no agent at all: pi 0.99 and later say so
+    // (`handled`); with an older pi, its state says whether anything still runs.
+    if (outcome.disposition === 'handled') finish(0);
+    else if (!started && outcome.disposition === undefined) {
       const state = await hub.call('pi.state', { id });
       if (!started && !(isObject(state) && state.isStreaming === true)) finish(0);
     }

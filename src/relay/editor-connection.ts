@@ -57,7 +57,7 @@ type State =
   | { kind: 'closed' };
 
 export class EditorConnection {
-  /** The editor's tools, from its first answer to `tools/list`. */
+  /** The editor's tools, from its answer to `tools/list` (asked again when it says they changed). */
   tools: ToolSpec[] | null = null;
   private state: State = { kind: 'idle' };
   private readonly timers = new DisposableStore();
@@ -160,6 +160,24 @@ export class EditorConnection {
     this.state = { kind: 'opening', ready };
     this.deps.onChange();
     return ready;
+  }
+
+  /**
+   * The editor said its tools changed (`notifications/tools/list_changed`: JetBrains' plugin,
+   * claude-code-ide.el right after initialize): its list is asked for again. Resolves once the
+   * new list is in (or could not be had: the old one stays).
+   */
+  async refreshTools(): Promise<void> {
+    const link = this.openLink();
+    if (!link) return;
+    const tools = await fetchTools(link).catch((err: Error) => {
+      this.deps.log(`${link.label}: its changed tool list could not be read: ${err.message}`);
+      return null;
+    });
+    if (tools && this.openLink() === link) {
+      this.tools = tools;
+      this.deps.onChange();
+    }
   }
 
   private async fetchTools(link: RpcLink): Promise<void> {

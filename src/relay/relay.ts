@@ -403,6 +403,15 @@ export class Relay {
   /** A notification from an editor goes to every session bound to it (it broadcasts to its clients). */
   private onEditorNotification(editor: EditorEntry, from: RpcLink, msg: RpcNotification, frame: Frame): void {
     if (msg.method === 'request_cancelled') return this.requests.cancel(from, msg);
+    // Agents hear of it once the new list is in: their tools/list is answered from it.
+    if (msg.method === 'notifications/tools/list_changed') {
+      void editor.connection.refreshTools().then(() => !this.closed && this.fanOut(editor, msg, frame));
+      return;
+    }
+    this.fanOut(editor, msg, frame);
+  }
+
+  private fanOut(editor: EditorEntry, msg: RpcNotification, frame: Frame): void {
     const id = editor.instance.id;
     if (msg.method === 'selection_changed') this.focused(id);
     const inbox = this.review.inbox;

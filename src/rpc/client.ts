@@ -62,6 +62,13 @@ const STDERR_LINES = 12;
 /** After `exit`, stdout may still hold records; `close` normally follows within a tick. */
 const DRAIN_MS = 250;
 
+/**
+ * pi 0.99 and later let one signal pass while the shutdown EOF started runs (it may be saving a
+ * refreshed token) and exit at once on a second; 0.87 exits on the first. Two signals sent back
+ * to back can merge into one pending signal, so the second waits this long.
+ */
+const SECOND_SIGNAL_MS = 200;
+
 /** Process groups are POSIX; on Windows pi is signalled alone. */
 const OWN_GROUP = process.platform !== 'win32';
 
@@ -162,7 +169,10 @@ export class PiRpcClient {
     this.write({ type: 'extension_ui_response', id: requestId, ...answer });
   }
 
-  /** Abort, EOF, SIGTERM, SIGKILL — each after the previous had `stopGraceMs`. Safe to call twice. */
+  /**
+   * Abort, EOF (pi's orderly shutdown), SIGTERM twice (the second ends a shutdown that still
+   * runs at once), SIGKILL — each after the previous had `stopGraceMs`. Safe to call twice.
+   */
   close(): Promise<PiExit> {
     this.closing ??= (async () => {
       if (this.exitInfo) return this.exitInfo;
@@ -176,7 +186,10 @@ export class PiRpcClient {
       this.child.stdin.end();
       if (!(await this.exitWithin(grace))) {
         this.signal('SIGTERM');
-        if (!(await this.exitWithin(grace))) this.signal('SIGKILL');
+        if (!(await this.exitWithin(Math.min(grace, SECOND_SIGNAL_MS)))) {
+          this.signal('SIGTERM');
+          if (!(await this.exitWithin(grace))) this.signal('SIGKILL');
+        }
       }
       const exit = await this.exited;
       // Whatever its tools left running in its group goes with it.

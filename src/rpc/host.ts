@@ -43,7 +43,7 @@ import {
 import { HostedSession, hubError } from './hosted-session.ts';
 import type { HostedRecord } from './hosted-store.ts';
 import { doorChoice, type DoorAddress } from './ide-dialog.ts';
-import { isDialog, type RpcCommand, type RpcEvent, type UiRequest } from './protocol.ts';
+import { dispositionOf, isDialog, type RpcCommand, type RpcEvent, type UiRequest } from './protocol.ts';
 import { SessionCatalog, sessionHeader } from './session-list.ts';
 import { resumeArgs, sessionDirArg } from './start-args.ts';
 
@@ -62,8 +62,13 @@ export interface PiHostOptions {
   startTimeoutMs: number;
   commandTimeoutMs: number;
   stopGraceMs: number;
-  /** How long a new pi gets to reach the door by itself before its `/ide` is run (null: never). */
+  /**
+   * How long a new pi gets to reach the door by itself before its `/ide` is run (null: never);
+   * not waited for where pi-ide's autoconnect is off (`autoconnects`).
+   */
   ideConnectMs: number | null;
+  /** Whether pi-ide autoconnects in this folder (pi's settings); assumed when not given or unreadable. */
+  autoconnects?(cwd: string): Promise<boolean>;
   /** How long a prompt to a pi whose pi-ide is not at the door yet waits for it before it is refused. */
   reviewWaitMs: number;
   /** Throws (HubError) when these pi arguments may not be used: an extension without the person's leave. */
@@ -91,6 +96,12 @@ export interface StartRequest {
   model?: string;
   args?: string[];
 }
+
+/**
+ * The steps of a start: the door made to list the folder (so pi-ide finds it), pi spawned (it
+ * loads its settings and extensions), pi answering. Streamed as `hosted_start` records.
+ */
+export type StartStage = 'door' | 'spawned' | 'ready';
 
 /** pi's own `abort` waits until the run is idle; a prompt of an extension command waits for the command. */
 const NO_DEADLINE = { timeoutMs: null };
@@ -291,8 +302,8 @@ export class PiHost {
       ...(streamingBehavior ? { streamingBehavior } : {}),
       ...(hasImages ? { images: images.map((image) => ({ type: 'image', data: image.data, mimeType: image.mimeType })) } : {}),
     };
-    await this.command(id, command, NO_DEADLINE);
-    return { ran: 'prompt' };
+    const disposition = dispositionOf(await this.command(id, command, NO_DEADLINE));
+    return disposition === null ? { ran: 'prompt' } : { ran: 'prompt', disposition };
   }
 
   /**
@@ -549,19 +560,33 @@ export class PiHost {
    * them?) and, when it opened a session that has a conversation, that conversation.
    */
   private async launch(session: HostedSession, args: string[], opts: { resumed?: boolean } = {}): Promise<void> {
-    session.beginRun(this.now());
+    const began = this.now();
+    session.beginRun(began);
+    // What the start waits for, as it goes, for a person waiting on it (`patchbay pi start`).
+    const stage = (name: StartStage, more: Record<string, unknown> = {}): void =>
+      this.options.onEvent(session.id, { type: 'hosted_start', stage: name, cwd: session.cwd, ms: this.now() - began, ...more });
     const kept = opts.resumed ? [notice(initialHostedState(), 'info', `Resumed ${session.state.sessionFile ?? 'the session'}`, this.now()).transcript[0]!] : [];
     this.update(session, { ...initialHostedState(), model: session.state.model ?? session.startModel, sessionFile: session.state.sessionFile, sessionName: session.state.sessionName, transcript: kept });
+    // Read beside the start: whether pi-ide will come to the door by itself, or needs its /ide.
+    const autoconnect = (this.options.autoconnects?.(session.cwd) ?? Promise.resolve(true)).catch(() => true);
+    stage('door');
     await this.options.onFoldersChanged();
     this.refuseWhileClosing();
     if (this.sessions.get(session.id) !== session || session.stopping) throw new HubError(`pi session ${session.id} was stopped while starting`, 'conflict');
     session.client = this.spawn(session, args);
     const client = session.client;
-    const state = await client.request({ type: 'get_state' }, { timeoutMs: this.options.startTimeoutMs });
-    session.commands = parseCommands(await client.request({ type: 'get_commands' }));
+    stage('spawned', { pid: client.pid });
+    // Both asked at once: pi answers each as soon as it is up, one round trip instead of two.
+    const asked = { timeoutMs: this.options.startTimeoutMs };
+    const [stateAnswer, commandsAnswer] = [client.request({ type: 'get_state' }, asked), client.request({ type: 'get_commands' }, asked)];
+    commandsAnswer.catch(() => {}); // its failure is the state's too, reported by that one
+    const state = await stateAnswer;
+    stage('ready');
+    session.commands = parseCommands(await commandsAnswer);
     // Whether its edits can be reviewed at all: pi-ide brings the `/ide` command.
     session.hasPiIde = session.commands.some((c) => c.name === 'ide' && c.source === 'extension');
     session.doorSession = client.pid === null ? null : this.options.sessionIdForPid(client.pid);
+    session.autoconnect = await autoconnect;
     this.update(session, reduceGetState(session.state, state));
     if (isObject(state) && typeof state.messageCount === 'number' && state.messageCount > 0) await this.reloadTranscript(session, undefined, true);
   }
@@ -610,11 +635,14 @@ export class PiHost {
     else memory.put(session.record());
   }
 
-  /** After `ideConnectMs` without pi-ide at the door, its `/ide` is run (once per wait). */
+  /**
+   * After `ideConnectMs` without pi-ide at the door, its `/ide` is run (once per wait); at once
+   * where its autoconnect is off, since nothing else will bring it.
+   */
   private scheduleIde(session: HostedSession): void {
     const { ideConnectMs } = this.options;
     if (ideConnectMs === null || session.ideTimer !== null || session.review !== 'connecting') return;
-    session.ideTimer = session.timers.timeout(ideConnectMs, () => void this.connectIde(session));
+    session.ideTimer = session.timers.timeout(session.autoconnect === false ? 0 : ideConnectMs, () => void this.connectIde(session));
   }
 
   /** Stops the session's pi (if it got that far) and forgets the session; its folder leaves the door. */

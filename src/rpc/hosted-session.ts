@@ -29,6 +29,8 @@ export class HostedSession {
   hasPiIde: boolean | null = null;
   /** The door session its pi-ide opened, while it is connected. */
   doorSession: string | null = null;
+  /** Whether pi-ide's autoconnect is on in its folder (null until read, as it starts). */
+  autoconnect: boolean | null = null;
   /** What pi offers through `prompt` (extension commands, templates, skills), as it last said. */
   commands: PiCommandInfo[] = [];
   /** toolCallId → the inbox diff its write or edit went to (kept across restarts). */
@@ -104,6 +106,7 @@ export class HostedSession {
     this.stopping = false;
     this.hasPiIde = null;
     this.doorSession = null;
+    this.autoconnect = null;
     this.client = null;
     this.runStartedAt = now;
     this.endedAt = null;

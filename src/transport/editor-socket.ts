@@ -1,18 +1,20 @@
 // A client connection to an editor's MCP server, authenticated in the editor's dialect.
 import WebSocket from 'ws';
 import type { Dialect } from '../api/types.ts';
-import { AUTH_HEADER } from '../protocol/dialect.ts';
+import { editorHandshake } from '../protocol/dialect.ts';
 
 export interface EditorEndpoint {
   port: number;
-  authToken: string;
+  /** Null: the editor has none (claude-code-ide.el), so none is sent. */
+  authToken: string | null;
   dialect: Dialect;
 }
 
 export function connectEditor(endpoint: EditorEndpoint, maxPayload: number, timeoutMs = 5000): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${endpoint.port}`, endpoint.dialect === 'claude' ? ['mcp'] : [], {
-      headers: { [AUTH_HEADER[endpoint.dialect]]: endpoint.authToken },
+    const { protocols, headers } = editorHandshake({ token: endpoint.authToken, dialect: endpoint.dialect });
+    const ws = new WebSocket(`ws://127.0.0.1:${endpoint.port}`, protocols, {
+      headers,
       maxPayload,
       perMessageDeflate: false,
       handshakeTimeout: timeoutMs,

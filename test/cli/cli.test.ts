@@ -69,6 +69,8 @@ test('status prints the door, editors, sessions, idle pi processes and problems'
   assert.match(stdout, /s1 +pi +6000 +\/work\/proj +nvim-proj +cwd\n/);
   assert.match(stdout, /7000 +\/work\/other +pi-ide is not installed/);
   assert.match(stdout, /\/home\/u\/\.pi\/ide\/999\.lock +"pid" must be a number/);
+  assert.match(stdout, /Other tools' lockfiles \(another protocol's; left alone\):\n {2}PATH +WHOSE\n {2}\/home\/u\/\.pi\/ide\/51234\.lock +Pi IDE Protocol v1 \(VS Code, pid 4242\)\n/);
+  assert.doesNotMatch(stdout.split("Other tools'")[0]!, /51234/, 'not among the invalid ones');
   assert.match(stdout, /Pending diffs: 2\n/);
   assert.match(stdout, /Warning: the store was unreadable and moved aside\n$/);
 });

@@ -13,7 +13,8 @@
  * `initialize` (protocolVersion 2025-11-25), `notifications/initialized`, `ide_connected {pid}`
  * and `tools/list`. The list is validated as Claude Code does: each inputSchema must be an
  * object schema whose `properties` is an object; otherwise the whole list counts as failed
- * (`toolListError` says why, `tools` is empty). Claude's ~2 s of retries are not imitated.
+ * (`toolListError` says why, `tools` is empty); a `notifications/tools/list_changed` has it list
+ * them again. Claude's ~2 s of retries are not imitated.
  * `prompt()` calls `closeAllDiffTabs` (Claude does at every prompt). `openDiff()` names tabs
  * `✻ [Claude Code] a.txt (998b60) ⧉`, treats TAB_CLOSED as **accept** (faithful) and only
  * DIFF_REJECTED as reject, sends `close_tab` twice afterwards, and writes accepted files.
@@ -292,10 +293,7 @@ export class FakeClaudeClient {
     this.initializeResult = init.result;
     this.rpc.notify('notifications/initialized');
     this.rpc.notify('ide_connected', { pid: this.options.pid ?? process.pid });
-    const list = await this.rpc.call('tools/list', {});
-    const checked = list.error ? { error: `tools/list failed: ${list.error.message}` } : validateToolList(list.result);
-    if ('error' in checked) this.toolListError = checked.error;
-    else this.tools = checked.tools;
+    await this.listTools();
   }
 
   private meta(): Record<string, unknown> {
@@ -313,6 +311,16 @@ export class FakeClaudeClient {
   private onNotification(msg: RpcMessage & { method: string }): void {
     if (msg.method === 'selection_changed') this.selections.push(msg.params);
     else if (msg.method === 'at_mentioned') this.atMentions.push(msg.params);
+    // An MCP client lists the tools again when the server says they changed.
+    else if (msg.method === 'notifications/tools/list_changed') void this.listTools().catch((err: Error) => this.errors.push(`tools/list: ${err.message}`));
+  }
+
+  /** Lists the IDE's tools (as at connect, and again after a list_changed), validated as Claude Code does. */
+  private async listTools(): Promise<void> {
+    const list = await this.rpc.call('tools/list', {});
+    const checked = list.error ? { error: `tools/list failed: ${list.error.message}` } : validateToolList(list.result);
+    this.toolListError = 'error' in checked ? checked.error : null;
+    this.tools = 'error' in checked ? [] : checked.tools;
   }
 }
 

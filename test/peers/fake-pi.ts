@@ -15,7 +15,9 @@
  * (a notification without `filePath` or `selection` is ignored): the file, the cursor line and
  * the selected lines, null when the selection is empty.
  * `write()` / `edit()` = the tools: `openDiff` with tab `pi-write:<n>` / `pi-edit:<n>` and the
- * whole proposed file, then a fire-and-forget `close_tab`. FILE_SAVED → writes `content[1].text`
+ * whole proposed file, then a fire-and-forget `close_tab`. With pi 1.6 (`piVersion`, the default)
+ * a call another tool made (`{calledBy}`: a codemode script's) has the id `<caller>/<n>`, so its
+ * tab is `pi-write:<caller>/<n>`; pi 0.87.1 makes no such calls. FILE_SAVED → writes `content[1].text`
  * (missing → an empty file, faithfully); DIFF_REJECTED → 'rejected'; an openDiff error or a
  * dropped connection → the file is written unreviewed (the real bug) and reported so.
  * Answers the editor's `getSuggestions` with `{suggestions: string[]}` (plain strings: the real
@@ -25,7 +27,7 @@
  *
  * CLI (for kill -9 and multi-process tests):
  *   node --import tsx test/peers/fake-pi.ts --cwd C (--lock-dir D | --lockfile F | --port N --token T)
- *     [--suggestion TEXT…] [--suggestion-delay-ms N] [--quiet]
+ *     [--suggestion TEXT…] [--suggestion-delay-ms N] [--pi-version 1.6.0|0.87.1] [--quiet]
  * stdout, one JSON object per line:
  *   {"ready":true,"port":N,"pid":N,"lockfile":"…"|null}  (port/lockfile = what it connected to)
  *   {"event":"message","msg":{…}}        (every frame received; not with --quiet)
@@ -33,8 +35,8 @@
  *   {"event":"result"|"error","cmd":"…","tag":…,…}
  * stdin, one JSON command per line (optional "tag" is echoed back):
  *   {"cmd":"turn"}                                    → result: the getDiagnostics result
- *   {"cmd":"write","path":"…","contents":"…"}        → result: WriteOutcome
- *   {"cmd":"edit","path":"…","oldText":"…","newText":"…"}
+ *   {"cmd":"write","path":"…","contents":"…","calledBy"?:"<tool call id>"}  → result: WriteOutcome
+ *   {"cmd":"edit","path":"…","oldText":"…","newText":"…","calledBy"?:"…"}
  *   {"cmd":"stop"}                                    → closes the connection, exits
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -88,6 +90,11 @@ export type WriteOutcome =
   | { outcome: 'rejected'; tabName: string; path: string; answer: string; said: string[] }
   | { outcome: 'unreviewed'; tabName: string; path: string; written: string; reason: string };
 
+/** Who made a tool call: the model (nothing given), or another tool call (pi 1.6's codemode, `ctx.executeTool`). */
+export interface ToolCallOrigin {
+  calledBy?: string;
+}
+
 export interface FakePiOptions {
   /** The session's working directory; relative tool paths resolve against it. */
   cwd: string;
@@ -104,6 +111,8 @@ export interface FakePiOptions {
   suggestionDelayMs?: number;
   models?: SuggestionModels;
   ids?: IdStyle;
+  /** The pi it runs in: 1.6.0 (default) or 0.87.1, which has no nested tool calls. */
+  piVersion?: '1.6.0' | '0.87.1';
   onMessage?: (msg: RpcMessage) => void;
   onClose?: (code: number) => void;
 }
@@ -139,6 +148,8 @@ export class FakePiClient {
   closeCode: number | null = null;
   private readonly inFlight = new Map<RpcId, AbortController>();
   private toolCalls = 0;
+  /** Per calling tool call: how many calls it made (pi numbers them `<caller>/1`, `/2`…). */
+  private readonly nested = new Map<string, number>();
 
   private constructor(
     readonly options: FakePiOptions,
@@ -239,17 +250,26 @@ export class FakePiClient {
   }
 
   /** The write tool: `path` is resolved against cwd; the whole file goes to openDiff. */
-  write(path: string, contents: string): Promise<WriteOutcome> {
-    return this.proposeFile('pi-write', resolvePath(this.options.cwd, path), contents);
+  write(path: string, contents: string, call: ToolCallOrigin = {}): Promise<WriteOutcome> {
+    return this.proposeFile('pi-write', resolvePath(this.options.cwd, path), contents, call);
   }
 
   /** The edit tool: replaces the first `oldText` (which must occur) and proposes the whole file. */
-  async edit(path: string, oldText: string, newText: string): Promise<WriteOutcome> {
+  async edit(path: string, oldText: string, newText: string, call: ToolCallOrigin = {}): Promise<WriteOutcome> {
     const abs = resolvePath(this.options.cwd, path);
     const current = await readFile(abs, 'utf8');
     const at = current.indexOf(oldText);
     if (at < 0) throw new Error(`fake pi edit: oldText not found in ${abs}`);
-    return this.proposeFile('pi-edit', abs, current.slice(0, at) + newText + current.slice(at + oldText.length));
+    return this.proposeFile('pi-edit', abs, current.slice(0, at) + newText + current.slice(at + oldText.length), call);
+  }
+
+  /** The tool call's id, as pi gives it: its own number, or `<caller>/<n>` for a call a tool made. */
+  private toolCallId(call: ToolCallOrigin): string {
+    if (call.calledBy === undefined) return String(++this.toolCalls);
+    if (this.options.piVersion === '0.87.1') throw new Error('fake pi: pi 0.87.1 has no nested tool calls (they came with 0.99)');
+    const n = (this.nested.get(call.calledBy) ?? 0) + 1;
+    this.nested.set(call.calledBy, n);
+    return `${call.calledBy}/${n}`;
   }
 
   /** Closes the connection (with a close frame). Safe to call twice. */
@@ -268,8 +288,8 @@ export class FakePiClient {
     return waitFor(() => this.selections[seen], { message: 'selection_changed at fake pi', ...opts });
   }
 
-  private async proposeFile(tool: 'pi-write' | 'pi-edit', path: string, contents: string): Promise<WriteOutcome> {
-    const tabName = `${tool}:${++this.toolCalls}`;
+  private async proposeFile(tool: 'pi-write' | 'pi-edit', path: string, contents: string, call: ToolCallOrigin): Promise<WriteOutcome> {
+    const tabName = `${tool}:${this.toolCallId(call)}`;
     const unreviewed = async (reason: string): Promise<WriteOutcome> => {
       await writeFileMkdir(path, contents);
       return { outcome: 'unreviewed', tabName, path, written: contents, reason };
@@ -364,10 +384,13 @@ async function main(): Promise<void> {
       token: { type: 'string' },
       suggestion: { type: 'string', multiple: true },
       'suggestion-delay-ms': { type: 'string' },
+      'pi-version': { type: 'string' },
       quiet: { type: 'boolean' },
     },
   });
   const cwd = values.cwd ?? process.cwd();
+  const piVersion = values['pi-version'] ?? '1.6.0';
+  if (piVersion !== '1.6.0' && piVersion !== '0.87.1') throw new Error(`fake pi: --pi-version must be 1.6.0 or 0.87.1, not ${piVersion}`);
   const pi = await FakePiClient.connect({
     cwd,
     lockDir: values['lock-dir'],
@@ -376,6 +399,7 @@ async function main(): Promise<void> {
     authToken: values.token,
     suggestions: values.suggestion,
     suggestionDelayMs: values['suggestion-delay-ms'] === undefined ? undefined : Number(values['suggestion-delay-ms']),
+    piVersion,
     onMessage: values.quiet ? undefined : (msg) => emit({ event: 'message', msg }),
     onClose: (code) => emit({ event: 'closed', code }),
   });
@@ -383,11 +407,16 @@ async function main(): Promise<void> {
   serveCommands(
     {
       turn: () => pi.turn(),
-      write: (c) => pi.write(field(c, 'path'), field(c, 'contents')),
-      edit: (c) => pi.edit(field(c, 'path'), field(c, 'oldText'), field(c, 'newText')),
+      write: (c) => pi.write(field(c, 'path'), field(c, 'contents'), calledBy(c)),
+      edit: (c) => pi.edit(field(c, 'path'), field(c, 'oldText'), field(c, 'newText'), calledBy(c)),
     },
     () => pi.close(),
   );
+}
+
+/** A command's `calledBy`, when it names the tool call that made this one. */
+function calledBy(c: Record<string, unknown>): ToolCallOrigin {
+  return typeof c.calledBy === 'string' ? { calledBy: c.calledBy } : {};
 }
 
 if (isMain(import.meta.url)) main().catch(startupFailed);

@@ -23,7 +23,7 @@ function session(id: string, cwd: string, editorId: string | null): SessionView 
   return { id, kind: 'pi', dialect: 'pi', clientName: 'pi-ide', pid: 1, cwd, command: null, identity: 'known', connectedAt: 0, lastActiveAt: 0, editorId, reason: 'cwd', automaticEditorId: editorId, pendingDiffs: 0 };
 }
 
-const nvim: EditorView = { id: 'e1', ideName: 'Neovim', workspaceFolders: ['/w/api'], port: 1, pid: 1, dialect: 'pi', alive: true, lockfile: '', focusedAt: null };
+const nvim: EditorView = { id: 'e1', ideName: 'Neovim', workspaceFolders: ['/w/api'], port: 1, pid: 1, dialect: 'pi', authenticated: true, alive: true, lockfile: '', focusedAt: null };
 
 test('pending diffs are grouped by session, oldest group and oldest diff first: they have waited longest', () => {
   const groups = pendingGroups({

@@ -33,6 +33,37 @@ test('pi start resolves the folder, passes the model and everything after -- to 
   assert.deepEqual(hub.calls.at(-1)?.params, { cwd: '/abs/dir' }, 'no model, no args: none sent');
 });
 
+test('pi start that takes a while says on stderr what it waits for, stage by stage; a quick one prints only the id', async (t) => {
+  const { hub, run, dir } = await withDaemon(t);
+  const cwd = join(dir, 'slow');
+  hub.handlers['pi.start'] = async () => {
+    const stage = (name: string, ms: number, more: Record<string, unknown> = {}) =>
+      hub.emit({ type: 'pi', id: 'h7', event: { type: 'hosted_start', stage: name, cwd, ms, ...more } });
+    stage('door', 0);
+    stage('spawned', 2, { pid: 4321 });
+    // Another start elsewhere says nothing here.
+    hub.emit({ type: 'pi', id: 'h8', event: { type: 'hosted_start', stage: 'ready', cwd: '/elsewhere', ms: 5 } });
+    await new Promise((resolve) => setTimeout(resolve, 1300));
+    stage('ready', 1300);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    return { ...hub.state.hosted[0]!, id: 'h7', cwd, review: 'connecting' };
+  };
+  const slow = await run('pi', 'start', 'slow');
+  assert.equal(slow.code, 0);
+  assert.equal(slow.stdout, 'h7\n');
+  const lines = slow.stderr.trimEnd().split('\n');
+  assert.deepEqual(lines.slice(0, 2), [
+    '[pi is starting (pid 4321): waiting for it to answer (it loads its settings and extensions)…]',
+    '[pi answered after 1.3 s; reading the commands it offers…]',
+  ]);
+  assert.match(lines[2] ?? '', /^\[pi is up after 1\.\d s\]$/);
+  assert.equal(lines.length, 3);
+
+  hub.handlers['pi.start'] = () => ({ ...hub.state.hosted[0]!, id: 'h9' });
+  const quick = await run('pi', 'start', 'quick');
+  assert.deepEqual([quick.stdout, quick.stderr], ['h9\n', '']);
+});
+
 test('pi prompt joins its words, streams the text and ends when pi settles', async (t) => {
   const { hub, run } = await withDaemon(t);
   await run('pi', 'start', '/p');
@@ -46,11 +77,39 @@ test('pi prompt joins its words, streams the text and ends when pi settles', asy
 test('pi prompt of an extension command that runs no agent returns once pi answered', async (t) => {
   const { hub, run } = await withDaemon(t);
   await run('pi', 'start', '/p');
+  // pi 0.87 does not say: its state does.
   hub.handlers['pi.prompt'] = () => ({ ran: 'prompt' });
   const { code, stdout } = await run('pi', 'prompt', 'h1', '/ask');
   assert.equal(code, 0);
   assert.equal(stdout, '');
   assert.ok(hub.calls.some((c) => c.method === 'pi.state'), 'it asked whether a run was going');
+  // pi 1.6 says `handled`: nothing to ask, no agent_settled to wait for.
+  hub.calls.length = 0;
+  hub.handlers['pi.prompt'] = () => ({ ran: 'prompt', disposition: 'handled' });
+  const handled = await run('pi', 'prompt', 'h1', '/ask');
+  assert.equal(handled.code, 0);
+  assert.ok(!hub.calls.some((c) => c.method === 'pi.state'), 'its answer was enough');
+});
+
+test('pi prompt that pi started or queued waits for the run to settle, without asking its state', async (t) => {
+  const { hub, run } = await withDaemon(t);
+  await run('pi', 'start', '/p');
+  for (const disposition of ['started', 'queued'] as const) {
+    hub.calls.length = 0;
+    hub.handlers['pi.prompt'] = ({ id }) => {
+      // The run's records come a while after the answer: a state read in between would say "idle".
+      setTimeout(() => {
+        hub.emit({ type: 'pi', id, event: { type: 'message_update', assistantMessageEvent: { type: 'text_delta', delta: `${disposition} late` } } });
+        hub.emit({ type: 'pi', id, event: { type: 'agent_settled' } });
+      }, 150);
+      return { ran: 'prompt', disposition };
+    };
+    hub.handlers['pi.state'] = () => ({ isStreaming: false });
+    const { code, stdout } = await run('pi', 'prompt', 'h1', 'go', ...(disposition === 'queued' ? ['--follow-up'] : []));
+    assert.equal(code, 0);
+    assert.equal(stdout, `${disposition} late\n`, `${disposition}: the reply that came after the answer`);
+    assert.ok(!hub.calls.some((c) => c.method === 'pi.state'));
+  }
 });
 
 test('pi prompt fails with exit 1 when the turn fails or pi exits mid-turn', async (t) => {

@@ -59,12 +59,14 @@ export function sampleSnapshot(): Snapshot {
         port: 41000,
         pid: 5000,
         dialect: 'pi',
+        authenticated: true,
         alive: true,
         lockfile: '/home/u/.pi/ide/.patchbay/41000.lock',
         focusedAt: null,
       },
     ],
     invalidLockfiles: [{ path: '/home/u/.pi/ide/999.lock', reason: '"pid" must be a number' }],
+    otherLockfiles: [{ path: '/home/u/.pi/ide/51234.lock', protocol: 'pi-ide', description: 'Pi IDE Protocol v1 (VS Code, pid 4242)' }],
     sessions: [
       {
         id: 's1',
