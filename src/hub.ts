@@ -32,6 +32,11 @@ import { acceptDecision } from './review/decision-facts.ts';
 import { alreadyDecided } from './review/decision-words.ts';
 import { diffTextsSize } from './review/held-text.ts';
 import { readOriginal } from './review/read-original.ts';
+import { changeModel, numberedChanges } from './review/changes.ts';
+import { textOf } from './review/held-text.ts';
+import { ReviewAfter, type Heard } from './review/review-after.ts';
+import { reviewModePatch, reviewModeView } from './review/review-mode.ts';
+import type { SettledDiff } from './review/inbox.ts';
 import { PiHost } from './rpc/host.ts';
 import { HostedStore } from './rpc/hosted-store.ts';
 import { piSessionDir } from './rpc/session-list.ts';
@@ -110,6 +115,8 @@ class PatchbayHub implements Hub {
   private readonly store: PatchbayStore;
   private readonly inbox: RelayInbox;
   private readonly relay: Relay;
+  /** Keep and undo of edits already written. */
+  private readonly after: ReviewAfter;
   private readonly discovery: EditorDiscovery;
   private readonly pi: PiHost;
   private readonly tokens = { pi: newToken(), claude: newToken() };
@@ -164,6 +171,7 @@ class PatchbayHub implements Hub {
         },
         arrived: (diff, agent) =>
           pending.add({ id: diff.id, sessionId: diff.sessionId, agent, path: diff.path, tabName: diff.tabName, createdAt: diff.createdAt, editorId: diff.editorId }),
+        turnOf: (sessionId) => this.pi.turnFor(sessionId) ?? this.relay.turnOf(sessionId),
       },
       history.lastId(),
     );
@@ -192,9 +200,19 @@ class PatchbayHub implements Hub {
         this.emit({ type: 'diffAdded', diff });
       },
       onDiffDecided: (record) => this.emit({ type: 'diffDecided', record }),
+      canRecordApplied: (bytes) => this.canRecordApplied(bytes),
+      recordApplied: (applied) => this.recordApplied(applied),
       editorSuspect: (editor, how) => void this.discovery.markSuspect(editor.port, how),
       log,
       now,
+    });
+    this.after = new ReviewAfter({
+      history,
+      maxFileBytes: options.maxReviewFileBytes,
+      now,
+      isPending: (id) => this.inbox.get(id) !== undefined,
+      tell: (sessionId, message) => this.tellAgent(sessionId, message),
+      changed: () => this.changed(),
     });
     this.discovery = new EditorDiscovery({
       dirs: [
@@ -232,6 +250,41 @@ class PatchbayHub implements Hub {
       log,
     });
     this.terminalDoors = new TerminalDoors((token) => Door.open({ ...this.doorOptions(), port: 0, tokens: { claude: token } }), log);
+  }
+
+  /** Review after: why an edit whose texts hold `bytes` cannot be recorded to be taken back later, or null. */
+  private canRecordApplied(bytes: number): string | null {
+    const mib = (n: number): string => `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+    if (bytes > this.options.historyDiffChars) return `the edit and the file before it hold ${mib(bytes)}, more than the ${mib(this.options.historyDiffChars)} the history keeps of one edit, so Patchbay could not take it back`;
+    const held = this.history.appliedBytes();
+    if (held + bytes > this.options.historyBytes) {
+      return `edits waiting for review after already hold ${mib(held)} of the history's ${mib(this.options.historyBytes)}; keep or undo some so that new ones can be applied at once`;
+    }
+    return null;
+  }
+
+  /** An edit applied at once: in the history, its changes numbered, on disk before the agent hears. */
+  private async recordApplied(applied: SettledDiff): Promise<void> {
+    const before = applied.isNew || applied.oldContents === null ? '' : textOf(applied.oldContents);
+    const changes = numberedChanges(changeModel(before, textOf(applied.newContents)));
+    await this.history.addApplied(applied, changes);
+    this.memory.noteGarbage(diffTextsSize(applied));
+    this.changed();
+  }
+
+  /** Tells a session's agent of a keep or an undo where it can hear it: a hosted pi is steered, else its next diagnostics. */
+  private async tellAgent(sessionId: string, message: { path: string; text: string; line?: number }): Promise<Heard> {
+    const hosted = this.pi.hostedFor(sessionId);
+    if (hosted !== null) {
+      try {
+        await this.pi.steer(hosted, message.text);
+        return 'steered';
+      } catch (err) {
+        this.log(`pi ${hosted}: could not be steered (${(err as Error).message}); told at its next diagnostics`);
+      }
+    }
+    const note = { path: message.path, message: message.text, ...(message.line !== undefined ? { line: message.line } : {}) };
+    return this.relay.addReviewNote(sessionId, note) ? 'diagnostics' : 'not connected';
   }
 
   /** The main door's options; the doors for editors' terminals differ in port and token. */
@@ -397,8 +450,19 @@ class PatchbayHub implements Hub {
       const hint = pending.length > 0 ? `pending: ${pending.join(', ')}` : 'nothing is pending';
       throw new HubError(`no diff ${id} (${hint}; the history keeps the latest ${this.options.historyEntries} decisions)`, 'not-found');
     },
-    'diffs.accept': ({ id, contents, changes, reason }) => this.decide(id, acceptDecision(this.pendingDetail(id), contents, changes, reason)),
-    'diffs.reject': ({ id, reason }) => this.decide(id, reason === undefined ? { outcome: 'reject' } : { outcome: 'reject', reason }),
+    'diffs.accept': ({ id, contents, changes, reason, notes }) => this.decide(id, acceptDecision(this.pendingDetail(id), contents, changes, reason, notes)),
+    'diffs.reject': ({ id, reason, notes }) =>
+      this.decide(id, { outcome: 'reject', ...(reason !== undefined ? { reason } : {}), ...(notes !== undefined && notes.length > 0 ? { notes } : {}) }),
+    'diffs.keep': async ({ id, notes, reason }) => (await this.after.keep([id], { ...(notes ? { notes } : {}), ...(reason !== undefined ? { reason } : {}) }))[0]!,
+    'diffs.undo': async ({ id, changes, notes, reason }) =>
+      (await this.after.undo([id], changes, { ...(notes ? { notes } : {}), ...(reason !== undefined ? { reason } : {}) }))[0]!,
+    'diffs.keepAll': ({ ids }) => this.after.keep(ids),
+    'diffs.undoAll': ({ ids, reason }) => this.after.undo(ids, undefined, reason !== undefined ? { reason } : {}),
+    'reviewMode.get': ({ project }) => reviewModeView(this.store.settings(), project),
+    'reviewMode.set': ({ project, value }) => {
+      this.updateSettings(reviewModePatch(this.store.settings(), value, project));
+      return reviewModeView(this.store.settings(), project);
+    },
     'diffs.acceptAll': ({ sessionId }) => this.relay.decideAll(sessionId, { outcome: 'accept' }),
     'diffs.rejectAll': ({ sessionId }) => this.relay.decideAll(sessionId, { outcome: 'reject' }),
     traffic: ({ sessionId, limit }) => this.relay.traffic(sessionId, limit),
@@ -502,7 +566,8 @@ class PatchbayHub implements Hub {
       sessions: this.relay.sessionViews(),
       // The scan runs every few seconds: an agent that connected since is not idle any more.
       idleAgents: this.notConnected(this.idle),
-      diffs: this.inbox.pending(),
+      // What waits for the person: decisions before, and edits applied to review after.
+      diffs: [...this.inbox.pending(), ...this.history.applied()],
       history: this.history.records(),
       settings: this.store.settings(),
       hostedPi: this.hostedPiView(),

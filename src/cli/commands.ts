@@ -4,7 +4,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DIRECTIONS, filterTraffic } from '../api/traffic.ts';
-import type { DiffDetail, HubApi, PatchbaySettings } from '../api/types.ts';
+import type { DiffDetail, HubApi, PatchbaySettings, ReviewMode } from '../api/types.ts';
 import { colorDiff, colorWanted } from './color.ts';
 import { isLocalOnlySetting, localSettingTakesEffect, type LocalOnlySetting } from '../settings/local-only.ts';
 import { UsageError, parse, positionals, printJson, type Command, type CommandContext } from './command.ts';
@@ -16,6 +16,8 @@ import {
   formatDecision,
   formatDiffList,
   formatModels,
+  formatReviewed,
+  formatReviewMode,
   formatSettings,
   formatStatus,
   formatSuggestionChoices,
@@ -102,7 +104,12 @@ const DIFFS_USAGE = `Usage:
       --reason         words the agent receives with the decision
   patchbay diffs reject <id> [--reason TEXT]
   patchbay diffs accept-all --session <id>
-  patchbay diffs reject-all --session <id>`;
+  patchbay diffs reject-all --session <id>
+  patchbay diffs keep <id> [--reason TEXT]        an applied edit (review after) is reviewed
+  patchbay diffs undo <id> [--changes 1,3] [--reason TEXT]
+      takes the edit's changes (all by default) back in the file as it is now; later edits
+      to other lines stay. Refuses, changing nothing, where those lines changed since.
+      Works for applied edits and, from the history, for accepted ones.`;
 
 /** "1,3" or "1 3" → [1, 3]. */
 function changeNumbers(text: string): number[] {
@@ -173,6 +180,18 @@ export const diffs: Command = {
         ctx.io.stdout.write(formatDecision(record));
         return 0;
       }
+      case 'keep':
+      case 'undo': {
+        const { values, positionals: given } = parse(rest, sub === 'undo' ? { changes: { type: 'string' }, reason: { type: 'string' } } : { reason: { type: 'string' } });
+        const [id] = positionals(given, ['id']) as [string];
+        const reason = typeof values.reason === 'string' ? { reason: values.reason } : {};
+        const hub = await ctx.connect();
+        const changes = typeof values.changes === 'string' ? changeNumbers(values.changes) : undefined;
+        const record =
+          sub === 'keep' ? await hub.call('diffs.keep', { id, ...reason }) : await hub.call('diffs.undo', { id, ...(changes ? { changes } : {}), ...reason });
+        ctx.io.stdout.write(formatReviewed(record));
+        return 0;
+      }
       case 'accept-all':
         return decideAll(rest, ctx, 'diffs.acceptAll');
       case 'reject-all':
@@ -235,6 +254,30 @@ Without a value, prints the current choices.`,
     else settings = await hub.call('suggestionModel.set', editorId === undefined ? { choice } : { choice, editorId });
     ctx.io.stdout.write(formatSuggestionChoices(settings, editorId));
     await warnAboutOverrides(hub, ctx);
+    return 0;
+  },
+};
+
+const REVIEW_MODES: Record<string, ReviewMode | null> = { before: 'before', after: 'after', unset: null };
+
+export const reviewMode: Command = {
+  summary: 'Show or set when edits are reviewed (before they are written, or after), globally or for a folder',
+  usage: `Usage: patchbay review-mode [--project <dir>] [before|after|unset] [--json]
+  before   edits wait for your decision before they are written (the default)
+  after    edits are written at once; keep or undo them later (patchbay diffs keep|undo)
+  unset    the folder follows its parent folder's setting, or the global one (globally: before)
+  --project  the folder (and its subfolders); default: globally
+Without a value, prints the setting and what holds there.`,
+  async run(args, ctx) {
+    const { values, positionals: given } = parse(args, { project: { type: 'string' }, json: { type: 'boolean' } });
+    const [word] = positionals(given, ['before|after|unset'], 1);
+    if (word !== undefined && !(word in REVIEW_MODES)) throw new UsageError(`expected before, after or unset, not "${word}"`);
+    const project = values.project === undefined ? {} : { project: resolve(ctx.io.cwd, values.project) };
+    const hub = await ctx.connect();
+    const view =
+      word === undefined ? await hub.call('reviewMode.get', project) : await hub.call('reviewMode.set', { ...project, value: REVIEW_MODES[word] ?? null });
+    if (values.json) printJson(ctx.io, view);
+    else ctx.io.stdout.write(formatReviewMode(view));
     return 0;
   },
 };

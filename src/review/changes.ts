@@ -5,6 +5,7 @@
 // Lines are compared by a line-level Myers diff (the `diff` library), which stays exact for a
 // big file with scattered one-line edits; character-level diffs give up on those.
 import { diffArrays } from 'diff';
+import type { NumberedChange } from '../api/types.ts';
 
 /** One change: lines [fromA, toA) of the original become lines [fromB, toB) of the proposal (0-based). */
 export interface LineChange {
@@ -190,6 +191,19 @@ export function linesText(from: number, to: number): string {
 export function numbersText(indexes: readonly number[]): string {
   const n = indexes.map((i) => String(i + 1));
   return n.length <= 1 ? (n[0] ?? '') : `${n.slice(0, -1).join(', ')} and ${n.at(-1)}`;
+}
+
+/** The model's changes, numbered and placed as `diffs show` shows each (1-based lines, `diff -u` style). */
+export function numberedChanges(model: ChangeModel): NumberedChange[] {
+  // A side with no lines names the line before it (as diff -u does).
+  const start = (from: number, to: number): number => (to === from ? from : from + 1);
+  return model.changes.map((c) => ({
+    number: c.index + 1,
+    oldStart: start(c.fromA, c.toA),
+    oldLines: c.toA - c.fromA,
+    newStart: start(c.fromB, c.toB),
+    newLines: c.toB - c.fromB,
+  }));
 }
 
 const CONTEXT = 3;

@@ -19,6 +19,7 @@ const WHERE: Record<DecisionRecord['by'], string> = {
   agent: 'by the agent (a newer proposal replaced it)',
   shutdown: 'as Patchbay stopped',
   crash: 'by nobody: Patchbay stopped unexpectedly before a decision',
+  'review-after': 'at once, to be reviewed after (its folder is reviewed after)',
 };
 
 /** "d7 was already accepted in the editor nvim-proj (2 of 3 changes) at 2026-11-24 14:02 UTC". */

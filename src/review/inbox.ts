@@ -1,7 +1,7 @@
 // The review inbox (DESIGN §7): every openDiff waits here until one decision is made.
 // A state machine: each transition returns the effects the relay must carry out, so the
 // rules are tested without sockets. The first decision wins; later answers are dropped.
-import { HubError, type DecidedBy, type DecisionRecord, type Dialect, type DiffDetail, type DiffSummary, type ReviewRoute } from '../api/types.ts';
+import { HubError, type AgentTurn, type DecidedBy, type DecisionRecord, type Dialect, type DiffDetail, type DiffSummary, type LineNote, type ReviewRoute } from '../api/types.ts';
 import { closesDecidedDiffs, editorTabName } from '../protocol/dialect.ts';
 import { textResult, type ToolResult } from '../protocol/mcp.ts';
 import { decisionFacts, type DecisionFacts } from './decision-facts.ts';
@@ -26,6 +26,8 @@ export interface NewDiff<R> {
   agent: string;
   /** How the relay answers the agent (its request id, and whoever waits for the answer). */
   reply: R;
+  /** Its folder is reviewed after, but this edit could not be: why it waits all the same. */
+  reviewedBefore?: string;
 }
 
 interface Diff<R> extends NewDiff<R> {
@@ -39,13 +41,16 @@ interface Diff<R> extends NewDiff<R> {
   inEditor: boolean;
   /** The editor's saved answer is on its way to the agent: no other decision may be made. */
   answering: boolean;
+  turn?: AgentTurn;
 }
 
 /**
  * `taken`: the proposal's changes the person took (0-based), when they decided change by change;
- * `reason`: their words for the agent.
+ * `reason`: their words for the agent; `notes`: theirs on lines of the edit.
  */
-export type Decision = { outcome: 'accept'; contents?: string; taken?: number[]; reason?: string } | { outcome: 'reject'; reason?: string };
+export type Decision =
+  | { outcome: 'accept'; contents?: string; taken?: number[]; reason?: string; notes?: LineNote[] }
+  | { outcome: 'reject'; reason?: string; notes?: LineNote[] };
 
 /** A decision as the inbox settles it: an editor's saved file may still be the bytes it came in. */
 type Settlement = Exclude<Decision, { outcome: 'accept' }> | (Omit<Extract<Decision, { outcome: 'accept' }>, 'contents'> & { contents?: ProposedText });
@@ -67,6 +72,11 @@ export type InboxEffect<R, F = never> =
    * `asSent`: the editor's own answer, when it is exactly what the agent gets.
    */
   | { type: 'reply'; diffId: string; sessionId: string; reply: R; result: ToolResult<ProposedText>; record: DecisionRecord; asSent?: F }
+  /**
+   * An edit applied at once (review after): it must be recorded, with the file before it, before
+   * the reply that follows it goes to the agent.
+   */
+  | { type: 'record'; diffId: string; applied: SettledDiff }
   /** `asSent`: the agent's request as it arrived, on the first offer (the bridge renames its tab where the editor's differs). */
   | { type: 'offer'; diffId: string; sessionId: string; editorId: string; tabName: string; args: OfferArgs; asSent?: F }
   | { type: 'closeTab'; diffId: string; sessionId: string; editorId: string; tabName: string };
@@ -90,11 +100,18 @@ export interface InboxContext {
   settled?(decided: SettledDiff): void;
   /** A diff arrived (after its offer): its facts, for the record of what is pending. */
   arrived?(diff: DiffSummary, agent: string): void;
+  /** The agent's turn the session is in now (for grouping what it did), when known. */
+  turnOf?(sessionId: string): AgentTurn | null;
 }
 
-export function toolOf(tabName: string): DiffSummary['tool'] {
+/**
+ * What kind of edit a tab name says: pi-ide names the tool (`pi-write:<id>`); Claude Code's
+ * (`✻ [Claude Code] a.ts (998b60) ⧉`) does not, so a file that does not exist yet is a write.
+ */
+export function toolOf(tabName: string, isNew = false): DiffSummary['tool'] {
   if (tabName.startsWith('pi-write:')) return 'write';
   if (tabName.startsWith('pi-edit:')) return 'edit';
+  if (tabName.includes('[Claude Code]')) return isNew ? 'write' : 'edit';
   return 'other';
 }
 
@@ -162,6 +179,7 @@ export class Inbox<R, F = never> {
     if (!diff) return false;
     diff.oldContents = original.contents;
     diff.isNew = original.isNew;
+    diff.tool = toolOf(diff.tabName, original.isNew);
     diff.tooLarge = original.tooLarge;
     diff.bytes += heldSize(original.contents);
     diff.readingOriginal = false;
@@ -197,10 +215,12 @@ export class Inbox<R, F = never> {
     const previous = this.findByTab(input.sessionId, input.tabName);
     if (previous) effects.push(...this.finish(previous, { outcome: 'reject' }, 'agent'));
     const id = `d${++this.seq}`;
+    const turn = this.ctx.turnOf?.(input.sessionId) ?? null;
     const diff: Diff<R> = {
       ...input,
       id,
-      tool: toolOf(input.tabName),
+      tool: toolOf(input.tabName, input.isNew),
+      ...(turn ? { turn } : {}),
       createdAt: this.ctx.now(),
       editorId: null,
       editorTab: null,
@@ -213,6 +233,56 @@ export class Inbox<R, F = never> {
     }
     this.ctx.arrived?.(summary(diff), diff.agent);
     return { id, effects };
+  }
+
+  /**
+   * Review after: the diff is not held. It is answered at once with its own proposal (the agent
+   * writes it, as after any FILE_SAVED) and recorded as applied; the `record` effect comes first
+   * and must be durable before the `reply` goes, so a crash between them loses nothing.
+   */
+  applyAtOnce(input: NewDiff<R>): { id: string; record: DecisionRecord; effects: InboxEffect<R, F>[] } {
+    const effects: InboxEffect<R, F>[] = [];
+    const previous = this.findByTab(input.sessionId, input.tabName);
+    if (previous) effects.push(...this.finish(previous, { outcome: 'reject' }, 'agent'));
+    const id = `d${++this.seq}`;
+    const now = this.ctx.now();
+    const tool = toolOf(input.tabName, input.isNew);
+    const turn = this.ctx.turnOf?.(input.sessionId) ?? null;
+    const record: DecisionRecord = {
+      id,
+      sessionId: input.sessionId,
+      path: input.path,
+      outcome: 'applied',
+      status: 'applied',
+      by: 'review-after',
+      at: now,
+      edited: false,
+      tool,
+      editorId: null,
+      agent: input.agent,
+      ...(turn ? { turn } : {}),
+    };
+    const applied: SettledDiff = {
+      id,
+      sessionId: input.sessionId,
+      editorId: null,
+      tool,
+      path: input.path,
+      tabName: input.tabName,
+      status: 'applied',
+      createdAt: now,
+      isNew: input.isNew,
+      tooLarge: false,
+      inEditor: false,
+      oldContents: input.oldContents,
+      newContents: input.newContents,
+      decision: record,
+      finalContents: input.newContents,
+      ...(turn ? { turn } : {}),
+    };
+    effects.push({ type: 'record', diffId: id, applied });
+    effects.push({ type: 'reply', diffId: id, sessionId: input.sessionId, reply: input.reply, result: fileSaved(input.newContents), record });
+    return { id, record, effects };
   }
 
   /** The person decided in Patchbay. Returns null when the diff is no longer pending. */
@@ -352,6 +422,7 @@ export class Inbox<R, F = never> {
   private factsOf(diff: Diff<R>, decision: Settlement, contents: ProposedText, by: DecidedBy): DecisionFacts {
     if (by !== 'patchbay' && by !== 'editor') return { edited: false };
     const accepted = decision.outcome === 'accept';
+    const notes = decision.notes && decision.notes.length > 0 ? decision.notes : undefined;
     // Rejected, or written as proposed: decisionFacts reads none of the texts.
     let texts = { original: null as string | null, proposal: '', written: '' };
     if (accepted && differs(contents, diff.newContents)) {
@@ -362,12 +433,22 @@ export class Inbox<R, F = never> {
         return { edited: true }; // a proposal that does not decode: changed, and nothing more can be said
       }
     }
+    // Notes quote their lines: of what is written, or of the proposal refused.
+    let noted: string | undefined;
+    if (notes !== undefined) {
+      try {
+        noted = textOf(accepted ? contents : diff.newContents);
+      } catch {
+        noted = '';
+      }
+    }
     const facts = decisionFacts({
       path: diff.path,
       ...texts,
       accepted,
       ...(decision.outcome === 'accept' && decision.taken ? { taken: decision.taken } : {}),
       ...(decision.reason ? { reason: decision.reason } : {}),
+      ...(notes !== undefined ? { notes, notedText: noted ?? '' } : {}),
       by: by === 'editor' ? 'editor' : 'person',
     });
     // An editor's answer already passed on (answering) reached the agent as the editor sent it.
@@ -391,17 +472,20 @@ export class Inbox<R, F = never> {
     const accepted = decision.outcome === 'accept';
     const contents = accepted ? (decision.contents ?? diff.newContents) : '';
     const facts = this.factsOf(diff, decision, contents, by);
+    const status = outcome ?? (accepted ? 'accepted' : 'rejected');
     const record: DecisionRecord = {
       id,
       sessionId: diff.sessionId,
       path: diff.path,
-      outcome: outcome ?? (accepted ? 'accepted' : 'rejected'),
+      outcome: status,
+      status,
       by,
       at: this.ctx.now(),
       ...facts,
       tool: diff.tool,
       editorId: diff.editorId,
       agent: diff.agent,
+      ...(diff.turn ? { turn: diff.turn } : {}),
     };
     const result = accepted ? fileSaved(contents) : diffRejected(diff.tabName);
     // After the two items the protocol defines: what the person decided, in words.
@@ -442,5 +526,7 @@ function summary<R>(diff: Diff<R>): DiffSummary {
     isNew: diff.isNew,
     tooLarge: diff.tooLarge,
     inEditor: diff.inEditor,
+    ...(diff.turn ? { turn: diff.turn } : {}),
+    ...(diff.reviewedBefore ? { reviewedBefore: diff.reviewedBefore } : {}),
   };
 }

@@ -8,6 +8,8 @@ export interface Original {
   contents: Buffer | null;
   isNew: boolean;
   tooLarge: boolean;
+  /** Why it was not read when it exists and is not too large (not a regular file, no permission). */
+  unreadable?: string;
 }
 
 export async function readOriginal(path: string, maxBytes: number): Promise<Original> {
@@ -16,10 +18,10 @@ export async function readOriginal(path: string, maxBytes: number): Promise<Orig
     if (read.kind === 'missing') return { contents: null, isNew: true, tooLarge: false };
     if (read.kind === 'too-large') return { contents: null, isNew: false, tooLarge: true };
     // Not a regular file, or a kernel file: reviewed without the old side.
-    if (read.kind === 'refused') return { contents: null, isNew: false, tooLarge: false };
+    if (read.kind === 'refused') return { contents: null, isNew: false, tooLarge: false, unreadable: read.why };
     return { contents: read.bytes, isNew: false, tooLarge: false };
-  } catch {
+  } catch (err) {
     // Unreadable (permissions…): review without the old side rather than fail the edit.
-    return { contents: null, isNew: false, tooLarge: false };
+    return { contents: null, isNew: false, tooLarge: false, unreadable: (err as Error).message };
   }
 }

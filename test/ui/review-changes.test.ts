@@ -90,7 +90,9 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     assert.deepEqual(result.said, [
       'Patchbay: accepted 2 of 3 changes of your edit to ' +
         file +
-        '; change 2 (line 15 of your proposal) rejected: the file keeps its original lines there. What was written is exactly the text above, not your proposal. Their reason: "keep the loop, it is clearer".',
+        '; change 2 (line 15 of your proposal) rejected: the file keeps its original lines there. The file now differs from your proposal: read ' +
+        file +
+        ' again before you change it further. Their reason: "keep the loop, it is clearer".',
     ]);
     const notice = page().getByRole('status').filter({ hasText: 'Accepted' });
     assert.equal(

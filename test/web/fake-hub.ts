@@ -21,6 +21,7 @@ import { acceptDecision, decisionFacts } from '../../src/review/decision-facts.t
 import { alreadyDecided } from '../../src/review/decision-words.ts';
 import type { Decision } from '../../src/review/inbox.ts';
 import { localOnlyRefusal } from '../../src/settings/local-only.ts';
+import { reviewModePatch, reviewModeView } from '../../src/review/review-mode.ts';
 
 export type Handlers = { [M in HubMethod]: (params: ParamsOf<M>) => ResultOf<M> | Promise<ResultOf<M>> };
 
@@ -35,6 +36,8 @@ export function sampleSettings(): PatchbaySettings {
     maxFrameBytes: 64 * 1024 * 1024,
     maxPendingPerSession: 32,
     reviewRoute: 'editor-and-patchbay',
+    reviewMode: 'before',
+    reviewModePerFolder: {},
     suggestionModel: 'editor',
     suggestionModelPerEditor: {},
     suggestionSessionPerEditor: {},
@@ -226,6 +229,7 @@ export function createFakeHub(): FakeHub {
       sessionId: diff.sessionId,
       path: diff.path,
       outcome,
+      status: outcome,
       by: 'patchbay',
       at: NOW,
       ...facts,
@@ -245,6 +249,30 @@ export function createFakeHub(): FakeHub {
     emit({ type: 'snapshot', snapshot: structuredClone(state) });
     return record;
   };
+  /** Keep or undo of an applied (or accepted) edit, as the hub records it (the fake writes no file). */
+  const reviewAfter = (id: string, change: (record: DecisionRecord) => Partial<DecisionRecord>): DecisionRecord => {
+    const record = state.history.find((r) => r.id === id);
+    if (!record) throw new HubError(`no edit ${id} in the history`, 'not-found');
+    Object.assign(record, change(record), { reviewedAt: NOW });
+    const listed = state.diffs.find((d) => d.id === id);
+    if (listed) Object.assign(listed, { status: record.status, ...(record.undone ? { undone: record.undone } : {}) });
+    state.diffs = state.diffs.filter((d) => d.status === 'pending' || d.status === 'applied');
+    const detail = details.get(id);
+    if (detail) detail.status = record.status;
+    queueMicrotask(() => emit({ type: 'snapshot', snapshot: structuredClone(state) }));
+    return structuredClone(record);
+  };
+  const keep = (id: string) =>
+    reviewAfter(id, (r) => {
+      if (r.status !== 'applied') throw new HubError(`${id} is ${r.status}: only an applied edit is kept`, 'conflict');
+      return { status: 'kept' };
+    });
+  const undo = (id: string, changes?: number[]) =>
+    reviewAfter(id, (r) => {
+      const total = state.diffs.find((d) => d.id === id)?.changes?.length ?? 1;
+      const undone = [...new Set([...(r.undone ?? []), ...(changes ?? Array.from({ length: total }, (_, i) => i + 1))])].sort((a, b) => a - b);
+      return { undone, status: undone.length >= total ? 'undone' : r.status };
+    });
   const autoconnectView = (project?: string) => {
     const projectValue = project === undefined ? null : (autoconnect.projects.get(project) ?? null);
     return {
@@ -292,6 +320,16 @@ export function createFakeHub(): FakeHub {
       state.diffs.filter((d) => d.sessionId === sessionId && d.status === 'pending').map((d) => decide(d.id, { outcome: 'accept' })),
     'diffs.rejectAll': ({ sessionId }) =>
       state.diffs.filter((d) => d.sessionId === sessionId && d.status === 'pending').map((d) => decide(d.id, { outcome: 'reject' })),
+    'diffs.keep': ({ id }) => keep(id),
+    'diffs.undo': ({ id, changes }) => undo(id, changes),
+    'diffs.keepAll': ({ ids }) => ids.map(keep),
+    'diffs.undoAll': ({ ids }) => ids.map((id) => undo(id)),
+    'reviewMode.get': ({ project }) => reviewModeView(state.settings, project),
+    'reviewMode.set': ({ project, value }) => {
+      Object.assign(state.settings, reviewModePatch(state.settings, value, project));
+      queueMicrotask(() => emit({ type: 'snapshot', snapshot: structuredClone(state) }));
+      return reviewModeView(state.settings, project);
+    },
     traffic: () => [],
     'settings.get': () => structuredClone(state.settings),
     'settings.set': ({ patch }) => {

@@ -42,6 +42,8 @@ export function whereDecided(record: DecisionRecord, ctx: DecisionContext): stri
       return 'as Patchbay stopped';
     case 'crash':
       return `by nobody: Patchbay stopped unexpectedly, and ${agentOf(record)} may have written it without review`;
+    case 'review-after':
+      return 'at once, to be reviewed after';
   }
 }
 
