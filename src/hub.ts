@@ -4,6 +4,7 @@ import { stat } from 'node:fs/promises';
 import type {
   DecisionRecord,
   DiffDetail,
+  DiffSummary,
   HubApi,
   HubEvent,
   HubMethod,
@@ -35,6 +36,7 @@ import { readOriginal } from './review/read-original.ts';
 import { changeModel, numberedChanges } from './review/changes.ts';
 import { textOf } from './review/held-text.ts';
 import { ReviewAfter, type Heard } from './review/review-after.ts';
+import { DecideLater } from './review/decide-later.ts';
 import { reviewModePatch, reviewModeView } from './review/review-mode.ts';
 import type { SettledDiff } from './review/inbox.ts';
 import { PiHost } from './rpc/host.ts';
@@ -117,6 +119,8 @@ class PatchbayHub implements Hub {
   private readonly relay: Relay;
   /** Keep and undo of edits already written. */
   private readonly after: ReviewAfter;
+  /** Decisions a person made that the agent hears a few seconds later (Undo meanwhile). */
+  private readonly later: DecideLater;
   private readonly discovery: EditorDiscovery;
   private readonly pi: PiHost;
   private readonly tokens = { pi: newToken(), claude: newToken() };
@@ -199,13 +203,27 @@ class PatchbayHub implements Hub {
         this.pi.noteDiff(diff);
         this.emit({ type: 'diffAdded', diff });
       },
-      onDiffDecided: (record) => this.emit({ type: 'diffDecided', record }),
+      onDiffDecided: (record) => {
+        this.later.forget(record.id);
+        this.emit({ type: 'diffDecided', record });
+      },
       canRecordApplied: (bytes) => this.canRecordApplied(bytes),
       recordApplied: (applied) => this.recordApplied(applied),
       editorSuspect: (editor, how) => void this.discovery.markSuspect(editor.port, how),
       log,
       now,
     });
+    this.later = new DecideLater(
+      this.timers,
+      (id, decision) => {
+        try {
+          this.decide(id, decision);
+        } catch (err) {
+          this.log(`diff ${id}: the decision made a moment ago could not be sent: ${(err as Error).message}`);
+        }
+      },
+      now,
+    );
     this.after = new ReviewAfter({
       history,
       maxFileBytes: options.maxReviewFileBytes,
@@ -325,9 +343,18 @@ class PatchbayHub implements Hub {
     this.changed();
   }
 
-  /** What the door advertises: every live editor's folders, the review folders and hosted pi sessions' folders. */
+  /**
+   * What the door advertises: every live editor's folders, the review folders, folders with a review
+   * mode of their own (Patchbay reviews there, editor or not) and hosted pi sessions' folders.
+   */
   private advertisedFolders(): string[] {
-    return [...this.state.editors.flatMap((e) => e.workspaceFolders), ...this.store.settings().reviewFolders, ...this.pi.folders()];
+    const settings = this.store.settings();
+    return [
+      ...this.state.editors.flatMap((e) => e.workspaceFolders),
+      ...settings.reviewFolders,
+      ...Object.keys(settings.reviewModePerFolder),
+      ...this.pi.folders(),
+    ];
   }
 
   private async publishDoor(): Promise<void> {
@@ -453,6 +480,24 @@ class PatchbayHub implements Hub {
     'diffs.accept': ({ id, contents, changes, reason, notes }) => this.decide(id, acceptDecision(this.pendingDetail(id), contents, changes, reason, notes)),
     'diffs.reject': ({ id, reason, notes }) =>
       this.decide(id, { outcome: 'reject', ...(reason !== undefined ? { reason } : {}), ...(notes !== undefined && notes.length > 0 ? { notes } : {}) }),
+    'diffs.decideLater': ({ id, outcome, contents, changes, reason, notes, graceMs, batch, verb, what }) => {
+      const detail = this.pendingDetail(id);
+      const words = { ...(reason !== undefined ? { reason } : {}), ...(notes !== undefined && notes.length > 0 ? { notes } : {}) };
+      // Checked now (a change number the proposal lacks is refused at once), sent later.
+      const decision: Decision = outcome === 'accept' ? acceptDecision(detail, contents, changes, reason, notes) : { outcome: 'reject', ...words };
+      const deciding = this.later.schedule(id, decision, graceMs, { batch, verb, what });
+      this.changed();
+      return { ...this.inbox.pending().find((d) => d.id === id)!, deciding };
+    },
+    'diffs.takeBack': ({ ids }) => {
+      const back = this.later.takeBack(ids);
+      this.changed();
+      return back;
+    },
+    'diffs.sendNow': ({ ids }) => {
+      const sent = this.later.sendNow(ids);
+      return this.history.records().filter((r) => sent.includes(r.id));
+    },
     'diffs.keep': async ({ id, notes, reason }) => (await this.after.keep([id], { ...(notes ? { notes } : {}), ...(reason !== undefined ? { reason } : {}) }))[0]!,
     'diffs.undo': async ({ id, changes, notes, reason }) =>
       (await this.after.undo([id], changes, { ...(notes ? { notes } : {}), ...(reason !== undefined ? { reason } : {}) }))[0]!,
@@ -547,7 +592,7 @@ class PatchbayHub implements Hub {
     if (JSON.stringify(after.trustedLockDirs) !== JSON.stringify(before.trustedLockDirs)) {
       void this.discovery.setTrustedDirs(after.trustedLockDirs);
     }
-    if (JSON.stringify(after.reviewFolders) !== JSON.stringify(before.reviewFolders)) {
+    if (JSON.stringify(after.reviewFolders) !== JSON.stringify(before.reviewFolders) || JSON.stringify(after.reviewModePerFolder) !== JSON.stringify(before.reviewModePerFolder)) {
       void this.publishDoor();
       void this.checkReviewFolders();
     }
@@ -567,13 +612,18 @@ class PatchbayHub implements Hub {
       // The scan runs every few seconds: an agent that connected since is not idle any more.
       idleAgents: this.notConnected(this.idle),
       // What waits for the person: decisions before, and edits applied to review after.
-      diffs: [...this.inbox.pending(), ...this.history.applied()],
+      diffs: [...this.inbox.pending().map((d) => this.withDeciding(d)), ...this.history.applied()],
       history: this.history.records(),
       settings: this.store.settings(),
       hostedPi: this.hostedPiView(),
       hosted: this.pi.views(),
       warnings: [...this.warnings, ...this.state.warnings, ...this.folderWarnings],
     };
+  }
+
+  private withDeciding(diff: DiffSummary): DiffSummary {
+    const deciding = this.later.of(diff.id);
+    return deciding === undefined ? diff : { ...diff, deciding };
   }
 
   private hostedPiView(): HostedPiView {
@@ -614,6 +664,9 @@ class PatchbayHub implements Hub {
     if (this.closing) return this.closing;
     this.closing = (async () => {
       this.log(`closing: ${reason}`);
+      // A person's decisions waiting their few seconds go first: they were made.
+      this.later.flush();
+      await this.relay.review.drain();
       this.timers.dispose();
       await this.relay.rejectAllForShutdown();
       // After the rejections (a pi blocked in openDiff can then abort at once), and before the

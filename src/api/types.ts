@@ -130,6 +130,19 @@ export interface DiffSummary {
   turn?: AgentTurn;
   /** In a folder reviewed after, why this edit waits for review before all the same. */
   reviewedBefore?: string;
+  /** Decided by a person, and sent to the agent at `dueAt` unless taken back before (`diffs.decideLater`). */
+  deciding?: Deciding;
+}
+
+/** A decision made that the agent hears a few seconds later, so that a slip can be taken back. */
+export interface Deciding {
+  outcome: 'accept' | 'reject';
+  dueAt: number;
+  /** Decisions made together (a group's Accept all) share it, and are taken back together. */
+  batch: string;
+  /** For people: "Applying 2 of 3 changes to", and what: "src/a.ts", "3 edits from pi · proj". */
+  verb: string;
+  what: string;
 }
 
 /** A diff with its contents: pending (`decision` null) or from the history (decided). */
@@ -506,6 +519,29 @@ export interface HubCommands {
   'diffs.accept': [{ id: string; contents?: string; changes?: number[]; reason?: string; notes?: LineNote[] }, DecisionRecord];
   'diffs.reject': [{ id: string; reason?: string; notes?: LineNote[] }, DecisionRecord];
   'diffs.acceptAll': [{ sessionId: string }, DecisionRecord[]];
+  /**
+   * A person's decision, heard by the agent after `graceMs` (every face shows the diff as deciding
+   * meanwhile); the same checks as accept / reject, now. Taken back with `diffs.takeBack`.
+   */
+  'diffs.decideLater': [
+    {
+      id: string;
+      outcome: 'accept' | 'reject';
+      contents?: string;
+      changes?: number[];
+      reason?: string;
+      notes?: LineNote[];
+      graceMs: number;
+      batch: string;
+      verb: string;
+      what: string;
+    },
+    DiffSummary,
+  ];
+  /** Decisions still waiting to be sent are dropped: the diffs wait again. Returns the ids taken back. */
+  'diffs.takeBack': [{ ids: string[] }, string[]];
+  /** Decisions still waiting are sent at once. */
+  'diffs.sendNow': [{ ids: string[] }, DecisionRecord[]];
   /** An applied edit (review after) is reviewed and stays as written; `notes` go to the agent. */
   'diffs.keep': [{ id: string; notes?: LineNote[]; reason?: string }, DecisionRecord];
   /**
@@ -616,6 +652,9 @@ const METHODS: Record<HubMethod, true> = {
   'diffs.reject': true,
   'diffs.acceptAll': true,
   'diffs.rejectAll': true,
+  'diffs.decideLater': true,
+  'diffs.takeBack': true,
+  'diffs.sendNow': true,
   'diffs.keep': true,
   'diffs.undo': true,
   'diffs.keepAll': true,

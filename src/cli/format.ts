@@ -17,7 +17,7 @@ import type {
 import { DIRECTIONS, byteSize, clockTime, durationText, requestTimings, rowLabels, shortId } from '../api/traffic.ts';
 import { containingDepth } from '../broker/folders.ts';
 import { editorLabel as editorName } from '../api/labels.ts';
-import { whatWasWritten } from '../review/decision-words.ts';
+import { awaitsDecision, decidingText, whatWasWritten } from '../review/decision-words.ts';
 import { age, onOff, table } from './table.ts';
 
 const dash = (value: string | number | null | undefined): string =>
@@ -35,7 +35,9 @@ function section(title: string, rows: string[][], header: string[], emptyText?: 
 
 export function formatStatus(snapshot: Snapshot, host: string): string {
   const { door } = snapshot;
-  const pending = snapshot.diffs.filter((d) => d.status === 'pending').length;
+  const pending = snapshot.diffs.filter(awaitsDecision).length;
+  const deciding = snapshot.diffs.filter((d) => d.status === 'pending' && d.deciding !== undefined).length;
+  const applied = snapshot.diffs.filter((d) => d.status === 'applied').length;
   let out = `Patchbay ${snapshot.version}, pid ${snapshot.pid}${snapshot.paused ? ', routing PAUSED' : ''}\n`;
   out += door.port === null ? 'Door: not open\n' : `Door: ${host}:${door.port}\n`;
   for (const lockfile of door.lockfiles) out += `  ${lockfile}\n`;
@@ -71,13 +73,14 @@ export function formatStatus(snapshot: Snapshot, host: string): string {
     snapshot.invalidLockfiles.map((l) => [l.path, l.reason]),
     ['PATH', 'REASON'],
   );
-  out += `Pending diffs: ${pending}\n`;
+  out += `Pending diffs: ${pending}${deciding > 0 ? ` (and ${deciding} decided, on ${deciding === 1 ? 'its' : 'their'} way to the agent)` : ''}\n`;
+  if (applied > 0) out += `Applied, to review after: ${applied} (patchbay diffs)\n`;
   for (const warning of snapshot.warnings) out += `Warning: ${warning}\n`;
   return out;
 }
 
-function diffPath(d: DiffSummary): string {
-  const flags = [d.isNew && 'new file', d.tooLarge && 'too large to show', d.inEditor && 'open in editor'].filter(Boolean);
+function diffPath(d: DiffSummary, now = 0): string {
+  const flags = [d.isNew && 'new file', d.tooLarge && 'too large to show', d.inEditor && 'open in editor', decidingText(d, now)].filter(Boolean);
   return flags.length > 0 ? `${d.path} (${flags.join(', ')})` : d.path;
 }
 
@@ -86,7 +89,7 @@ export function formatDiffList(diffs: DiffSummary[], history: DecisionRecord[], 
   const applied = diffs.filter((d) => d.status === 'applied');
   let out = section(
     'Pending',
-    pending.map((d) => [d.id, d.sessionId, editorLabel(d.editorId), d.tool, age(d.createdAt, now), diffPath(d)]),
+    pending.map((d) => [d.id, d.sessionId, editorLabel(d.editorId), d.tool, age(d.createdAt, now), diffPath(d, now)]),
     ['ID', 'SESSION', 'EDITOR', 'TOOL', 'AGE', 'PATH'],
     'none',
   );

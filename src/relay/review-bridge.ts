@@ -48,6 +48,9 @@ export interface ReviewBridgeDeps {
 }
 
 export class ReviewBridge {
+  /** Answers to agents still being written (a stop waits for them before it closes anything). */
+  private readonly writing = new Set<Promise<void>>();
+
   constructor(
     readonly inbox: RelayInbox,
     private readonly deps: ReviewBridgeDeps,
@@ -150,7 +153,16 @@ export class ReviewBridge {
       }
     }
     if (effects.length > 0) this.deps.onChange();
+    for (const write of writes) {
+      const tracked = write.catch(() => {}).finally(() => this.writing.delete(tracked));
+      this.writing.add(tracked);
+    }
     return writes;
+  }
+
+  /** Resolves once every answer sent so far is written (or could not be). */
+  async drain(): Promise<void> {
+    await Promise.all([...this.writing]);
   }
 
   private record(applied: SettledDiff): Promise<boolean> {

@@ -212,6 +212,9 @@ export function createFakeHub(): FakeHub {
     const outcome = decision.outcome === 'accept' ? 'accepted' : 'rejected';
     const contents = decision.outcome === 'accept' ? decision.contents : undefined;
     diff.status = outcome;
+    delete diff.deciding;
+    clearTimeout(later.get(id));
+    later.delete(id);
     const known = details.get(id);
     // The hub's own rules for what a decision amounts to (changes taken, typing, words for the agent).
     const facts = decisionFacts({
@@ -248,6 +251,14 @@ export function createFakeHub(): FakeHub {
     emit({ type: 'diffDecided', record });
     emit({ type: 'snapshot', snapshot: structuredClone(state) });
     return record;
+  };
+  /** Decisions waiting their few seconds, as the hub holds them (`diffs.decideLater`). */
+  const later = new Map<string, ReturnType<typeof setTimeout>>();
+  const laterDecisions = new Map<string, Decision>();
+  const sendLater = (id: string): DecisionRecord | null => {
+    const decision = laterDecisions.get(id);
+    laterDecisions.delete(id);
+    return decision === undefined ? null : decide(id, decision);
   };
   /** Keep or undo of an applied (or accepted) edit, as the hub records it (the fake writes no file). */
   const reviewAfter = (id: string, change: (record: DecisionRecord) => Partial<DecisionRecord>): DecisionRecord => {
@@ -320,6 +331,35 @@ export function createFakeHub(): FakeHub {
       state.diffs.filter((d) => d.sessionId === sessionId && d.status === 'pending').map((d) => decide(d.id, { outcome: 'accept' })),
     'diffs.rejectAll': ({ sessionId }) =>
       state.diffs.filter((d) => d.sessionId === sessionId && d.status === 'pending').map((d) => decide(d.id, { outcome: 'reject' })),
+    'diffs.decideLater': ({ id, outcome, contents, changes, reason, graceMs, batch, verb, what }) => {
+      const diff = state.diffs.find((d) => d.id === id && d.status === 'pending');
+      if (!diff) throw new HubError(`no pending diff ${id}`, 'not-found');
+      const decision: Decision =
+        outcome === 'accept'
+          ? acceptDecision(details.get(id) ?? { isNew: false, oldContents: null, newContents: '' }, contents, changes, reason)
+          : { outcome: 'reject', ...(reason !== undefined ? { reason } : {}) };
+      clearTimeout(later.get(id));
+      laterDecisions.set(id, decision);
+      later.set(
+        id,
+        setTimeout(() => sendLater(id), graceMs),
+      );
+      diff.deciding = { outcome, dueAt: Date.now() + graceMs, batch, verb, what };
+      queueMicrotask(() => emit({ type: 'snapshot', snapshot: structuredClone(state) }));
+      return structuredClone(diff);
+    },
+    'diffs.takeBack': ({ ids }) => {
+      const back = ids.filter((id) => laterDecisions.delete(id));
+      for (const id of back) {
+        clearTimeout(later.get(id));
+        later.delete(id);
+        const diff = state.diffs.find((d) => d.id === id);
+        if (diff) delete diff.deciding;
+      }
+      queueMicrotask(() => emit({ type: 'snapshot', snapshot: structuredClone(state) }));
+      return back;
+    },
+    'diffs.sendNow': ({ ids }) => ids.map(sendLater).filter((r): r is DecisionRecord => r !== null),
     'diffs.keep': ({ id }) => keep(id),
     'diffs.undo': ({ id, changes }) => undo(id, changes),
     'diffs.keepAll': ({ ids }) => ids.map(keep),

@@ -4,8 +4,6 @@ import { useState } from 'react';
 import type { SessionGroup } from './inbox-model.ts';
 import { ageText } from './inbox-model.ts';
 import { baseName } from '../../../electron/shared/labels.ts';
-import type { DecisionRecord } from '../../../src/api/types.ts';
-import { useHub } from '../hub/HubProvider.tsx';
 import { ConfirmDialog } from '../ui/ConfirmDialog.tsx';
 import { useNow } from '../ui/useNow.ts';
 import type { DecisionRequest } from './useScheduledDecisions.ts';
@@ -53,7 +51,6 @@ export function DiffList({ groups, selectedId, select, schedule }: Props) {
 }
 
 function GroupHeader({ group, schedule }: { group: SessionGroup; schedule(request: DecisionRequest): void }) {
-  const { api } = useHub();
   const [confirming, setConfirming] = useState(false);
   const count = group.diffs.length;
   const edits = `${count} ${count === 1 ? 'edit' : 'edits'}`;
@@ -61,16 +58,7 @@ function GroupHeader({ group, schedule }: { group: SessionGroup; schedule(reques
   const decideAll = (outcome: 'accept' | 'reject'): void => {
     const ids = group.diffs.map((d) => d.id);
     const what = count === 1 ? baseName(group.diffs[0]!.path) : `${edits} from ${group.title}`;
-    schedule({
-      ids,
-      verb: outcome === 'accept' ? 'Accepting' : 'Rejecting',
-      what,
-      send: async (): Promise<DecisionRecord[]> => {
-        const records: DecisionRecord[] = [];
-        for (const id of ids) records.push(await api.call(outcome === 'accept' ? 'diffs.accept' : 'diffs.reject', { id }));
-        return records;
-      },
-    });
+    schedule({ ids, outcome, verb: outcome === 'accept' ? 'Accepting' : 'Rejecting', what });
   };
   return (
     <div className="group-header">

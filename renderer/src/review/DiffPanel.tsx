@@ -3,7 +3,6 @@
 // and words for the agent. Decisions go through the waiting line (Undo) before the agent hears them.
 import { useEffect, useRef, useState } from 'react';
 import type { DiffDetail, DiffSummary } from '../../../src/api/types.ts';
-import { useHub } from '../hub/HubProvider.tsx';
 import { ErrorText } from '../ui/ErrorText.tsx';
 import { LoadBoundary } from '../ui/LoadBoundary.tsx';
 import { shownPath } from './decision-text.ts';
@@ -53,7 +52,6 @@ export function DiffPanel({ diff, group, ...rest }: Props) {
 }
 
 function DiffBody({ detail, file, layout, bindCommands, schedule, onDraft }: { detail: DiffDetail; file: string } & Omit<Props, 'diff' | 'group'>) {
-  const { api } = useHub();
   const editor = useRef<MergeEditorHandle>(null);
   const primaryButton = useRef<HTMLButtonElement>(null);
   const [report, setReport] = useState<EditorReport | null>(null);
@@ -75,16 +73,12 @@ function DiffBody({ detail, file, layout, bindCommands, schedule, onDraft }: { d
     const taken = primary.perChange && report !== null ? report.taken : null;
     const params = acceptParams(detail.id, detail.newContents, report?.text ?? null, taken, reason);
     const verb = primary.label === 'Accept' ? 'Accepting' : `Applying ${primary.label.slice('Apply '.length)} to`;
-    schedule({ ids: [detail.id], verb, what: file, send: async () => [await api.call('diffs.accept', params)] });
+    const { id: _id, ...words } = params;
+    schedule({ ids: [detail.id], outcome: 'accept', params: words, verb, what: file });
   };
   const reject = (): void => {
     const why = reason.trim();
-    schedule({
-      ids: [detail.id],
-      verb: 'Rejecting',
-      what: file,
-      send: async () => [await api.call('diffs.reject', why === '' ? { id: detail.id } : { id: detail.id, reason: why })],
-    });
+    schedule({ ids: [detail.id], outcome: 'reject', params: why === '' ? {} : { reason: why }, verb: 'Rejecting', what: file });
   };
 
   const runRef = useRef<(c: ReviewCommand) => void>(() => {});

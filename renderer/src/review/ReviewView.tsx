@@ -27,7 +27,7 @@ interface Props {
 export function ReviewView({ selectedId, select }: Props) {
   const snapshot = useSnapshot();
   const allPending = useMemo(() => snapshot.diffs.filter((d) => d.status === 'pending').map((d) => d.id), [snapshot]);
-  const decisions = useScheduledDecisions(allPending);
+  const decisions = useScheduledDecisions(snapshot.diffs);
   const { waitingIds } = decisions;
   // A diff whose decision waits to be sent is out of the list (Undo brings it back).
   const groups = useMemo(() => pendingGroups({ ...snapshot, diffs: snapshot.diffs.filter((d) => !waitingIds.has(d.id)) }), [snapshot, waitingIds]);
@@ -56,8 +56,8 @@ export function ReviewView({ selectedId, select }: Props) {
   const drafts = useDiscardedDrafts(allPending, waitingIds);
   const openDecided = useCallback((id: string) => select(decidedRouteId(id)), [select]);
   const undo = useCallback(
-    (key?: number) => {
-      const [back] = decisions.undo(key);
+    (batch?: string) => {
+      const [back] = decisions.undo(batch);
       if (back !== undefined) select(back);
     },
     [decisions, select],
