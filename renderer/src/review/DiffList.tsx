@@ -5,7 +5,7 @@ import type { SessionGroup } from './inbox-model.ts';
 import { ageText } from './inbox-model.ts';
 import { baseName } from '../../../electron/shared/labels.ts';
 import { ConfirmDialog } from '../ui/ConfirmDialog.tsx';
-import { useNow } from '../ui/useNow.ts';
+import { useAgeClock } from './useAgeClock.ts';
 import type { DecisionRequest } from './useScheduledDecisions.ts';
 
 interface Props {
@@ -16,7 +16,7 @@ interface Props {
 }
 
 export function DiffList({ groups, selectedId, select, schedule }: Props) {
-  const now = useNow(10_000);
+  const now = useAgeClock(groups.flatMap((g) => g.diffs.map((d) => d.createdAt)));
   if (groups.length === 0) return <p className="empty">Nothing pending.</p>;
   return (
     <div className="diff-list">

@@ -2,9 +2,10 @@
 // primary button (Accept, or "Apply 2 of 3 changes" once every change has a decision), Reject,
 // and words for the agent. Decisions go through the waiting line (Undo) before the agent hears them.
 import { useEffect, useRef, useState } from 'react';
-import type { DiffDetail, DiffSummary } from '../../../src/api/types.ts';
+import type { DiffDetail, DiffSummary, LineNote } from '../../../src/api/types.ts';
 import { ErrorText } from '../ui/ErrorText.tsx';
 import { LoadBoundary } from '../ui/LoadBoundary.tsx';
+import { LineNotes } from './LineNotes.tsx';
 import { shownPath } from './decision-text.ts';
 import { DiffToolbar, SideNames } from './DiffToolbar.tsx';
 import { acceptParams, primaryDecision } from './inbox-model.ts';
@@ -56,6 +57,8 @@ function DiffBody({ detail, file, layout, bindCommands, schedule, onDraft }: { d
   const primaryButton = useRef<HTMLButtonElement>(null);
   const [report, setReport] = useState<EditorReport | null>(null);
   const [reason, setReason] = useState('');
+  const [notes, setNotes] = useState<LineNote[]>([]);
+  const [cursorLine, setCursorLine] = useState<number | null>(null);
   const facts: ChoiceFacts | null = report && { ...report, ...report.summary };
   const primary = primaryDecision(facts);
   const touched = report !== null && (report.handEdited || report.summary.accepted + report.summary.rejected > 0);
@@ -70,15 +73,16 @@ function DiffBody({ detail, file, layout, bindCommands, schedule, onDraft }: { d
 
   const accept = (): void => {
     if (primary.kind !== 'accept') return;
-    const taken = primary.perChange && report !== null ? report.taken : null;
-    const params = acceptParams(detail.id, detail.newContents, report?.text ?? null, taken, reason);
+    // The undecided changes go with it as proposed ("Apply 2 of 3 changes").
+    const taken = primary.perChange && report !== null ? [...report.taken, ...report.undecided].sort((a, b) => a - b) : null;
+    const params = acceptParams(detail.id, detail.newContents, report?.text ?? null, taken, reason, notes);
     const verb = primary.label === 'Accept' ? 'Accepting' : `Applying ${primary.label.slice('Apply '.length)} to`;
     const { id: _id, ...words } = params;
     schedule({ ids: [detail.id], outcome: 'accept', params: words, verb, what: file });
   };
   const reject = (): void => {
     const why = reason.trim();
-    schedule({ ids: [detail.id], outcome: 'reject', params: why === '' ? {} : { reason: why }, verb: 'Rejecting', what: file });
+    schedule({ ids: [detail.id], outcome: 'reject', params: { ...(why === '' ? {} : { reason: why }), ...(notes.length > 0 ? { notes } : {}) }, verb: 'Rejecting', what: file });
   };
 
   const runRef = useRef<(c: ReviewCommand) => void>(() => {});
@@ -124,6 +128,7 @@ function DiffBody({ detail, file, layout, bindCommands, schedule, onDraft }: { d
           wrap={layout.wrap}
           sideNames={PENDING_SIDES}
           onReport={onReport}
+          onCursorLine={setCursorLine}
         />
       </LoadBoundary>
       <div className="actions">
@@ -138,7 +143,6 @@ function DiffBody({ detail, file, layout, bindCommands, schedule, onDraft }: { d
               type="button"
               className="primary"
               onClick={accept}
-              disabled={primary.kind === 'undecided'}
               aria-keyshortcuts="a"
               aria-describedby={note === null ? undefined : 'decision-note'}
             >
@@ -172,6 +176,7 @@ function DiffBody({ detail, file, layout, bindCommands, schedule, onDraft }: { d
           {note}
         </p>
       )}
+      <LineNotes cursorLine={cursorLine} notes={notes} change={setNotes} />
     </>
   );
 }

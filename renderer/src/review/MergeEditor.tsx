@@ -3,7 +3,7 @@
 // Each of the agent's changes can be accepted or rejected on its own (changes-state.ts); the
 // proposal editor always holds what Accept sends. When the old contents are unknown (too large
 // to keep) only the proposal shows. Read-only for a decided diff from the history.
-import { useEffect, useImperativeHandle, useRef, useState } from 'react';
+import { useEffect, useImperativeHandle, useMemo, useRef, useState } from 'react';
 import type { Ref } from 'react';
 import { Compartment, EditorState, Text } from '@codemirror/state';
 import type { Extension } from '@codemirror/state';
@@ -13,7 +13,7 @@ import type { LanguageSupport } from '@codemirror/language';
 import { MergeView, diff, unifiedMergeView } from '@codemirror/merge';
 import { changeModel, lineCounts } from '../../../src/review/changes.ts';
 import { useDarkScheme } from '../ui/useDarkScheme.ts';
-import { applyAndReveal, changeBars } from './change-bars.ts';
+import { applyAndReveal, changeBars, type BarControls } from './change-bars.ts';
 import {
   buildChanges,
   choicesText,
@@ -52,6 +52,8 @@ export interface EditorReport {
   sameAsDisk: boolean;
   /** The changes accepted one by one (0-based). */
   taken: number[];
+  /** The changes not decided yet (0-based): still as the agent proposed them. */
+  undecided: number[];
   /** false: the texts differ too much to be split into separate changes. */
   precise: boolean;
 }
@@ -69,6 +71,10 @@ interface Props {
   /** Names of the two sides, for screen readers: "contents on disk", "proposed contents (editable)". */
   sideNames: { a: string; b: string };
   onReport?(report: EditorReport): void;
+  /** The line (1-based) the cursor is on in the proposal side, as it moves. */
+  onCursorLine?(line: number): void;
+  /** A written edit (read-only): each change's bar offers "Undo change 2 of 3" until it is undone. */
+  undo?: { run(index: number): void; undone: readonly number[]; busy: boolean };
   ref?: Ref<MergeEditorHandle>;
 }
 
@@ -118,18 +124,32 @@ function restore(view: EditorView, kept: Kept): void {
   view.dispatch({ changes: edits, effects: kept.value === null ? [] : mirrorChanges.of(kept.value), userEvent: 'review.restore' });
 }
 
-export function MergeEditor({ path, original, proposed, layout, wrap, readOnly = false, sideNames, onReport, ref }: Props) {
+export function MergeEditor({ path, original, proposed, layout, wrap, readOnly = false, sideNames, onReport, onCursorLine, undo, ref }: Props) {
   const parent = useRef<HTMLDivElement>(null);
   const proposalView = useRef<EditorView | null>(null);
   const views = useRef<EditorView[]>([]);
   const kept = useRef<Kept | null>(null);
-  const slots = useRef({ theme: new Compartment(), wrap: new Compartment() }).current;
+  const slots = useRef({ theme: new Compartment(), wrap: new Compartment(), bars: new Compartment() }).current;
   const language = useLanguage(path);
   const dark = useDarkScheme();
   const settings = useRef({ dark, wrap });
   settings.current = { dark, wrap };
   const onReportRef = useRef(onReport);
   onReportRef.current = onReport;
+  const onCursorRef = useRef(onCursorLine);
+  onCursorRef.current = onCursorLine;
+  // The bars' controls, kept the same object while nothing they show changes.
+  const undoRef = useRef(undo);
+  undoRef.current = undo;
+  const undoneKey = undo === undefined ? null : `${undo.undone.join(',')}|${undo.busy}`;
+  const controls = useMemo((): BarControls => {
+    if (!readOnly) return 'review';
+    if (undoneKey === null) return 'none';
+    const current = undoRef.current!;
+    return { undo: (index) => undoRef.current?.run(index), undone: new Set(current.undone.map((n) => n - 1)), busy: current.busy };
+  }, [readOnly, undoneKey]);
+  const controlsRef = useRef(controls);
+  controlsRef.current = controls;
 
   useEffect(() => {
     const host = parent.current;
@@ -153,6 +173,7 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
           handEdited,
           sameAsDisk: disk !== null && !disk.eq(proposal) && state.doc.eq(disk),
           taken: value === null ? [] : value.changes.filter((c) => c.decision === 'accepted').map((c) => c.index),
+          undecided: value === null ? [] : value.changes.filter((c) => c.decision === 'pending').map((c) => c.index),
           precise: value?.precise ?? true,
         });
       clearTimeout(recount);
@@ -174,7 +195,7 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
     let mirror: EditorView | null = null;
     const proposalSide: Extension[] = [
       ...common(sideNames.b),
-      review === null ? [] : [reviewChanges(review), changeBars('proposal', !readOnly)],
+      review === null ? [] : [reviewChanges(review), slots.bars.of(changeBars('proposal', controlsRef.current))],
       readOnly
         ? [EditorState.readOnly.of(true), EditorView.editable.of(false)]
         : [
@@ -195,6 +216,7 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
             ]),
           ],
       EditorView.updateListener.of((update) => {
+        if (update.selectionSet || update.docChanged) onCursorRef.current?.(update.state.doc.lineAt(update.state.selection.main.head).number);
         const before = getReviewChanges(update.startState);
         const after = getReviewChanges(update.state);
         if (!update.docChanged && before === after) return;
@@ -235,7 +257,7 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
           doc: disk,
           extensions: [
             ...common(sideNames.a),
-            review === null ? [] : [reviewChanges(review), changeBars('disk', false)],
+            review === null ? [] : [reviewChanges(review), changeBars('disk', 'none')],
             EditorState.readOnly.of(true),
             EditorView.editable.of(false),
           ],
@@ -260,6 +282,12 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
       views.current = [];
     };
   }, [original, proposed, layout, path, readOnly, sideNames.a, sideNames.b, language, slots]);
+
+  // An undo done, or under way: the bars say so without a rebuild (which would lose the scroll position).
+  useEffect(() => {
+    const view = proposalView.current;
+    if (view !== null && getReviewChanges(view.state) !== null) view.dispatch({ effects: slots.bars.reconfigure(changeBars('proposal', controls)) });
+  }, [controls, slots]);
 
   // Follow the OS theme and the wrap toggle without rebuilding (that would drop the undo history).
   useEffect(() => {

@@ -8,6 +8,8 @@ import { keyFacts } from '../ui/keyboard.ts';
 import { DecidedPanel } from './DecidedPanel.tsx';
 import { DecisionNotice, useDecisionNotice } from './DecisionNotice.tsx';
 import { DiffList } from './DiffList.tsx';
+import { AppliedList } from './AppliedList.tsx';
+import { appliedTurns } from './applied-model.ts';
 import { DiffPanel } from './DiffPanel.tsx';
 import { DiscardedDrafts, useDiscardedDrafts } from './DiscardedDrafts.tsx';
 import { HistoryList } from './HistoryList.tsx';
@@ -32,6 +34,7 @@ export function ReviewView({ selectedId, select }: Props) {
   // A diff whose decision waits to be sent is out of the list (Undo brings it back).
   const groups = useMemo(() => pendingGroups({ ...snapshot, diffs: snapshot.diffs.filter((d) => !waitingIds.has(d.id)) }), [snapshot, waitingIds]);
   const ids = useMemo(() => listedIds(groups), [groups]);
+  const turns = useMemo(() => appliedTurns(snapshot), [snapshot]);
   const total = pendingTotal(groups);
   const target = reviewTarget(selectedId);
   const decidedId = target.kind === 'decided' ? target.id : null;
@@ -90,6 +93,7 @@ export function ReviewView({ selectedId, select }: Props) {
       <aside className="review-sidebar">
         <h1>Review inbox ({total})</h1>
         <DiffList groups={groups} selectedId={current} select={select} schedule={decisions.schedule} />
+        <AppliedList turns={turns} openedId={decidedId} open={openDecided} />
         <HistoryList history={snapshot.history} openedId={decidedId} open={openDecided} />
         <p className="meta keys-hint">
           Keys: a accept · r reject · y/x a change · u undo · <kbd>?</kbd> all keys
@@ -113,7 +117,9 @@ export function ReviewView({ selectedId, select }: Props) {
           />
         ) : (
           <section className="diff-panel empty-panel">
-            <p className="empty">No edits are waiting for review.</p>
+            <p className="empty">
+              {turns.length > 0 ? 'No edits are waiting for a decision. Edits applied at once are listed to review on the left.' : 'No edits are waiting for review.'}
+            </p>
           </section>
         )}
       </div>
