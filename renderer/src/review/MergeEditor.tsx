@@ -31,6 +31,7 @@ import type { ChangeSummary, ReviewChanges } from './changes-state.ts';
 import { languageFor, tokenClasses } from './languages.ts';
 import type { Layout } from './layout.ts';
 import { REVIEW_DIFF } from './line-diff.ts';
+import { deletedLineNumbers } from './deleted-line-numbers.ts';
 
 export interface MergeEditorHandle {
   nextChange(): void;
@@ -244,6 +245,7 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
                   highlightChanges: wordMarks,
                   diffConfig: REVIEW_DIFF,
                 }),
+            disk === null ? [] : deletedLineNumbers(),
           ],
         }),
       });

@@ -161,8 +161,16 @@ function build(state: EditorState, side: BarSide, controls: BarControls): Decora
   for (const change of value.changes) {
     const [from, to] = side === 'proposal' ? [change.from, change.to] : [change.fromA, change.toA];
     const start = state.doc.lineAt(from).from;
-    // Above the change, and above the deleted lines a unified view draws there (side -1).
-    builder.add(start, start, Decoration.widget({ widget: new ChangeBar(facts(state, side, change, total, value.current), side, controls), block: true, side: -2 }));
+    const bar = new ChangeBar(facts(state, side, change, total, value.current), side, controls);
+    if (from === to && start > 0) {
+      // No lines on this side (lines removed, or added on the other): below the line before, not
+      // above the next. The merge view lines both sides up by the top of the chunk's next line,
+      // and a bar above it counted as the chunk's would push this side one bar lower than the other.
+      builder.add(start - 1, start - 1, Decoration.widget({ widget: bar, block: true, side: 2 }));
+    } else {
+      // Above the change, and above the deleted lines a unified view draws there (side -1).
+      builder.add(start, start, Decoration.widget({ widget: bar, block: true, side: -2 }));
+    }
     const mark =
       change.index === value.current
         ? currentLine
