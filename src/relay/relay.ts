@@ -103,6 +103,7 @@ export class Relay {
     this.requests = new EditorRequests(
       () => this.sessions.values(),
       () => deps.settings(),
+      (editorId) => this.editors.get(editorId)?.instance.workspaceFolders ?? [],
     );
     this.editors = new EditorRegistry((instance) => this.connectionFor(instance));
     this.review = new ReviewBridge(deps.inbox, {
