@@ -625,6 +625,12 @@ export type HubEvent =
 
 export interface HubApi {
   call<M extends HubMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
+  /**
+   * For a face that sends results on as JSON text (the control server): the same result, but a
+   * big text in it may still be the JSON bytes it arrived or was kept in (src/protocol/lazy-json.ts),
+   * to be written out as they are. Optional: `call` where it is missing.
+   */
+  callForJson?<M extends HubMethod>(method: M, params: ParamsOf<M>): Promise<unknown>;
   /** Returns an unsubscribe function. */
   subscribe(listener: (event: HubEvent) => void): () => void;
 }

@@ -35,6 +35,29 @@ export class LazyText {
     return frame.length - at >= length && frame.compare(this.bytes, this.start, this.end, at, at + length) === 0;
   }
 
+  /**
+   * Whether its bytes are a well-formed JSON string (every escape valid, no raw control character),
+   * as JSON.parse would accept it, without decoding it: what a reader may be sent as is.
+   */
+  wellFormed(): boolean {
+    const { bytes, start, end } = this;
+    if (end - start < 2 || bytes[start] !== QUOTE || bytes[end - 1] !== QUOTE) return false;
+    for (let i = start + 1; i < end - 1; i++) {
+      const c = bytes[i]!;
+      if (c < 0x20) return false;
+      if (c !== BACKSLASH) continue;
+      const e = bytes[++i];
+      if (e === 0x75) {
+        // \uXXXX
+        for (let k = 1; k <= 4; k++) if (!isHex(bytes[i + k])) return false;
+        i += 4;
+      } else if (e !== QUOTE && e !== BACKSLASH && e !== 0x2f && e !== 0x62 && e !== 0x66 && e !== 0x6e && e !== 0x72 && e !== 0x74) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Decodes it; throws a SyntaxError for a malformed string (an invalid escape, a control character). */
   value(): string {
     return JSON.parse(this.bytes.toString('utf8', this.start, this.end)) as string;
@@ -223,6 +246,10 @@ function stringEnd(bytes: Buffer, start: number): number {
     if ((quote - 1 - before) % 2 === 0) return quote + 1;
     from = quote + 1;
   }
+}
+
+function isHex(c: number | undefined): boolean {
+  return c !== undefined && ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66));
 }
 
 function isDelimiter(c: number): boolean {

@@ -43,6 +43,17 @@ const CRLF = /\r\n/g;
 
 /** The text's lines, each keeping its line break; no empty last line after a final break. */
 export function splitLines(text: string, separator?: '\r\n'): string[] {
+  // Most files have no \r at all: then a search for \n alone, far cheaper than the regex on a big file.
+  if (separator === undefined && !text.includes('\r')) {
+    const lines: string[] = [];
+    let start = 0;
+    for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
+      lines.push(text.slice(start, end + 1));
+      start = end + 1;
+    }
+    if (start < text.length) lines.push(text.slice(start));
+    return lines;
+  }
   const breaks = separator === '\r\n' ? CRLF : ANY_BREAK;
   const lines: string[] = [];
   let start = 0;
@@ -56,10 +67,16 @@ export function splitLines(text: string, separator?: '\r\n'): string[] {
   return lines;
 }
 
+const CR = 13;
+const LF = 10;
+
 /** Lines compare by their text and whether they end in a break, not by which break. */
 function keyOf(line: string, separator: '\r\n' | undefined): string {
-  const breaks = separator === '\r\n' ? /\r\n$/ : /(\r\n?|\n)$/;
-  return line.replace(breaks, '\n');
+  const last = line.charCodeAt(line.length - 1);
+  // Checked by character, not by a regex: this runs for every line of both texts.
+  if (last === LF) return line.charCodeAt(line.length - 2) === CR ? `${line.slice(0, -2)}\n` : line;
+  if (last === CR && separator === undefined) return `${line.slice(0, -1)}\n`;
+  return line;
 }
 
 /**

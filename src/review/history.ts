@@ -8,13 +8,15 @@ import { z } from 'zod';
 import type { DecisionRecord, DiffDetail, DiffSummary, NumberedChange } from '../api/types.ts';
 import { readBounded } from '../fs/bounded-read.ts';
 import { writePrivateFile } from '../fs/private-file.ts';
-import { encodeJson } from '../protocol/lazy-json.ts';
+import { encodeJson, LazyText, parseLazily } from '../protocol/lazy-json.ts';
 import { MAX_PATH_BYTES, MAX_TAB_NAME_BYTES } from './diff-limits.ts';
 import { diffTextsSize, textOf, type HeldText } from './held-text.ts';
 import type { SettledDiff } from './inbox.ts';
 import { HOME_FILES } from '../fs/home-files.ts';
 
 export const HISTORY_DIR = HOME_FILES.history;
+/** Texts from this size on are sent on as the bytes of the contents file (detailForJson). */
+const LAZY_TEXT_BYTES = 64 * 1024;
 const INDEX_FILE = 'index.json';
 
 export interface HistoryLimits {
@@ -305,6 +307,31 @@ export class DiffHistory {
     } catch (err) {
       return { ...base, oldContents: null, newContents: '', finalContents: null, contentsNotKept: `could not be read: ${(err as Error).message}` };
     }
+  }
+
+  /**
+   * A decided diff as JSON will carry it: its texts still the JSON bytes of its contents file
+   * (where they are well-formed JSON strings), so that opening a big one decodes nothing.
+   */
+  async detailForJson(id: string): Promise<unknown> {
+    const entry = this.entries.find((e) => e.record.id === id);
+    if (!entry || entry.bytes === 0) return this.detail(id);
+    await this.writes;
+    const current = this.entries.find((e) => e.record.id === id);
+    if (!current || current.bytes === 0) return this.detail(id);
+    const read = await readBounded(this.contentsPath(id), current.bytes).catch(() => null);
+    const contents = read?.kind === 'bytes' ? parseLazily(read.bytes, LAZY_TEXT_BYTES) : undefined;
+    const fields = typeof contents === 'object' && contents !== null ? (contents as Record<string, unknown>) : null;
+    const text = (v: unknown): boolean => typeof v === 'string' || (v instanceof LazyText && v.wellFormed());
+    const ok = fields !== null && text(fields.newContents) && (fields.oldContents === null || text(fields.oldContents)) && (fields.finalContents === null || text(fields.finalContents));
+    if (!ok) return this.detail(id);
+    const base = { ...summaryOf(current), decision: current.record };
+    return {
+      ...base,
+      oldContents: fields.oldContents,
+      newContents: fields.newContents,
+      finalContents: current.record.outcome === 'applied' ? fields.newContents : fields.finalContents,
+    };
   }
 
   /** Waits for every write to land. */

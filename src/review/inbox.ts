@@ -4,6 +4,7 @@
 import { HubError, type AgentTurn, type DecidedBy, type DecisionRecord, type Dialect, type DiffDetail, type DiffSummary, type LineNote, type ReviewRoute } from '../api/types.ts';
 import { closesDecidedDiffs, editorTabName } from '../protocol/dialect.ts';
 import { textResult, type ToolResult } from '../protocol/mcp.ts';
+import { LazyText } from '../protocol/lazy-json.ts';
 import { decisionFacts, type DecisionFacts } from './decision-facts.ts';
 import { heldSize, sameBytes, sameText, textOf, type HeldText, type ProposedText } from './held-text.ts';
 import type { Original } from './read-original.ts';
@@ -152,6 +153,18 @@ export class Inbox<R, F = never> {
     }
     const oldContents = diff.oldContents === null ? null : textOf(diff.oldContents);
     return { ...summary(diff), oldContents, newContents, decision: null, finalContents: null };
+  }
+
+  /**
+   * A pending diff as JSON will carry it: its proposal still the bytes it came in (when they are a
+   * well-formed JSON string), so that opening a big diff decodes and re-encodes nothing.
+   */
+  getForJson(id: string): (Omit<DiffDetail, 'newContents'> & { newContents: ProposedText }) | undefined {
+    const diff = this.diffs.get(id);
+    if (!diff) return undefined;
+    if (!(diff.newContents instanceof LazyText) || !diff.newContents.wellFormed()) return this.get(id);
+    const oldContents = diff.oldContents === null ? null : textOf(diff.oldContents);
+    return { ...summary(diff), oldContents, newContents: diff.newContents, decision: null, finalContents: null };
   }
 
   /**

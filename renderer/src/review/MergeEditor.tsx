@@ -30,7 +30,7 @@ import {
 import type { ChangeSummary, ReviewChanges } from './changes-state.ts';
 import { languageFor, tokenClasses } from './languages.ts';
 import type { Layout } from './layout.ts';
-import { REVIEW_DIFF } from './line-diff.ts';
+import { REVIEW_DIFF, reviewDiffFor } from './line-diff.ts';
 import { deletedLineNumbers } from './deleted-line-numbers.ts';
 
 export interface MergeEditorHandle {
@@ -151,6 +151,8 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
   }, [readOnly, undoneKey]);
   const controlsRef = useRef(controls);
   controlsRef.current = controls;
+  /** What the editors were last built or reconfigured with. */
+  const built = useRef<{ dark: boolean; wrap: boolean; controls: BarControls | null }>({ dark, wrap, controls: null });
 
   useEffect(() => {
     const host = parent.current;
@@ -158,21 +160,30 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
     const separator = lineSeparatorOf(proposed);
     const proposal = toText(proposed, separator);
     const disk = original === null ? null : toText(original, separator);
-    const review = disk === null ? null : buildChanges(disk, proposal);
+    // Worked out once, from the texts as they came: the bars and the merge view's colours both use it.
+    const model = original === null ? null : changeModel(original, proposed);
+    const review = disk === null || model === null ? null : buildChanges(disk, proposal, model);
+    const diffConfig = model === null || separator !== undefined ? REVIEW_DIFF : reviewDiffFor(model, original!, proposed);
+    // Whether the proposal leaves the file as it is (then "every change rejected" is not a change at all).
+    const diskIsProposal = original === proposed;
     // Against an empty file every character is new: marking each word would only add noise.
     const wordMarks = disk !== null && disk.length > 0;
 
     // Typed text changes what Accept writes: the counts follow it, recounted once typing pauses.
     let recount: ReturnType<typeof setTimeout> | undefined;
+    // Until the person types, the text is the proposal with their choices: no whole-file comparisons.
+    let typed = false;
     const report = (state: EditorState): void => {
       const value = getReviewChanges(state);
-      const handEdited = !state.doc.eq(value === null ? proposal : choicesText(value));
+      const handEdited = typed && !state.doc.eq(value === null ? proposal : choicesText(value));
+      const everyChangeRejected = value !== null && value.changes.length > 0 && value.changes.every((c) => c.decision === 'rejected');
+      const sameAsDisk = disk !== null && !diskIsProposal && (handEdited ? state.doc.eq(disk) : everyChangeRejected);
       const send = (counts?: { added: number; removed: number }): void =>
         onReportRef.current?.({
           text: state.sliceDoc(),
           summary: { ...summarize(value), ...counts },
           handEdited,
-          sameAsDisk: disk !== null && !disk.eq(proposal) && state.doc.eq(disk),
+          sameAsDisk,
           taken: value === null ? [] : value.changes.filter((c) => c.decision === 'accepted').map((c) => c.index),
           undecided: value === null ? [] : value.changes.filter((c) => c.decision === 'pending').map((c) => c.index),
           precise: value?.precise ?? true,
@@ -218,6 +229,8 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
           ],
       EditorView.updateListener.of((update) => {
         if (update.selectionSet || update.docChanged) onCursorRef.current?.(update.state.doc.lineAt(update.state.selection.main.head).number);
+        // Review commands swap whole changes; anything else that changes the text is the person's.
+        if (update.docChanged && update.transactions.some((tr) => tr.docChanged && !tr.isUserEvent('review'))) typed = true;
         const before = getReviewChanges(update.startState);
         const after = getReviewChanges(update.state);
         if (!update.docChanged && before === after) return;
@@ -243,7 +256,7 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
                   collapseUnchanged: COLLAPSE,
                   syntaxHighlightDeletions: true,
                   highlightChanges: wordMarks,
-                  diffConfig: REVIEW_DIFF,
+                  diffConfig,
                 }),
             disk === null ? [] : deletedLineNumbers(),
           ],
@@ -267,15 +280,19 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
         b: { doc: proposal, extensions: proposalSide },
         collapseUnchanged: COLLAPSE,
         highlightChanges: wordMarks,
-        diffConfig: REVIEW_DIFF,
+        diffConfig,
       });
       mirror = merge.a;
       proposalView.current = merge.b;
       views.current = [merge.a, merge.b];
       destroy = () => merge.destroy();
     }
+    built.current = { dark: settings.current.dark, wrap: settings.current.wrap, controls: controlsRef.current };
     const carried = kept.current;
-    if (carried !== null && carried.original === original && carried.proposed === proposed) restore(proposalView.current, carried);
+    if (carried !== null && carried.original === original && carried.proposed === proposed) {
+      typed = true; // what was carried over may hold the person's typing
+      restore(proposalView.current, carried);
+    }
     report(proposalView.current.state);
     return () => {
       clearTimeout(recount);
@@ -286,13 +303,18 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
   }, [original, proposed, layout, path, readOnly, sideNames.a, sideNames.b, language, slots]);
 
   // An undo done, or under way: the bars say so without a rebuild (which would lose the scroll position).
+  // Only a change: a big file's editors are not reconfigured for nothing right after they are built.
   useEffect(() => {
     const view = proposalView.current;
-    if (view !== null && getReviewChanges(view.state) !== null) view.dispatch({ effects: slots.bars.reconfigure(changeBars('proposal', controls)) });
+    if (view === null || built.current.controls === controls || getReviewChanges(view.state) === null) return;
+    built.current.controls = controls;
+    view.dispatch({ effects: slots.bars.reconfigure(changeBars('proposal', controls)) });
   }, [controls, slots]);
 
   // Follow the OS theme and the wrap toggle without rebuilding (that would drop the undo history).
   useEffect(() => {
+    if (built.current.dark === dark && built.current.wrap === wrap) return;
+    Object.assign(built.current, { dark, wrap });
     for (const view of views.current) view.dispatch({ effects: [slots.theme.reconfigure(scheme(dark)), slots.wrap.reconfigure(wrapping(wrap))] });
   }, [dark, wrap, slots]);
 

@@ -11,6 +11,7 @@ import { DiffList } from './DiffList.tsx';
 import { AppliedList } from './AppliedList.tsx';
 import { appliedTurns } from './applied-model.ts';
 import { DiffPanel } from './DiffPanel.tsx';
+import { preloadGrammars } from './lazy-merge-editor.ts';
 import { DiscardedDrafts, useDiscardedDrafts } from './DiscardedDrafts.tsx';
 import { HistoryList } from './HistoryList.tsx';
 import { decidedRouteId, keepSelection, listedIds, pendingGroups, pendingTotal, reviewTarget, step } from './inbox-model.ts';
@@ -48,6 +49,13 @@ export function ReviewView({ selectedId, select }: Props) {
     previousIds.current = ids;
     if (decidedId === null && current !== selectedId) select(current);
   }, [ids, current, selectedId, decidedId, select]);
+
+  // The grammars of what waits, fetched while the person looks at the list.
+  const waitingPaths = useMemo(
+    () => [...new Set([...snapshot.diffs.map((d) => d.path), ...snapshot.history.slice(0, 20).map((r) => r.path)])].join('\n'),
+    [snapshot.diffs, snapshot.history],
+  );
+  useEffect(() => preloadGrammars(waitingPaths === '' ? [] : waitingPaths.split('\n')), [waitingPaths]);
 
   useEffect(() => {
     document.title = total > 0 ? `Review (${total}) — Patchbay` : 'Review — Patchbay';
