@@ -90,7 +90,7 @@ export function ReviewModeSettings() {
               <option key={f} value={f} />
             ))}
           </datalist>
-          <select aria-label="Reviewed" value={mode} onChange={(e) => setMode(e.target.value as ReviewMode)}>
+          <select aria-label="When edits in this folder are reviewed" value={mode} onChange={(e) => setMode(e.target.value as ReviewMode)}>
             <option value="before">before</option>
             <option value="after">after</option>
           </select>
