@@ -46,9 +46,12 @@ export class LazyText {
       const c = bytes[i]!;
       if (c < 0x20) return false;
       if (c !== BACKSLASH) continue;
-      const e = bytes[++i];
+      // An escape must not reach into the closing quote.
+      if (++i >= end - 1) return false;
+      const e = bytes[i];
       if (e === 0x75) {
         // \uXXXX
+        if (i + 4 >= end - 1) return false;
         for (let k = 1; k <= 4; k++) if (!isHex(bytes[i + k])) return false;
         i += 4;
       } else if (e !== QUOTE && e !== BACKSLASH && e !== 0x2f && e !== 0x62 && e !== 0x66 && e !== 0x6e && e !== 0x72 && e !== 0x74) {

@@ -247,4 +247,38 @@ describe('review after', () => {
     await h.hub.call('diffs.reject', { id: pending!.id });
     assert.equal((await writing).outcome, 'rejected');
   });
+
+  test("Claude Code's edits are grouped by its prompts: closeAllDiffTabs, sent at every prompt, starts the next turn", async (t) => {
+    const h = await startHarness();
+    t.after(() => h.close());
+    const folder = await afterFolder(h, 'claude-turns');
+    const claude = await h.claude(folder);
+    assert.equal((await claude.openDiff(join(folder, 'a.txt'), 'one\n')).outcome, 'accepted');
+    await claude.prompt();
+    assert.equal((await claude.openDiff(join(folder, 'b.txt'), 'two\n')).outcome, 'accepted');
+    const edits = await applied(h, 2);
+    assert.deepEqual(
+      edits.map((e) => e.turn?.label),
+      ['prompt 1', 'prompt 2'],
+    );
+    assert.notEqual(edits[0]!.turn?.key, edits[1]!.turn?.key);
+  });
+
+  test('a note on a line reaches Claude Code in its tool result, quoting the line', async (t) => {
+    const h = await startHarness();
+    t.after(() => h.close());
+    const folder = await h.folder('claude-notes');
+    const file = join(folder, 'a.ts');
+    await writeFile(file, 'one\ntwo\n');
+    const claude = await h.claude(folder);
+    const answering = claude.callTool('openDiff', { old_file_path: file, new_file_path: file, new_file_contents: 'one\nTWO\n', tab_name: '✻ [Claude Code] a.ts (abc123) ⧉' });
+    const [pending] = await waitFor(async () => {
+      const diffs = (await h.hub.call('snapshot', undefined)).diffs;
+      return diffs.length === 1 && diffs;
+    });
+    await h.hub.call('diffs.accept', { id: pending!.id, notes: [{ line: 2, text: 'shout less' }] });
+    const texts = ((await answering).result as { content: { text: string }[] }).content.map((c) => c.text);
+    assert.equal(texts[0], 'FILE_SAVED');
+    assert.equal(texts[2], `Patchbay: the person accepted your edit of ${file} as proposed. Their note on ${file}: line 2 ("TWO"): "shout less".`);
+  });
 });
