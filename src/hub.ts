@@ -81,6 +81,11 @@ function crashWarning(leftovers: readonly PendingRecord[]): string | null {
   return `Patchbay stopped unexpectedly with ${n} ${n === 1 ? 'edit' : 'edits'} waiting for review: ${files}. The agent may have written ${n === 1 ? 'it' : 'them'} without review (pi-ide writes the file itself when its link to Patchbay drops): check ${n === 1 ? 'the file' : 'those files'}. The history lists ${n === 1 ? 'it' : 'them'} as interrupted.`;
 }
 
+/** A folder as settings key it: without a trailing separator (a root stays as it is). */
+function folderKey(folder: string | undefined): string | undefined {
+  return folder?.replace(/(.)[\\/]+$/, '$1');
+}
+
 async function lookupPeerProcess(remotePort: number, doorPort: number): Promise<ProcessInfo | null> {
   const pid = await findPeerPid(doorPort, remotePort);
   return pid === null ? null : processInfo(pid);
@@ -510,10 +515,10 @@ class PatchbayHub implements Hub {
       (await this.after.undo([id], changes, { ...(notes ? { notes } : {}), ...(reason !== undefined ? { reason } : {}) }))[0]!,
     'diffs.keepAll': ({ ids }) => this.after.keep(ids),
     'diffs.undoAll': ({ ids, reason }) => this.after.undo(ids, undefined, reason !== undefined ? { reason } : {}),
-    'reviewMode.get': ({ project }) => reviewModeView(this.store.settings(), project),
+    'reviewMode.get': ({ project }) => reviewModeView(this.store.settings(), folderKey(project)),
     'reviewMode.set': ({ project, value }) => {
-      this.updateSettings(reviewModePatch(this.store.settings(), value, project));
-      return reviewModeView(this.store.settings(), project);
+      this.updateSettings(reviewModePatch(this.store.settings(), value, folderKey(project)));
+      return reviewModeView(this.store.settings(), folderKey(project));
     },
     'diffs.acceptAll': ({ sessionId }) => this.relay.decideAll(sessionId, { outcome: 'accept' }),
     'diffs.rejectAll': ({ sessionId }) => this.relay.decideAll(sessionId, { outcome: 'reject' }),

@@ -155,10 +155,11 @@ describe('the review faults a new user found', { skip: skipWithoutChromium }, ()
     const { path } = await propose('ages.ts', DISK, PROPOSAL);
     const age = page().getByRole('button', { name: /ages\.ts/ }).locator('.diff-sub');
     const first = await age.innerText();
-    await page().waitForFunction((before) => {
-      const el = [...document.querySelectorAll('.diff-item')].find((b) => b.textContent?.includes('ages.ts'))?.querySelector('.diff-sub');
-      return el !== undefined && el !== null && el.textContent !== before;
-    }, first, { timeout: 2500 });
+    await page().waitForFunction(
+      `[...document.querySelectorAll('.diff-item')].find((b) => b.textContent.includes('ages.ts'))?.querySelector('.diff-sub')?.textContent !== ${JSON.stringify(first)}`,
+      undefined,
+      { timeout: 2500 },
+    );
     await decideInHub(path);
   });
 
