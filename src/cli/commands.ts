@@ -4,7 +4,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DIRECTIONS, filterTraffic } from '../api/traffic.ts';
-import type { DiffDetail, HubApi, PatchbaySettings, ReviewMode } from '../api/types.ts';
+import type { AutoconnectView, DiffDetail, HubApi, PatchbaySettings, ReviewMode, ReviewModeView } from '../api/types.ts';
 import { colorDiff, colorWanted } from './color.ts';
 import { isLocalOnlySetting, localSettingTakesEffect, type LocalOnlySetting } from '../settings/local-only.ts';
 import { UsageError, parse, positionals, printJson, type Command, type CommandContext } from './command.ts';
@@ -258,9 +258,37 @@ Without a value, prints the current choices.`,
   },
 };
 
-const REVIEW_MODES: Record<string, ReviewMode | null> = { before: 'before', after: 'after', unset: null };
+/**
+ * `<command> [--project <dir>] [<word>] [--json]`: prints a setting that holds globally or for a
+ * folder (and what holds there), or sets it from one of `words` (`unset` among them).
+ */
+function folderSetting<V, View>(spec: {
+  summary: string;
+  usage: string;
+  words: Record<string, V>;
+  get(hub: HubApi, where: { project?: string }): Promise<View>;
+  set(hub: HubApi, where: { project?: string }, value: V): Promise<View>;
+  format(view: View): string;
+}): Command {
+  const names = Object.keys(spec.words);
+  return {
+    summary: spec.summary,
+    usage: spec.usage,
+    async run(args, ctx) {
+      const { values, positionals: given } = parse(args, { project: { type: 'string' }, json: { type: 'boolean' } });
+      const [word] = positionals(given, [names.join('|')], 1);
+      if (word !== undefined && !Object.hasOwn(spec.words, word)) throw new UsageError(`expected ${names.slice(0, -1).join(', ')} or ${names.at(-1)}, not "${word}"`);
+      const where = values.project === undefined ? {} : { project: resolve(ctx.io.cwd, values.project) };
+      const hub = await ctx.connect();
+      const view = word === undefined ? await spec.get(hub, where) : await spec.set(hub, where, spec.words[word]!);
+      if (values.json) printJson(ctx.io, view);
+      else ctx.io.stdout.write(spec.format(view));
+      return 0;
+    },
+  };
+}
 
-export const reviewMode: Command = {
+export const reviewMode = folderSetting<ReviewMode | null, ReviewModeView>({
   summary: 'Show or set when edits are reviewed (before they are written, or after), globally or for a folder',
   usage: `Usage: patchbay review-mode [--project <dir>] [before|after|unset] [--json]
   before   edits wait for your decision before they are written (the default)
@@ -268,42 +296,22 @@ export const reviewMode: Command = {
   unset    the folder follows its parent folder's setting, or the global one (globally: before)
   --project  the folder (and its subfolders); default: globally
 Without a value, prints the setting and what holds there.`,
-  async run(args, ctx) {
-    const { values, positionals: given } = parse(args, { project: { type: 'string' }, json: { type: 'boolean' } });
-    const [word] = positionals(given, ['before|after|unset'], 1);
-    if (word !== undefined && !(word in REVIEW_MODES)) throw new UsageError(`expected before, after or unset, not "${word}"`);
-    const project = values.project === undefined ? {} : { project: resolve(ctx.io.cwd, values.project) };
-    const hub = await ctx.connect();
-    const view =
-      word === undefined ? await hub.call('reviewMode.get', project) : await hub.call('reviewMode.set', { ...project, value: REVIEW_MODES[word] ?? null });
-    if (values.json) printJson(ctx.io, view);
-    else ctx.io.stdout.write(formatReviewMode(view));
-    return 0;
-  },
-};
+  words: { before: 'before', after: 'after', unset: null },
+  get: (hub, where) => hub.call('reviewMode.get', where),
+  set: (hub, where, value) => hub.call('reviewMode.set', { ...where, value }),
+  format: formatReviewMode,
+});
 
-const AUTOCONNECT_VALUES: Record<string, boolean | null> = { on: true, off: false, unset: null };
-
-export const autoconnect: Command = {
+export const autoconnect = folderSetting<boolean | null, AutoconnectView>({
   summary: 'Show or set pi-ide’s autoconnect, globally or for a project',
   usage: `Usage: patchbay autoconnect [--project <dir>] [on|off|unset] [--json]
   --project  the project folder (its .pi/settings.json); default: pi's global settings
 Without a value, prints the global and project values and the effective one.`,
-  async run(args, ctx) {
-    const { values, positionals: given } = parse(args, { project: { type: 'string' }, json: { type: 'boolean' } });
-    const [word] = positionals(given, ['on|off|unset'], 1);
-    if (word !== undefined && !(word in AUTOCONNECT_VALUES)) throw new UsageError(`expected on, off or unset, not "${word}"`);
-    const project = values.project === undefined ? {} : { project: resolve(ctx.io.cwd, values.project) };
-    const hub = await ctx.connect();
-    const view =
-      word === undefined
-        ? await hub.call('autoconnect.get', project)
-        : await hub.call('autoconnect.set', { ...project, value: AUTOCONNECT_VALUES[word] ?? null });
-    if (values.json) printJson(ctx.io, view);
-    else ctx.io.stdout.write(formatAutoconnect(view));
-    return 0;
-  },
-};
+  words: { on: true, off: false, unset: null },
+  get: (hub, where) => hub.call('autoconnect.get', where),
+  set: (hub, where, value) => hub.call('autoconnect.set', { ...where, value }),
+  format: formatAutoconnect,
+});
 
 /**
  * piCommand, allowPiExtensions, trustedLockDirs: what makes Patchbay run a program or trust
