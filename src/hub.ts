@@ -4,6 +4,7 @@ import { stat } from 'node:fs/promises';
 import type {
   DecisionRecord,
   DiffDetail,
+  DiffSummary,
   HubApi,
   HubEvent,
   HubMethod,
@@ -32,6 +33,12 @@ import { acceptDecision } from './review/decision-facts.ts';
 import { alreadyDecided } from './review/decision-words.ts';
 import { diffTextsSize } from './review/held-text.ts';
 import { readOriginal } from './review/read-original.ts';
+import { changeModel, numberedChanges } from './review/changes.ts';
+import { textOf } from './review/held-text.ts';
+import { ReviewAfter, type Heard } from './review/review-after.ts';
+import { DecideLater } from './review/decide-later.ts';
+import { reviewModePatch, reviewModeView } from './review/review-mode.ts';
+import type { SettledDiff } from './review/inbox.ts';
 import { PiHost } from './rpc/host.ts';
 import { HostedStore } from './rpc/hosted-store.ts';
 import { piSessionDir } from './rpc/session-list.ts';
@@ -74,6 +81,11 @@ function crashWarning(leftovers: readonly PendingRecord[]): string | null {
   return `Patchbay stopped unexpectedly with ${n} ${n === 1 ? 'edit' : 'edits'} waiting for review: ${files}. The agent may have written ${n === 1 ? 'it' : 'them'} without review (pi-ide writes the file itself when its link to Patchbay drops): check ${n === 1 ? 'the file' : 'those files'}. The history lists ${n === 1 ? 'it' : 'them'} as interrupted.`;
 }
 
+/** A folder as settings key it: without a trailing separator (a root stays as it is). */
+function folderKey(folder: string | undefined): string | undefined {
+  return folder?.replace(/(.)[\\/]+$/, '$1');
+}
+
 async function lookupPeerProcess(remotePort: number, doorPort: number): Promise<ProcessInfo | null> {
   const pid = await findPeerPid(doorPort, remotePort);
   return pid === null ? null : processInfo(pid);
@@ -110,6 +122,10 @@ class PatchbayHub implements Hub {
   private readonly store: PatchbayStore;
   private readonly inbox: RelayInbox;
   private readonly relay: Relay;
+  /** Keep and undo of edits already written. */
+  private readonly after: ReviewAfter;
+  /** Decisions a person made that the agent hears a few seconds later (Undo meanwhile). */
+  private readonly later: DecideLater;
   private readonly discovery: EditorDiscovery;
   private readonly pi: PiHost;
   private readonly tokens = { pi: newToken(), claude: newToken() };
@@ -164,6 +180,7 @@ class PatchbayHub implements Hub {
         },
         arrived: (diff, agent) =>
           pending.add({ id: diff.id, sessionId: diff.sessionId, agent, path: diff.path, tabName: diff.tabName, createdAt: diff.createdAt, editorId: diff.editorId }),
+        turnOf: (sessionId) => this.pi.turnFor(sessionId) ?? this.relay.turnOf(sessionId),
       },
       history.lastId(),
     );
@@ -191,10 +208,34 @@ class PatchbayHub implements Hub {
         this.pi.noteDiff(diff);
         this.emit({ type: 'diffAdded', diff });
       },
-      onDiffDecided: (record) => this.emit({ type: 'diffDecided', record }),
+      onDiffDecided: (record) => {
+        this.later.forget(record.id);
+        this.emit({ type: 'diffDecided', record });
+      },
+      canRecordApplied: (bytes) => this.canRecordApplied(bytes),
+      recordApplied: (applied) => this.recordApplied(applied),
       editorSuspect: (editor, how) => void this.discovery.markSuspect(editor.port, how),
       log,
       now,
+    });
+    this.later = new DecideLater(
+      this.timers,
+      (id, decision) => {
+        try {
+          this.decide(id, decision);
+        } catch (err) {
+          this.log(`diff ${id}: the decision made a moment ago could not be sent: ${(err as Error).message}`);
+        }
+      },
+      now,
+    );
+    this.after = new ReviewAfter({
+      history,
+      maxFileBytes: options.maxReviewFileBytes,
+      now,
+      isPending: (id) => this.inbox.get(id) !== undefined,
+      tell: (sessionId, message) => this.tellAgent(sessionId, message),
+      changed: () => this.changed(),
     });
     this.discovery = new EditorDiscovery({
       dirs: [
@@ -235,6 +276,41 @@ class PatchbayHub implements Hub {
     this.terminalDoors = new TerminalDoors((token) => Door.open({ ...this.doorOptions(), port: 0, tokens: { claude: token } }), log);
   }
 
+  /** Review after: why an edit whose texts hold `bytes` cannot be recorded to be taken back later, or null. */
+  private canRecordApplied(bytes: number): string | null {
+    const mib = (n: number): string => `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+    if (bytes > this.options.historyDiffChars) return `the edit and the file before it hold ${mib(bytes)}, more than the ${mib(this.options.historyDiffChars)} the history keeps of one edit, so Patchbay could not take it back`;
+    const held = this.history.appliedBytes();
+    if (held + bytes > this.options.historyBytes) {
+      return `edits waiting for review after already hold ${mib(held)} of the history's ${mib(this.options.historyBytes)}; keep or undo some so that new ones can be applied at once`;
+    }
+    return null;
+  }
+
+  /** An edit applied at once: in the history, its changes numbered, on disk before the agent hears. */
+  private async recordApplied(applied: SettledDiff): Promise<void> {
+    const before = applied.isNew || applied.oldContents === null ? '' : textOf(applied.oldContents);
+    const changes = numberedChanges(changeModel(before, textOf(applied.newContents)));
+    await this.history.addApplied(applied, changes);
+    this.memory.noteGarbage(diffTextsSize(applied));
+    this.changed();
+  }
+
+  /** Tells a session's agent of a keep or an undo where it can hear it: a hosted pi is steered, else its next diagnostics. */
+  private async tellAgent(sessionId: string, message: { path: string; text: string; line?: number }): Promise<Heard> {
+    const hosted = this.pi.hostedFor(sessionId);
+    if (hosted !== null) {
+      try {
+        await this.pi.steer(hosted, message.text);
+        return 'steered';
+      } catch (err) {
+        this.log(`pi ${hosted}: could not be steered (${(err as Error).message}); told at its next diagnostics`);
+      }
+    }
+    const note = { path: message.path, message: message.text, ...(message.line !== undefined ? { line: message.line } : {}) };
+    return this.relay.addReviewNote(sessionId, note) ? 'diagnostics' : 'not connected';
+  }
+
   /** The main door's options; the doors for editors' terminals differ in port and token. */
   private doorOptions(): DoorOptions {
     const settings = this.store.settings();
@@ -273,9 +349,18 @@ class PatchbayHub implements Hub {
     this.changed();
   }
 
-  /** What the door advertises: every live editor's folders, the review folders and hosted pi sessions' folders. */
+  /**
+   * What the door advertises: every live editor's folders, the review folders, folders with a review
+   * mode of their own (Patchbay reviews there, editor or not) and hosted pi sessions' folders.
+   */
   private advertisedFolders(): string[] {
-    return [...this.state.editors.flatMap((e) => e.workspaceFolders), ...this.store.settings().reviewFolders, ...this.pi.folders()];
+    const settings = this.store.settings();
+    return [
+      ...this.state.editors.flatMap((e) => e.workspaceFolders),
+      ...settings.reviewFolders,
+      ...Object.keys(settings.reviewModePerFolder),
+      ...this.pi.folders(),
+    ];
   }
 
   private async publishDoor(): Promise<void> {
@@ -356,6 +441,13 @@ class PatchbayHub implements Hub {
     return handler(this.oneSessionId(method, parseParams(method, params)));
   }
 
+  /** As `call`, with a diff's big texts left as their JSON bytes for a face that sends them on as JSON. */
+  async callForJson<M extends HubMethod>(method: M, params: ParamsOf<M>): Promise<unknown> {
+    if (method !== 'diffs.get' || this.closing) return this.call(method, params);
+    const { id } = parseParams('diffs.get', params);
+    return this.inbox.getForJson(id) ?? (this.history.record(id) ? await this.history.detailForJson(id) : await this.call('diffs.get', { id }));
+  }
+
   /**
    * One id per session, whichever a person has at hand: a hosted pi is also a door session (its
    * pi-ide's, `s3`), so the pi commands take that id and the session commands (bind, traffic,
@@ -398,8 +490,37 @@ class PatchbayHub implements Hub {
       const hint = pending.length > 0 ? `pending: ${pending.join(', ')}` : 'nothing is pending';
       throw new HubError(`no diff ${id} (${hint}; the history keeps the latest ${this.options.historyEntries} decisions)`, 'not-found');
     },
-    'diffs.accept': ({ id, contents, changes, reason }) => this.decide(id, acceptDecision(this.pendingDetail(id), contents, changes, reason)),
-    'diffs.reject': ({ id, reason }) => this.decide(id, reason === undefined ? { outcome: 'reject' } : { outcome: 'reject', reason }),
+    'diffs.accept': ({ id, contents, changes, reason, notes }) => this.decide(id, acceptDecision(this.pendingDetail(id), contents, changes, reason, notes)),
+    'diffs.reject': ({ id, reason, notes }) =>
+      this.decide(id, { outcome: 'reject', ...(reason !== undefined ? { reason } : {}), ...(notes !== undefined && notes.length > 0 ? { notes } : {}) }),
+    'diffs.decideLater': ({ id, outcome, contents, changes, reason, notes, graceMs, batch, verb, what }) => {
+      const detail = this.pendingDetail(id);
+      const words = { ...(reason !== undefined ? { reason } : {}), ...(notes !== undefined && notes.length > 0 ? { notes } : {}) };
+      // Checked now (a change number the proposal lacks is refused at once), sent later.
+      const decision: Decision = outcome === 'accept' ? acceptDecision(detail, contents, changes, reason, notes) : { outcome: 'reject', ...words };
+      const deciding = this.later.schedule(id, decision, graceMs, { batch, verb, what });
+      this.changed();
+      return { ...this.inbox.pending().find((d) => d.id === id)!, deciding };
+    },
+    'diffs.takeBack': ({ ids }) => {
+      const back = this.later.takeBack(ids);
+      this.changed();
+      return back;
+    },
+    'diffs.sendNow': ({ ids }) => {
+      const sent = this.later.sendNow(ids);
+      return this.history.records().filter((r) => sent.includes(r.id));
+    },
+    'diffs.keep': async ({ id, notes, reason }) => (await this.after.keep([id], { ...(notes ? { notes } : {}), ...(reason !== undefined ? { reason } : {}) }))[0]!,
+    'diffs.undo': async ({ id, changes, notes, reason }) =>
+      (await this.after.undo([id], changes, { ...(notes ? { notes } : {}), ...(reason !== undefined ? { reason } : {}) }))[0]!,
+    'diffs.keepAll': ({ ids }) => this.after.keep(ids),
+    'diffs.undoAll': ({ ids, reason }) => this.after.undo(ids, undefined, reason !== undefined ? { reason } : {}),
+    'reviewMode.get': ({ project }) => reviewModeView(this.store.settings(), folderKey(project)),
+    'reviewMode.set': ({ project, value }) => {
+      this.updateSettings(reviewModePatch(this.store.settings(), value, folderKey(project)));
+      return reviewModeView(this.store.settings(), folderKey(project));
+    },
     'diffs.acceptAll': ({ sessionId }) => this.relay.decideAll(sessionId, { outcome: 'accept' }),
     'diffs.rejectAll': ({ sessionId }) => this.relay.decideAll(sessionId, { outcome: 'reject' }),
     traffic: ({ sessionId, limit }) => this.relay.traffic(sessionId, limit),
@@ -484,7 +605,7 @@ class PatchbayHub implements Hub {
     if (JSON.stringify(after.trustedLockDirs) !== JSON.stringify(before.trustedLockDirs)) {
       void this.discovery.setTrustedDirs(after.trustedLockDirs);
     }
-    if (JSON.stringify(after.reviewFolders) !== JSON.stringify(before.reviewFolders)) {
+    if (JSON.stringify(after.reviewFolders) !== JSON.stringify(before.reviewFolders) || JSON.stringify(after.reviewModePerFolder) !== JSON.stringify(before.reviewModePerFolder)) {
       void this.publishDoor();
       void this.checkReviewFolders();
     }
@@ -504,13 +625,19 @@ class PatchbayHub implements Hub {
       sessions: this.relay.sessionViews(),
       // The scan runs every few seconds: an agent that connected since is not idle any more.
       idleAgents: this.notConnected(this.idle),
-      diffs: this.inbox.pending(),
+      // What waits for the person: decisions before, and edits applied to review after.
+      diffs: [...this.inbox.pending().map((d) => this.withDeciding(d)), ...this.history.applied()],
       history: this.history.records(),
       settings: this.store.settings(),
       hostedPi: this.hostedPiView(),
       hosted: this.pi.views(),
       warnings: [...this.warnings, ...this.state.warnings, ...this.folderWarnings],
     };
+  }
+
+  private withDeciding(diff: DiffSummary): DiffSummary {
+    const deciding = this.later.of(diff.id);
+    return deciding === undefined ? diff : { ...diff, deciding };
   }
 
   private hostedPiView(): HostedPiView {
@@ -551,6 +678,9 @@ class PatchbayHub implements Hub {
     if (this.closing) return this.closing;
     this.closing = (async () => {
       this.log(`closing: ${reason}`);
+      // A person's decisions waiting their few seconds go first: they were made.
+      this.later.flush();
+      await this.relay.review.drain();
       this.timers.dispose();
       await this.relay.rejectAllForShutdown();
       // After the rejections (a pi blocked in openDiff can then abort at once), and before the

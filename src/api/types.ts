@@ -80,10 +80,49 @@ export interface IdleAgent {
   reason: string;
 }
 
-/** `interrupted`: Patchbay stopped unexpectedly (a crash, kill -9) before any decision. */
-export type DiffStatus = 'pending' | 'accepted' | 'rejected' | 'withdrawn' | 'interrupted';
-/** `crash`: nobody decided; Patchbay went away with the diff pending (the agent may have written it unreviewed). */
-export type DecidedBy = 'editor' | 'patchbay' | 'agent' | 'shutdown' | 'crash';
+/**
+ * `interrupted`: Patchbay stopped unexpectedly (a crash, kill -9) before any decision.
+ * Reviewed after (`review-mode after`): `applied` (written at once, not reviewed yet), `kept`
+ * (reviewed, left as written), `undone` (every change taken back; see `undone` for some of them).
+ */
+export type DiffStatus = 'pending' | 'accepted' | 'rejected' | 'withdrawn' | 'interrupted' | 'applied' | 'kept' | 'undone';
+/**
+ * `crash`: nobody decided; Patchbay went away with the diff pending (the agent may have written it unreviewed).
+ * `review-after`: nobody decided yet: the folder's edits are applied at once and reviewed after.
+ */
+export type DecidedBy = 'editor' | 'patchbay' | 'agent' | 'shutdown' | 'crash' | 'review-after';
+
+/** When a folder's edits are reviewed: `before` they are written (the agent waits), or `after`. */
+export type ReviewMode = 'before' | 'after';
+
+/**
+ * One change of an edit, numbered as `diffs show` numbers it: lines `oldStart`… (`oldLines` of
+ * them) of the file before become lines `newStart`… of what was written (1-based; a side with no
+ * lines names the line before it, as `diff -u` does).
+ */
+export interface NumberedChange {
+  number: number;
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+}
+
+/** The agent's turn an edit was made in (a hosted pi's run, a Claude Code prompt), for grouping. */
+export interface AgentTurn {
+  /** The same for every edit of one turn. */
+  key: string;
+  /** For people: the prompt that started it, or when it started. */
+  label: string;
+  startedAt: number;
+}
+
+/** A person's note on one line of an edit, sent to the agent with the decision. */
+export interface LineNote {
+  /** 1-based, in the text that is written (the proposal as the person left it). */
+  line: number;
+  text: string;
+}
 
 export interface DiffSummary {
   id: string;
@@ -105,6 +144,27 @@ export interface DiffSummary {
   unreadable?: string;
   /** Currently open in the bound editor. */
   inEditor: boolean;
+  /** Applied edits (status `applied`): their changes, numbered as `diffs show` numbers them. */
+  changes?: NumberedChange[];
+  /** Changes of what was written that were taken back since (1-based). */
+  undone?: number[];
+  /** The agent's turn it came in. */
+  turn?: AgentTurn;
+  /** In a folder reviewed after, why this edit waits for review before all the same. */
+  reviewedBefore?: string;
+  /** Decided by a person, and sent to the agent at `dueAt` unless taken back before (`diffs.decideLater`). */
+  deciding?: Deciding;
+}
+
+/** A decision made that the agent hears a few seconds later, so that a slip can be taken back. */
+export interface Deciding {
+  outcome: 'accept' | 'reject';
+  dueAt: number;
+  /** Decisions made together (a group's Accept all) share it, and are taken back together. */
+  batch: string;
+  /** For people: "Applying 2 of 3 changes to", and what: "src/a.ts", "3 edits from pi · proj". */
+  verb: string;
+  what: string;
 }
 
 /** A diff with its contents: pending (`decision` null) or from the history (decided). */
@@ -130,7 +190,10 @@ export interface DecisionRecord {
   id: string;
   sessionId: string;
   path: string;
-  outcome: 'accepted' | 'rejected' | 'withdrawn' | 'interrupted';
+  /** `applied`: written at once, to be reviewed after (review-mode after). */
+  outcome: 'accepted' | 'rejected' | 'withdrawn' | 'interrupted' | 'applied';
+  /** Where the edit is now: its outcome, or what a review after (keep, undo) made of it. */
+  status: DiffStatus;
   by: DecidedBy;
   at: number;
   /** The person typed into the proposal (beyond taking or leaving whole changes). */
@@ -146,6 +209,16 @@ export interface DecisionRecord {
   editorId: string | null;
   /** The agent as the person knows it: its client name (`pi-ide`, `claude-code`) or its dialect. */
   agent: string;
+  /** The person's notes on lines of the edit, sent to the agent with the decision. */
+  notes?: LineNote[];
+  /** The agent's turn it came in. */
+  turn?: AgentTurn;
+  /** Changes of what was written that were taken back later (1-based, numbered as `diffs show` numbers them). */
+  undone?: number[];
+  /** When it was last kept or undone. */
+  reviewedAt?: number;
+  /** What the agent was told of the last keep or undo, and how it heard it. */
+  afterwards?: { told: string; heard: 'steered' | 'diagnostics' | 'not connected' };
 }
 
 export interface TrafficEntry {
@@ -175,6 +248,10 @@ export interface PatchbaySettings {
   maxFrameBytes: number;
   maxPendingPerSession: number;
   reviewRoute: ReviewRoute;
+  /** When edits are reviewed where no folder says otherwise (`patchbay review-mode`). */
+  reviewMode: ReviewMode;
+  /** Folder → when its edits (and its subfolders', unless a deeper folder says) are reviewed. */
+  reviewModePerFolder: Record<string, ReviewMode>;
   /** `editor` | `session` | `provider/id`; applied where no per-editor choice exists. */
   suggestionModel: string;
   suggestionModelPerEditor: Record<string, string>;
@@ -209,6 +286,18 @@ export interface SessionModels {
   models: SuggestionModel[];
   fetchedAt: number | null;
   error: string | null;
+}
+
+/** When edits are reviewed: globally, for a folder, and what holds there. */
+export interface ReviewModeView {
+  global: ReviewMode;
+  /** The folder asked about, when one was. */
+  project: string | null;
+  /** The folder's own setting (null: none). */
+  projectMode: ReviewMode | null;
+  /** The folder whose setting holds there (itself or a parent), null when the global one holds. */
+  from: string | null;
+  effective: ReviewMode;
 }
 
 export interface AutoconnectView {
@@ -460,9 +549,45 @@ export interface HubCommands {
    * `changes`: the proposal's changes to take (1-based); the others keep the disk's lines.
    * `contents`: what to write instead (the person's edits); `reason`: words for the agent.
    */
-  'diffs.accept': [{ id: string; contents?: string; changes?: number[]; reason?: string }, DecisionRecord];
-  'diffs.reject': [{ id: string; reason?: string }, DecisionRecord];
+  'diffs.accept': [{ id: string; contents?: string; changes?: number[]; reason?: string; notes?: LineNote[] }, DecisionRecord];
+  'diffs.reject': [{ id: string; reason?: string; notes?: LineNote[] }, DecisionRecord];
   'diffs.acceptAll': [{ sessionId: string }, DecisionRecord[]];
+  /**
+   * A person's decision, heard by the agent after `graceMs` (every face shows the diff as deciding
+   * meanwhile); the same checks as accept / reject, now. Taken back with `diffs.takeBack`.
+   */
+  'diffs.decideLater': [
+    {
+      id: string;
+      outcome: 'accept' | 'reject';
+      contents?: string;
+      changes?: number[];
+      reason?: string;
+      notes?: LineNote[];
+      graceMs: number;
+      batch: string;
+      verb: string;
+      what: string;
+    },
+    DiffSummary,
+  ];
+  /** Decisions still waiting to be sent are dropped: the diffs wait again. Returns the ids taken back. */
+  'diffs.takeBack': [{ ids: string[] }, string[]];
+  /** Decisions still waiting are sent at once. */
+  'diffs.sendNow': [{ ids: string[] }, DecisionRecord[]];
+  /** An applied edit (review after) is reviewed and stays as written; `notes` go to the agent. */
+  'diffs.keep': [{ id: string; notes?: LineNote[]; reason?: string }, DecisionRecord];
+  /**
+   * Takes back an applied or accepted edit's `changes` (1-based; all by default) in the file as it
+   * is now: later edits elsewhere stay. Refuses, changing nothing, where those lines changed since.
+   */
+  'diffs.undo': [{ id: string; changes?: number[]; notes?: LineNote[]; reason?: string }, DecisionRecord];
+  /** Several edits at once (a turn's): all are kept, or all undone (newest first), or none is. */
+  'diffs.keepAll': [{ ids: string[] }, DecisionRecord[]];
+  'diffs.undoAll': [{ ids: string[]; reason?: string }, DecisionRecord[]];
+  'reviewMode.get': [{ project?: string }, ReviewModeView];
+  /** `value` null removes the folder's own setting (the global one: back to `before`). */
+  'reviewMode.set': [{ project?: string; value: ReviewMode | null }, ReviewModeView];
   'diffs.rejectAll': [{ sessionId: string }, DecisionRecord[]];
   traffic: [{ sessionId: string; limit?: number }, TrafficEntry[]];
   'settings.get': [void, PatchbaySettings];
@@ -533,6 +658,12 @@ export type HubEvent =
 
 export interface HubApi {
   call<M extends HubMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
+  /**
+   * For a face that sends results on as JSON text (the control server): the same result, but a
+   * big text in it may still be the JSON bytes it arrived or was kept in (src/protocol/lazy-json.ts),
+   * to be written out as they are. Optional: `call` where it is missing.
+   */
+  callForJson?<M extends HubMethod>(method: M, params: ParamsOf<M>): Promise<unknown>;
   /** Returns an unsubscribe function. */
   subscribe(listener: (event: HubEvent) => void): () => void;
 }
@@ -560,6 +691,15 @@ const METHODS: Record<HubMethod, true> = {
   'diffs.reject': true,
   'diffs.acceptAll': true,
   'diffs.rejectAll': true,
+  'diffs.decideLater': true,
+  'diffs.takeBack': true,
+  'diffs.sendNow': true,
+  'diffs.keep': true,
+  'diffs.undo': true,
+  'diffs.keepAll': true,
+  'diffs.undoAll': true,
+  'reviewMode.get': true,
+  'reviewMode.set': true,
   traffic: true,
   'settings.get': true,
   'settings.set': true,

@@ -3,7 +3,7 @@
 import { clockTime } from '../api/traffic.ts';
 import type { HubEvent, Snapshot } from '../api/types.ts';
 import { parse, positionals, type Command, type CommandContext } from './command.ts';
-import { whatWasWritten } from '../review/decision-words.ts';
+import { awaitsDecision, whatWasWritten } from '../review/decision-words.ts';
 import { editorLabel, formatStatus } from './format.ts';
 
 /**
@@ -99,7 +99,7 @@ export function describeEvent(event: HubEvent, host: string, snapshot: Snapshot 
     case 'snapshot': {
       const s = event.snapshot;
       const door = s.door.port === null ? 'door not open' : `door ${host}:${s.door.port}`;
-      const pending = s.diffs.filter((d) => d.status === 'pending').length;
+      const pending = s.diffs.filter(awaitsDecision).length;
       const live = s.editors.filter((e) => e.alive).length;
       return `${door}${s.paused ? ' (paused)' : ''}, ${plural(s.editors.length, 'editor')} (${live} alive), ${plural(s.sessions.length, 'session')}, ${plural(pending, 'pending diff')}`;
     }
@@ -107,7 +107,8 @@ export function describeEvent(event: HubEvent, host: string, snapshot: Snapshot 
       return `${event.diff.id} proposed: ${event.diff.tool} ${event.diff.path} (session ${event.diff.sessionId}, review in ${editorLabel(event.diff.editorId)})`;
     case 'diffDecided': {
       const r = event.record;
-      const where = r.by === 'editor' ? `in ${r.editorId ?? 'the editor'}` : r.by === 'patchbay' ? 'in Patchbay' : `by ${r.by}`;
+      const where =
+        r.by === 'editor' ? `in ${r.editorId ?? 'the editor'}` : r.by === 'patchbay' ? 'in Patchbay' : r.by === 'review-after' ? 'at once, to review after' : `by ${r.by}`;
       const reason = r.reason ? `; reason: ${quote(r.reason)}` : '';
       return `${r.id} ${r.outcome} ${where}${whatWasWritten(r, ' (', ')')}: ${r.path}${reason}`;
     }

@@ -8,6 +8,7 @@ import type {
   HostedPiView,
   PatchbaySettings,
   RestoreReport,
+  ReviewModeView,
   SessionModels,
   SessionView,
   Snapshot,
@@ -16,7 +17,7 @@ import type {
 import { DIRECTIONS, byteSize, clockTime, durationText, requestTimings, rowLabels, shortId } from '../api/traffic.ts';
 import { containingDepth } from '../broker/folders.ts';
 import { editorLabel as editorName } from '../api/labels.ts';
-import { whatWasWritten } from '../review/decision-words.ts';
+import { awaitsDecision, decidingText, whatWasWritten } from '../review/decision-words.ts';
 import { age, onOff, table } from './table.ts';
 
 const dash = (value: string | number | null | undefined): string =>
@@ -34,7 +35,9 @@ function section(title: string, rows: string[][], header: string[], emptyText?: 
 
 export function formatStatus(snapshot: Snapshot, host: string): string {
   const { door } = snapshot;
-  const pending = snapshot.diffs.filter((d) => d.status === 'pending').length;
+  const pending = snapshot.diffs.filter(awaitsDecision).length;
+  const deciding = snapshot.diffs.filter((d) => d.status === 'pending' && d.deciding !== undefined).length;
+  const applied = snapshot.diffs.filter((d) => d.status === 'applied').length;
   let out = `Patchbay ${snapshot.version}, pid ${snapshot.pid}${snapshot.paused ? ', routing PAUSED' : ''}\n`;
   out += door.port === null ? 'Door: not open\n' : `Door: ${host}:${door.port}\n`;
   for (const lockfile of door.lockfiles) out += `  ${lockfile}\n`;
@@ -78,30 +81,67 @@ export function formatStatus(snapshot: Snapshot, host: string): string {
     snapshot.otherLockfiles.map((l) => [l.path, l.description]),
     ['PATH', 'WHOSE'],
   );
-  out += `Pending diffs: ${pending}\n`;
+  out += `Pending diffs: ${pending}${deciding > 0 ? ` (and ${deciding} decided, on ${deciding === 1 ? 'its' : 'their'} way to the agent)` : ''}\n`;
+  if (applied > 0) out += `Applied, to review after: ${applied} (patchbay diffs)\n`;
   for (const warning of snapshot.warnings) out += `Warning: ${warning}\n`;
   return out;
 }
 
-function diffPath(d: DiffSummary): string {
-  const flags = [d.isNew && 'new file', d.tooLarge && 'too large to show', d.unreadable !== undefined && 'on disk: could not be read', d.inEditor && 'open in editor'].filter(Boolean);
+function diffPath(d: DiffSummary, now = 0): string {
+  const flags = [d.isNew && 'new file', d.tooLarge && 'too large to show', d.unreadable !== undefined && 'on disk: could not be read', d.inEditor && 'open in editor', decidingText(d, now)].filter(Boolean);
   return flags.length > 0 ? `${d.path} (${flags.join(', ')})` : d.path;
 }
 
 export function formatDiffList(diffs: DiffSummary[], history: DecisionRecord[], now: number): string {
   const pending = diffs.filter((d) => d.status === 'pending');
+  const applied = diffs.filter((d) => d.status === 'applied');
   let out = section(
     'Pending',
-    pending.map((d) => [d.id, d.sessionId, editorLabel(d.editorId), d.tool, age(d.createdAt, now), diffPath(d)]),
+    pending.map((d) => [d.id, d.sessionId, editorLabel(d.editorId), d.tool, age(d.createdAt, now), diffPath(d, now)]),
     ['ID', 'SESSION', 'EDITOR', 'TOOL', 'AGE', 'PATH'],
     'none',
   );
   out += section(
+    'Applied, to review (patchbay diffs keep|undo <id>)',
+    applied.map((d) => [d.id, d.sessionId, d.tool, changesText(d), d.turn?.label ?? '-', age(d.createdAt, now), diffPath(d)]),
+    ['ID', 'SESSION', 'TOOL', 'CHANGES', 'TURN', 'AGE', 'PATH'],
+  );
+  out += section(
     'Recent decisions',
-    history.map((r) => [r.id, `${r.outcome}${whatWasWritten(r, ' (', ')')}`, r.by, `${age(r.at, now)} ago`, r.path]),
+    history.map((r) => [r.id, `${statusText(r)}${whatWasWritten(r, ' (', ')')}`, r.by, `${age(r.at, now)} ago`, r.path]),
     ['ID', 'OUTCOME', 'BY', 'WHEN', 'PATH'],
   );
   return out;
+}
+
+/** "3 changes", "3 changes, 2 undone". */
+function changesText(d: DiffSummary): string {
+  const n = d.changes?.length ?? 0;
+  const undone = d.undone?.length ? `, ${d.undone.length === 1 ? 'change' : 'changes'} ${d.undone.join(', ')} undone` : '';
+  return `${n} ${n === 1 ? 'change' : 'changes'}${undone}`;
+}
+
+/** Where an edit is now: its outcome, and what a review after made of it ("applied, kept", "accepted, change 2 undone"). */
+export function statusText(record: DecisionRecord): string {
+  const undone = record.status !== 'undone' && record.undone?.length ? `, ${record.undone.length === 1 ? 'change' : 'changes'} ${record.undone.join(', ')} undone` : '';
+  const now = record.status === record.outcome ? '' : `, ${record.status}`;
+  return `${record.outcome}${now}${undone}`;
+}
+
+/** What a keep or an undo did, and how the agent heard of it. */
+export function formatReviewed(record: DecisionRecord): string {
+  const what =
+    record.status === 'kept'
+      ? 'kept'
+      : record.status === 'undone'
+        ? 'undone'
+        : record.undone?.length
+          ? `partly undone (${record.undone.length === 1 ? 'change' : 'changes'} ${record.undone.join(', ')})`
+          : record.status;
+  const heard = record.afterwards
+    ? `  ${record.agent} ${record.afterwards.heard === 'steered' ? 'was steered with' : record.afterwards.heard === 'diagnostics' ? 'reads at its next diagnostics' : 'is not connected; the history keeps'}: ${record.afterwards.told}\n`
+    : '';
+  return `${what} ${record.id} ${record.path}\n${heard}`;
 }
 
 /** A past decision in words: "d3 accepted in the editor nvim-proj, 2 of 3 changes (pi-ide, 2026-11-23 14:02)". */
@@ -109,7 +149,7 @@ export function formatDecided(record: DecisionRecord): string {
   const where = record.by === 'editor' ? `in the editor ${record.editorId ?? ''}`.trimEnd() : DECIDED_BY[record.by];
   const when = new Date(record.at).toISOString().slice(0, 16).replace('T', ' ');
   const reason = record.reason ? `\n  reason: ${record.reason}` : '';
-  return `${record.id} ${record.outcome} ${where}${whatWasWritten(record, ', ')} (${record.agent}, ${when} UTC)${reason}\n`;
+  return `${record.id} ${statusText(record)} ${where}${whatWasWritten(record, ', ')} (${record.agent}, ${when} UTC)${reason}\n`;
 }
 
 const DECIDED_BY: Record<Exclude<DecisionRecord['by'], 'editor'>, string> = {
@@ -117,6 +157,7 @@ const DECIDED_BY: Record<Exclude<DecisionRecord['by'], 'editor'>, string> = {
   agent: 'by the agent',
   shutdown: 'as Patchbay stopped',
   crash: 'by nobody: Patchbay stopped unexpectedly (pi-ide may have written it without review)',
+  'review-after': 'at once (its folder is reviewed after)',
 };
 
 /** What the agent was told in words, when it was told more than FILE_SAVED / DIFF_REJECTED. */
@@ -177,6 +218,16 @@ export function formatSuggestionChoices(settings: PatchbaySettings, editorId?: s
   for (const [id, choice] of Object.entries(settings.suggestionModelPerEditor).sort(([a], [b]) => a.localeCompare(b))) {
     rows.push([`editor ${id}`, choice]);
   }
+  return table(rows, '');
+}
+
+export function formatReviewMode(view: ReviewModeView): string {
+  const rows = [['global', view.global]];
+  if (view.project !== null) {
+    rows.push(['project', view.projectMode ?? '-', view.project]);
+    if (view.from !== null && view.from !== view.project) rows.push(['from', view.effective, view.from]);
+  }
+  rows.push(['effective', view.effective, view.effective === 'after' ? 'edits are written at once; keep or undo them after' : 'edits wait for your decision before they are written']);
   return table(rows, '');
 }
 

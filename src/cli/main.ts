@@ -8,7 +8,7 @@ import type { RemoteHub } from '../api/remote.ts';
 import { outliveOutputReaders, processStopSignals } from '../lifecycle/stop-signals.ts';
 import { resolveOptions } from '../options.ts';
 import { UsageError, type CliIo, type Command, type CommandContext, type LazyCommand } from './command.ts';
-import { autoconnect, bind, diffs, models, open, pause, resume, settings, status, suggestionModel, traffic } from './commands.ts';
+import { autoconnect, bind, diffs, models, open, pause, resume, reviewMode, settings, status, suggestionModel, traffic } from './commands.ts';
 import type { DaemonDeps } from './daemon.ts';
 import { events } from './events.ts';
 import { restore } from './restore.ts';
@@ -62,6 +62,7 @@ function commands(daemonDeps: DaemonDeps): Record<string, Command | LazyCommand>
     models,
     'suggestion-model': suggestionModel,
     autoconnect,
+    'review-mode': reviewMode,
     settings,
     pi: {
       summary: 'Hosted pi sessions: start, prompt, resume, fork, and pi’s own commands',

@@ -2,7 +2,7 @@
 // literal. Shared by the lazy reader and the frame weigher, which must agree on both.
 
 export const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
+export const BACKSLASH = 0x5c;
 
 /** Where a value sits in its frame's bytes: [start, end). */
 export interface ByteRange {
@@ -27,6 +27,10 @@ export function stringEnd(bytes: Buffer, start: number): number {
     if ((quote - 1 - before) % 2 === 0) return quote + 1;
     from = quote + 1;
   }
+}
+
+export function isHex(c: number | undefined): boolean {
+  return c !== undefined && ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66));
 }
 
 export function isDelimiter(c: number): boolean {

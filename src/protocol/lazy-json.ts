@@ -4,7 +4,7 @@
 // Skipping a string is a memchr for its closing quote, so the walk costs a few ms.
 
 import { CONTAINER_COST, MAX_DEPTH, SCALAR_COST } from './frame-cost.ts';
-import { isDelimiter, QUOTE, stringEnd, type ByteRange } from './json-scan.ts';
+import { BACKSLASH, isDelimiter, isHex, QUOTE, stringEnd, type ByteRange } from './json-scan.ts';
 
 export type { ByteRange };
 
@@ -33,6 +33,32 @@ export class LazyText {
   occursAt(frame: Buffer, at: number): boolean {
     const length = this.end - this.start;
     return frame.length - at >= length && frame.compare(this.bytes, this.start, this.end, at, at + length) === 0;
+  }
+
+  /**
+   * Whether its bytes are a well-formed JSON string (every escape valid, no raw control character),
+   * as JSON.parse would accept it, without decoding it: what a reader may be sent as is.
+   */
+  wellFormed(): boolean {
+    const { bytes, start, end } = this;
+    if (end - start < 2 || bytes[start] !== QUOTE || bytes[end - 1] !== QUOTE) return false;
+    for (let i = start + 1; i < end - 1; i++) {
+      const c = bytes[i]!;
+      if (c < 0x20) return false;
+      if (c !== BACKSLASH) continue;
+      // An escape must not reach into the closing quote.
+      if (++i >= end - 1) return false;
+      const e = bytes[i];
+      if (e === 0x75) {
+        // \uXXXX
+        if (i + 4 >= end - 1) return false;
+        for (let k = 1; k <= 4; k++) if (!isHex(bytes[i + k])) return false;
+        i += 4;
+      } else if (e !== QUOTE && e !== BACKSLASH && e !== 0x2f && e !== 0x62 && e !== 0x66 && e !== 0x6e && e !== 0x72 && e !== 0x74) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Decodes it; throws a SyntaxError for a malformed string (an invalid escape, a control character). */

@@ -3,7 +3,7 @@
 // Patchbay intercepts (tools/), the one link to each editor that every session bound to it
 // shares (editor-connection), the inbox's effects (review-bridge), process lookups.
 import type { WebSocket } from 'ws';
-import type { DecisionRecord, DiffSummary, Dialect, EditorView, PatchbaySettings, SessionModels, SessionView, TrafficEntry } from '../api/types.ts';
+import type { AgentTurn, DecisionRecord, DiffSummary, Dialect, EditorView, PatchbaySettings, SessionModels, SessionView, TrafficEntry } from '../api/types.ts';
 import { HubError } from '../api/types.ts';
 import { isObject } from '../api/json.ts';
 import { chooseEditor } from '../broker/choose-editor.ts';
@@ -13,7 +13,7 @@ import { cleanToolList, translateNotification } from '../protocol/dialect.ts';
 import type { Envelope } from '../protocol/frame-cost.ts';
 import { INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, TOO_MANY_REQUESTS, type RpcId, type RpcNotification, type RpcRequest, type RpcResponse } from '../protocol/jsonrpc.ts';
 import { initializeResult, textResult } from '../protocol/mcp.ts';
-import type { Decision } from '../review/inbox.ts';
+import type { Decision, SettledDiff } from '../review/inbox.ts';
 import type { Original } from '../review/read-original.ts';
 import type { LiveEditor } from './editor-link.ts';
 import { EditorConnection, type ConnectionDeps, type LinkLoss } from './editor-connection.ts';
@@ -21,8 +21,9 @@ import { EditorRegistry, type EditorEntry } from './editor-registry.ts';
 import { EditorRequests } from './editor-requests.ts';
 import { lookUpProcess, type LookupPlan } from './process-lookup.ts';
 import { ReviewBridge, type RelayInbox } from './review-bridge.ts';
+import { MAX_NOTES, type ReviewNote } from './review-notes.ts';
 import { answer, RpcLink, type Frame } from './rpc-link.ts';
-import { sessionKey, sessionView, type Session } from './session.ts';
+import { newTurn, sessionKey, sessionView, type Session } from './session.ts';
 import { askModels, noModels } from './session-models.ts';
 import { ThrottledLog } from './throttled-log.ts';
 import { BUILTIN_TOOLS, interceptedTool, type ToolContext } from './tools/index.ts';
@@ -54,6 +55,9 @@ export interface RelayDeps {
   onChange(): void;
   onDiffAdded(diff: DiffSummary): void;
   onDiffDecided(record: DecisionRecord): void;
+  /** Review after: whether (null) or why not an edit of `bytes` can be recorded; and records one (ReviewBridgeDeps). */
+  canRecordApplied(bytes: number): string | null;
+  recordApplied(applied: SettledDiff): Promise<void>;
   /** An editor's link failed to open or closed by itself: discovery should check it now. */
   editorSuspect(editor: LiveEditor, how: LinkLoss): void;
   /** Waits of the editor links (tests). */
@@ -69,6 +73,11 @@ export const SHUTDOWN_CLOSE_TABS_MS = 1500;
 export const MODELS_RETRY_MS = 2000;
 /** A session whose editor link dropped is bound again this long after (discovery has had a look by then). */
 export const REBIND_AFTER_LINK_LOSS_MS = 1000;
+/**
+ * A pi at the door says nothing of its turns; it asks for diagnostics before every model call, so
+ * this long without a word from it means the person's next prompt started a new one.
+ */
+export const PI_TURN_GAP_MS = 60_000;
 /** Refusals a peer can cause at will are logged at most once per this interval per session. */
 export const REFUSAL_LOG_INTERVAL_MS = 5000;
 
@@ -96,6 +105,7 @@ export class Relay {
     this.requests = new EditorRequests(
       () => this.sessions.values(),
       () => deps.settings(),
+      (editorId) => this.editors.get(editorId)?.instance.workspaceFolders ?? [],
     );
     this.editors = new EditorRegistry((instance) => this.connectionFor(instance));
     this.review = new ReviewBridge(deps.inbox, {
@@ -107,6 +117,8 @@ export class Relay {
       },
       onDiffAdded: deps.onDiffAdded,
       onDiffDecided: deps.onDiffDecided,
+      canRecordApplied: deps.canRecordApplied,
+      recordApplied: deps.recordApplied,
       onChange: deps.onChange,
       log: deps.log,
     });
@@ -139,6 +151,21 @@ export class Relay {
   sessionIdForPid(pid: number): string | null {
     for (const session of this.sessions.values()) if (session.process?.pid === pid) return session.id;
     return null;
+  }
+
+  /** The agent turn a session is in now (for grouping its edits), or null when it is gone. */
+  turnOf(sessionId: string): AgentTurn | null {
+    const session = this.sessions.get(sessionId);
+    if (!session) return null;
+    return { key: `${session.id}#${session.turn}`, label: `${session.dialect === 'claude' ? 'prompt' : 'turn'} ${session.turn}`, startedAt: session.turnStartedAt };
+  }
+
+  /** A note for a session's agent, read at its next getDiagnostics; false when the session is gone. */
+  addReviewNote(sessionId: string, note: ReviewNote): boolean {
+    const session = this.sessions.get(sessionId);
+    if (!session || session.closed) return false;
+    session.reviewNotes = [...session.reviewNotes, note].slice(-MAX_NOTES);
+    return true;
   }
 
   connectedPids(): Set<number> {
@@ -216,6 +243,8 @@ export class Relay {
       modelsAsked: null,
       inFlight: 0,
       reviewNotes: [],
+      turn: 1,
+      turnStartedAt: now,
       closed: false,
       lookup: new DisposableStore(),
       timers: new DisposableStore(),
@@ -264,7 +293,9 @@ export class Relay {
   }
 
   private onAgentRequest(session: SessionState, msg: RpcRequest, frame: Frame): void {
-    session.lastActiveAt = this.deps.now();
+    const now = this.deps.now();
+    if (session.dialect === 'pi' && now - session.lastActiveAt >= PI_TURN_GAP_MS) newTurn(session, now);
+    session.lastActiveAt = now;
     if (!this.admit(session, msg.method)) {
       // Even here a diff is answered as a decision, never an error, so nothing is written unreviewed.
       const problem = `more than ${this.deps.settings().maxPendingPerSession} requests pending for this session`;

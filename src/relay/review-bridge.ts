@@ -6,8 +6,8 @@ import { result, type RpcId, type RpcRequest, type RpcResponse } from '../protoc
 import { holdsLazyText, LazyText } from '../protocol/lazy-json.ts';
 import { resultTexts } from '../protocol/mcp.ts';
 import { budgetProblem } from '../review/diff-limits.ts';
-import type { ProposedText } from '../review/held-text.ts';
-import type { Decision, Inbox, InboxEffect, OfferArgs } from '../review/inbox.ts';
+import { heldSize, textOf, type ProposedText } from '../review/held-text.ts';
+import { diffRejected, type Decision, type Inbox, type InboxEffect, type OfferArgs, type SettledDiff } from '../review/inbox.ts';
 import type { Original } from '../review/read-original.ts';
 import { MAX_NOTES } from './review-notes.ts';
 import { answer, frameHeld, underId, type Frame, type Reply, type RpcLink } from './rpc-link.ts';
@@ -38,11 +38,20 @@ export interface ReviewBridgeDeps {
   link(editorId: string): Promise<RpcLink>;
   onDiffAdded(diff: DiffSummary): void;
   onDiffDecided(record: DecisionRecord): void;
+  /**
+   * Review after: whether an edit whose texts hold `bytes` can be recorded (null) or why not; and
+   * records it, resolving once it is on disk.
+   */
+  canRecordApplied(bytes: number): string | null;
+  recordApplied(applied: SettledDiff): Promise<void>;
   onChange(): void;
   log(message: string): void;
 }
 
 export class ReviewBridge {
+  /** Answers to agents still being written (a stop waits for them before it closes anything). */
+  private readonly writing = new Set<Promise<void>>();
+
   constructor(
     readonly inbox: RelayInbox,
     private readonly deps: ReviewBridgeDeps,
@@ -62,7 +71,7 @@ export class ReviewBridge {
    * A diff from an agent: it waits in the inbox and is offered to the editor at once, before
    * its original is read (see originalRead). `answered` resolves once the agent has its answer.
    */
-  receive(session: Session, request: RpcRequest, frame: Frame, args: OpenDiffArgs): { id: string; answered: Promise<void> } {
+  receive(session: Session, request: RpcRequest, frame: Frame, args: OpenDiffArgs, reviewedBefore?: string): { id: string; answered: Promise<void> } {
     let answered!: () => void;
     const done = new Promise<void>((resolve) => (answered = resolve));
     const { id, effects } = this.inbox.arrive(
@@ -78,9 +87,35 @@ export class ReviewBridge {
         readingOriginal: true,
         agent: session.clientInfo?.name ?? session.dialect,
         reply: { id: request.id, answered },
+        ...(reviewedBefore !== undefined ? { reviewedBefore } : {}),
       },
       { request, frame },
     );
+    this.run(effects);
+    return { id, answered: done };
+  }
+
+  /**
+   * Review after: the edit is recorded with the file before it and the agent is answered at once
+   * with its own proposal. Returns why it cannot be (then it is reviewed before, as any other).
+   */
+  applyAfter(session: Session, request: RpcRequest, args: OpenDiffArgs, original: Original): { id: string; answered: Promise<void> } | { reviewBefore: string } {
+    const why = cannotApply(original, args.new_file_contents) ?? this.deps.canRecordApplied(heldSize(original.contents) + heldSize(args.new_file_contents));
+    if (why !== null) return { reviewBefore: why };
+    let answered!: () => void;
+    const done = new Promise<void>((resolve) => (answered = resolve));
+    const { id, effects } = this.inbox.applyAtOnce({
+      sessionId: session.id,
+      path: args.new_file_path,
+      tabName: args.tab_name,
+      newContents: args.new_file_contents,
+      oldContents: original.isNew ? '' : original.contents,
+      isNew: original.isNew,
+      tooLarge: false,
+      bytes: 0,
+      agent: session.clientInfo?.name ?? session.dialect,
+      reply: { id: request.id, answered },
+    });
     this.run(effects);
     return { id, answered: done };
   }
@@ -101,16 +136,52 @@ export class ReviewBridge {
     return outcome.record;
   }
 
-  /** Carries effects out; resolves the returned writes once the agents' answers are written. */
+  /**
+   * Carries effects out; resolves the returned writes once the agents' answers are written. A reply
+   * after a `record` goes only once that record is on disk.
+   */
   run(effects: Effect[]): Promise<void>[] {
     const writes: Promise<void>[] = [];
+    let recorded: { ok: Promise<boolean>; tabName: string } | null = null;
     for (const effect of effects) {
       if (effect.type === 'offer') this.offer(effect);
       else if (effect.type === 'closeTab') void this.closeTab(effect);
-      else writes.push(this.reply(effect));
+      else if (effect.type === 'record') recorded = { ok: this.record(effect.applied), tabName: effect.applied.tabName };
+      else if (recorded === null) writes.push(this.reply(effect));
+      else {
+        const { tabName } = recorded;
+        writes.push(recorded.ok.then((ok) => (ok ? this.reply(effect) : this.refuseUnrecorded(effect, tabName))));
+      }
     }
     if (effects.length > 0) this.deps.onChange();
+    for (const write of writes) {
+      const tracked = write.catch(() => {}).finally(() => this.writing.delete(tracked));
+      this.writing.add(tracked);
+    }
     return writes;
+  }
+
+  /** Resolves once every answer sent so far is written (or could not be). */
+  async drain(): Promise<void> {
+    await Promise.all([...this.writing]);
+  }
+
+  private record(applied: SettledDiff): Promise<boolean> {
+    return this.deps.recordApplied(applied).then(
+      () => true,
+      (err: Error) => {
+        this.deps.log(`diff ${applied.id}: the applied edit of ${applied.path} could not be recorded (${err.message}); the agent is told no`);
+        return false;
+      },
+    );
+  }
+
+  /** An edit to apply at once that could not be recorded is not applied: nobody could take it back. */
+  private refuseUnrecorded(effect: Extract<Effect, { type: 'reply' }>, tabName: string): Promise<void> {
+    const told = `Patchbay: your edit of ${effect.record.path} was not written: it could not be recorded for review (see Patchbay's log); try again`;
+    const rejected = diffRejected(tabName);
+    const record: DecisionRecord = { ...effect.record, outcome: 'rejected', status: 'rejected', by: 'patchbay', told };
+    return this.reply({ ...effect, record, result: { content: [...rejected.content, { type: 'text', text: told }] } });
   }
 
   /** Carries out only the tab closings among `effects`; each resolves once its editor answered (or could not). */
@@ -240,6 +311,20 @@ function offerOn(link: RpcLink, args: OfferArgs, asSent: AsSent | undefined, own
     return link.request('tools/call', renamed, { lazy: true, expected: proposal, owner }).response;
   }
   return link.request('tools/call', { name: 'openDiff', arguments: args }, { lazy: proposal !== undefined, expected: proposal, owner }).response;
+}
+
+/** Why an edit cannot be applied at once and taken back later (its folder is reviewed after), or null. */
+function cannotApply(original: Original, proposal: ProposedText): string | null {
+  if (original.tooLarge) return 'the file on disk is larger than the review cap, so Patchbay could not keep it to take the edit back';
+  if (!original.isNew && original.contents === null) {
+    return `the file on disk could not be read (${original.unreadable ?? 'unknown reason'}), so Patchbay could not take the edit back`;
+  }
+  try {
+    textOf(proposal);
+  } catch (err) {
+    return `the proposal is not a valid JSON string (${(err as Error).message})`;
+  }
+  return null;
 }
 
 /** The file in a FILE_SAVED result when it was left unread (LazyText); undefined otherwise. */

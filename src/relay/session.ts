@@ -39,6 +39,12 @@ export interface Session {
   inFlight: number;
   /** What the agent is to read of the person's decisions at its next getDiagnostics (review-notes.ts). */
   reviewNotes: ReviewNote[];
+  /**
+   * The agent's turn (a prompt and the work for it), counted from 1, and when it began: Claude Code
+   * marks each prompt with closeAllDiffTabs; a pi through the door is taken to start one after a pause.
+   */
+  turn: number;
+  turnStartedAt: number;
   closed: boolean;
 }
 
@@ -65,4 +71,10 @@ export function sessionView(session: Session, pendingDiffs: number): SessionView
     ...(session.manual !== undefined ? { manualEditorId: session.manual } : {}),
     pendingDiffs,
   };
+}
+
+/** The agent's next turn begins (Claude Code's closeAllDiffTabs, a pi's pause). */
+export function newTurn(session: Session, now: number): void {
+  session.turn++;
+  session.turnStartedAt = now;
 }

@@ -1,9 +1,10 @@
 // The review inbox (DESIGN §7): every openDiff waits here until one decision is made.
 // A state machine: each transition returns the effects the relay must carry out, so the
 // rules are tested without sockets. The first decision wins; later answers are dropped.
-import { HubError, type DecidedBy, type DecisionRecord, type Dialect, type DiffDetail, type DiffSummary, type ReviewRoute } from '../api/types.ts';
+import { HubError, type AgentTurn, type DecidedBy, type DecisionRecord, type Dialect, type DiffDetail, type DiffSummary, type LineNote, type ReviewRoute } from '../api/types.ts';
 import { closesDecidedDiffs, editorTabName } from '../protocol/dialect.ts';
 import { textResult, type ToolResult } from '../protocol/mcp.ts';
+import { LazyText } from '../protocol/lazy-json.ts';
 import { decisionFacts, type DecisionFacts } from './decision-facts.ts';
 import { heldSize, sameBytes, sameText, textOf, type HeldText, type ProposedText } from './held-text.ts';
 import type { Original } from './read-original.ts';
@@ -28,6 +29,8 @@ export interface NewDiff<R> {
   agent: string;
   /** How the relay answers the agent (its request id, and whoever waits for the answer). */
   reply: R;
+  /** Its folder is reviewed after, but this edit could not be: why it waits all the same. */
+  reviewedBefore?: string;
 }
 
 interface Diff<R> extends NewDiff<R> {
@@ -41,13 +44,16 @@ interface Diff<R> extends NewDiff<R> {
   inEditor: boolean;
   /** The editor's saved answer is on its way to the agent: no other decision may be made. */
   answering: boolean;
+  turn?: AgentTurn;
 }
 
 /**
  * `taken`: the proposal's changes the person took (0-based), when they decided change by change;
- * `reason`: their words for the agent.
+ * `reason`: their words for the agent; `notes`: theirs on lines of the edit.
  */
-export type Decision = { outcome: 'accept'; contents?: string; taken?: number[]; reason?: string } | { outcome: 'reject'; reason?: string };
+export type Decision =
+  | { outcome: 'accept'; contents?: string; taken?: number[]; reason?: string; notes?: LineNote[] }
+  | { outcome: 'reject'; reason?: string; notes?: LineNote[] };
 
 /** A decision as the inbox settles it: an editor's saved file may still be the bytes it came in. */
 type Settlement = Exclude<Decision, { outcome: 'accept' }> | (Omit<Extract<Decision, { outcome: 'accept' }>, 'contents'> & { contents?: ProposedText });
@@ -69,6 +75,11 @@ export type InboxEffect<R, F = never> =
    * `asSent`: the editor's own answer, when it is exactly what the agent gets.
    */
   | { type: 'reply'; diffId: string; sessionId: string; reply: R; result: ToolResult<ProposedText>; record: DecisionRecord; asSent?: F }
+  /**
+   * An edit applied at once (review after): it must be recorded, with the file before it, before
+   * the reply that follows it goes to the agent.
+   */
+  | { type: 'record'; diffId: string; applied: SettledDiff }
   /** `asSent`: the agent's request as it arrived, on the first offer (the bridge renames its tab where the editor's differs). */
   | { type: 'offer'; diffId: string; sessionId: string; editorId: string; tabName: string; args: OfferArgs; asSent?: F }
   | { type: 'closeTab'; diffId: string; sessionId: string; editorId: string; tabName: string };
@@ -92,11 +103,18 @@ export interface InboxContext {
   settled?(decided: SettledDiff): void;
   /** A diff arrived (after its offer): its facts, for the record of what is pending. */
   arrived?(diff: DiffSummary, agent: string): void;
+  /** The agent's turn the session is in now (for grouping what it did), when known. */
+  turnOf?(sessionId: string): AgentTurn | null;
 }
 
-export function toolOf(tabName: string): DiffSummary['tool'] {
+/**
+ * What kind of edit a tab name says: pi-ide names the tool (`pi-write:<id>`); Claude Code's
+ * (`✻ [Claude Code] a.ts (998b60) ⧉`) does not, so a file that does not exist yet is a write.
+ */
+export function toolOf(tabName: string, isNew = false): DiffSummary['tool'] {
   if (tabName.startsWith('pi-write:')) return 'write';
   if (tabName.startsWith('pi-edit:')) return 'edit';
+  if (tabName.includes('[Claude Code]')) return isNew ? 'write' : 'edit';
   return 'other';
 }
 
@@ -140,6 +158,18 @@ export class Inbox<R, F = never> {
   }
 
   /**
+   * A pending diff as JSON will carry it: its proposal still the bytes it came in (when they are a
+   * well-formed JSON string), so that opening a big diff decodes and re-encodes nothing.
+   */
+  getForJson(id: string): (Omit<DiffDetail, 'newContents'> & { newContents: ProposedText }) | undefined {
+    const diff = this.diffs.get(id);
+    if (!diff) return undefined;
+    if (!(diff.newContents instanceof LazyText) || !diff.newContents.wellFormed()) return this.get(id);
+    const oldContents = diff.oldContents === null ? null : textOf(diff.oldContents);
+    return { ...summary(diff), oldContents, newContents: diff.newContents, decision: null, finalContents: null };
+  }
+
+  /**
    * The diff's proposal when `text` is it byte for byte (an editor that saved it unchanged): then
    * it needs no decoding to be trusted, and answering with the proposal itself compares nothing again.
    */
@@ -164,6 +194,7 @@ export class Inbox<R, F = never> {
     if (!diff) return false;
     diff.oldContents = original.contents;
     diff.isNew = original.isNew;
+    diff.tool = toolOf(diff.tabName, original.isNew);
     diff.tooLarge = original.tooLarge;
     if (original.unreadable !== undefined) diff.unreadable = original.unreadable;
     diff.bytes += heldSize(original.contents);
@@ -200,10 +231,12 @@ export class Inbox<R, F = never> {
     const previous = this.findByTab(input.sessionId, input.tabName);
     if (previous) effects.push(...this.finish(previous, { outcome: 'reject' }, 'agent'));
     const id = `d${++this.seq}`;
+    const turn = this.ctx.turnOf?.(input.sessionId) ?? null;
     const diff: Diff<R> = {
       ...input,
       id,
-      tool: toolOf(input.tabName),
+      tool: toolOf(input.tabName, input.isNew),
+      ...(turn ? { turn } : {}),
       createdAt: this.ctx.now(),
       editorId: null,
       editorTab: null,
@@ -216,6 +249,56 @@ export class Inbox<R, F = never> {
     }
     this.ctx.arrived?.(summary(diff), diff.agent);
     return { id, effects };
+  }
+
+  /**
+   * Review after: the diff is not held. It is answered at once with its own proposal (the agent
+   * writes it, as after any FILE_SAVED) and recorded as applied; the `record` effect comes first
+   * and must be durable before the `reply` goes, so a crash between them loses nothing.
+   */
+  applyAtOnce(input: NewDiff<R>): { id: string; record: DecisionRecord; effects: InboxEffect<R, F>[] } {
+    const effects: InboxEffect<R, F>[] = [];
+    const previous = this.findByTab(input.sessionId, input.tabName);
+    if (previous) effects.push(...this.finish(previous, { outcome: 'reject' }, 'agent'));
+    const id = `d${++this.seq}`;
+    const now = this.ctx.now();
+    const tool = toolOf(input.tabName, input.isNew);
+    const turn = this.ctx.turnOf?.(input.sessionId) ?? null;
+    const record: DecisionRecord = {
+      id,
+      sessionId: input.sessionId,
+      path: input.path,
+      outcome: 'applied',
+      status: 'applied',
+      by: 'review-after',
+      at: now,
+      edited: false,
+      tool,
+      editorId: null,
+      agent: input.agent,
+      ...(turn ? { turn } : {}),
+    };
+    const applied: SettledDiff = {
+      id,
+      sessionId: input.sessionId,
+      editorId: null,
+      tool,
+      path: input.path,
+      tabName: input.tabName,
+      status: 'applied',
+      createdAt: now,
+      isNew: input.isNew,
+      tooLarge: false,
+      inEditor: false,
+      oldContents: input.oldContents,
+      newContents: input.newContents,
+      decision: record,
+      finalContents: input.newContents,
+      ...(turn ? { turn } : {}),
+    };
+    effects.push({ type: 'record', diffId: id, applied });
+    effects.push({ type: 'reply', diffId: id, sessionId: input.sessionId, reply: input.reply, result: fileSaved(input.newContents), record });
+    return { id, record, effects };
   }
 
   /** The person decided in Patchbay. Returns null when the diff is no longer pending. */
@@ -355,6 +438,7 @@ export class Inbox<R, F = never> {
   private factsOf(diff: Diff<R>, decision: Settlement, contents: ProposedText, by: DecidedBy): DecisionFacts {
     if (by !== 'patchbay' && by !== 'editor') return { edited: false };
     const accepted = decision.outcome === 'accept';
+    const notes = decision.notes && decision.notes.length > 0 ? decision.notes : undefined;
     // Rejected, or written as proposed: decisionFacts reads none of the texts.
     let texts = { original: null as string | null, proposal: '', written: '' };
     if (accepted && differs(contents, diff.newContents)) {
@@ -365,12 +449,22 @@ export class Inbox<R, F = never> {
         return { edited: true }; // a proposal that does not decode: changed, and nothing more can be said
       }
     }
+    // Notes quote their lines: of what is written, or of the proposal refused.
+    let noted: string | undefined;
+    if (notes !== undefined) {
+      try {
+        noted = textOf(accepted ? contents : diff.newContents);
+      } catch {
+        noted = '';
+      }
+    }
     const facts = decisionFacts({
       path: diff.path,
       ...texts,
       accepted,
       ...(decision.outcome === 'accept' && decision.taken ? { taken: decision.taken } : {}),
       ...(decision.reason ? { reason: decision.reason } : {}),
+      ...(notes !== undefined ? { notes, notedText: noted ?? '' } : {}),
       by: by === 'editor' ? 'editor' : 'person',
     });
     // An editor's answer already passed on (answering) reached the agent as the editor sent it.
@@ -394,17 +488,20 @@ export class Inbox<R, F = never> {
     const accepted = decision.outcome === 'accept';
     const contents = accepted ? (decision.contents ?? diff.newContents) : '';
     const facts = this.factsOf(diff, decision, contents, by);
+    const status = outcome ?? (accepted ? 'accepted' : 'rejected');
     const record: DecisionRecord = {
       id,
       sessionId: diff.sessionId,
       path: diff.path,
-      outcome: outcome ?? (accepted ? 'accepted' : 'rejected'),
+      outcome: status,
+      status,
       by,
       at: this.ctx.now(),
       ...facts,
       tool: diff.tool,
       editorId: diff.editorId,
       agent: diff.agent,
+      ...(diff.turn ? { turn: diff.turn } : {}),
     };
     const result = accepted ? fileSaved(contents) : diffRejected(diff.tabName);
     // After the two items the protocol defines: what the person decided, in words.
@@ -446,5 +543,7 @@ function summary<R>(diff: Diff<R>): DiffSummary {
     tooLarge: diff.tooLarge,
     ...(diff.unreadable !== undefined ? { unreadable: diff.unreadable } : {}),
     inEditor: diff.inEditor,
+    ...(diff.turn ? { turn: diff.turn } : {}),
+    ...(diff.reviewedBefore ? { reviewedBefore: diff.reviewedBefore } : {}),
   };
 }

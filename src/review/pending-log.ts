@@ -33,6 +33,7 @@ export function interruptedRecord(pending: PendingRecord, at: number): DecisionR
     sessionId: pending.sessionId,
     path: pending.path,
     outcome: 'interrupted',
+    status: 'interrupted',
     by: 'crash',
     at,
     edited: false,

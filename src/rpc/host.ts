@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type {
+  AgentTurn,
   BashResult,
   DialogAnswer,
   DiffSummary,
@@ -338,6 +339,32 @@ export class PiHost {
     this.update(session, noteReview(session.state, toolCallId, diff.id));
     this.remember(session);
     this.options.onEvent(session.id, { type: 'hosted_review', toolCallId, diffId: diff.id });
+  }
+
+  /**
+   * The agent turn the hosted pi behind a door session is in (its latest run, named by the prompt
+   * that started it), or null when no hosted pi is behind it.
+   */
+  turnFor(doorSessionId: string): AgentTurn | null {
+    const session = [...this.sessions.values()].find((s) => s.running && s.doorSession === doorSessionId);
+    if (session === undefined || session.turn === 0) return null;
+    const prompt = session.state.transcript.findLast((i) => i.kind === 'user');
+    const text = prompt?.kind === 'user' ? prompt.text.replace(/\s+/g, ' ').trim() : '';
+    const label = text === '' ? `turn ${session.turn}` : `“${text.length > 80 ? `${text.slice(0, 80)}…` : text}”`;
+    return { key: `${session.id}#${session.turn}`, label, startedAt: session.turnStartedAt };
+  }
+
+  /** The hosted pi behind a door session, if one runs. */
+  hostedFor(doorSessionId: string): string | null {
+    return [...this.sessions.values()].find((s) => s.running && s.doorSession === doorSessionId)?.id ?? null;
+  }
+
+  /**
+   * A message for the model that does not start a run: pi queues it as steering, delivered in its
+   * current run, or with the next prompt when it is idle.
+   */
+  async steer(id: string, text: string): Promise<void> {
+    await this.command(id, { type: 'steer', message: text });
   }
 
   async abort(id: string): Promise<void> {
@@ -734,6 +761,10 @@ export class PiHost {
   }
 
   private onEvent(session: HostedSession, event: RpcEvent): void {
+    if (event.type === 'agent_start') {
+      session.turn++;
+      session.turnStartedAt = this.now();
+    }
     let next = reduceEvent(session.state, event, this.now());
     // Its review may have been seen before pi reported the call.
     const diffId = event.type === 'tool_execution_start' && typeof event.toolCallId === 'string' ? session.reviews[event.toolCallId] : undefined;

@@ -37,6 +37,9 @@ export class HostedSession {
   reviews: Record<string, string> = {};
   /** When the current (or last) run of pi began. */
   runStartedAt: number;
+  /** Its agent runs (a prompt and what pi did for it), counted from 0 this run of Patchbay; when the last began. */
+  turn = 0;
+  turnStartedAt = 0;
   endedAt: number | null = null;
   /** Prompts held until its pi-ide reaches the door (or pi exits). */
   readonly reviewWaiters = new Set<ReviewWaiter>();

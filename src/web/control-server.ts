@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { HubApi, ParamsOf } from '../api/types.ts';
 import { decodeRequest, encodeError, encodeEvent, encodeResult, toWireError, type WireRequest } from '../api/wire.ts';
+import { encodeJson, holdsLazyText } from '../protocol/lazy-json.ts';
 import { ConnectionGate, isHangUp, refuse } from '../transport/connection-gate.ts';
 import { RefusalLog } from '../transport/refusal-log.ts';
 import { newToken, tokensEqual } from '../transport/tokens.ts';
@@ -355,7 +356,13 @@ export async function startControlServer(options: ControlServerOptions): Promise
     const unsubscribe = hub.subscribe((event) => reply(encodeEvent(event)));
     const run = async ({ id, method, params }: WireRequest) => {
       try {
-        reply(encodeResult(id, await hub.call(method, params as ParamsOf<typeof method>)));
+        const result = hub.callForJson ? await hub.callForJson(method, params as ParamsOf<typeof method>) : await hub.call(method, params as ParamsOf<typeof method>);
+        // A diff's big texts go as the JSON bytes they are held in: nothing decoded or encoded again.
+        if (holdsLazyText(result)) {
+          if (ws.readyState === WebSocket.OPEN) ws.send(encodeJson({ id, result }), { binary: false });
+          return;
+        }
+        reply(encodeResult(id, result));
       } catch (err) {
         const error = toWireError(err);
         if (error.code === 'internal') log(`control command ${method} failed: ${(err as Error).stack ?? error.message}`);

@@ -12,7 +12,8 @@
  *
  * Options:
  *   --json                 results as JSON on stdout (progress stays on stderr)
- *   --only a,b             a subset of: latency, throughput, diff, stall, burst, lockfile, memory
+ *   --only a,b             a subset of: latency, throughput, diff, stall, burst, lockfile, memory, ui
+ *                          (ui: the review's views in Chromium against the daemon's UI, ui-views.ts)
  *   --runs N               N runs (default 1), each with its relays started afresh: the table then
  *                          shows each side's median, the median of the runs' ratios, their spread,
  *                          and how many runs met the target (each run's own table goes to stderr)
@@ -37,6 +38,7 @@ import { HubChild, PatchbayDaemon, type PatchbayProcess } from './daemon.ts';
 import type { HostedEditor } from './editor-host.ts';
 import { diffRoundTrip, PROPOSAL_SEED, proposalOf, type Proposal } from './diff-trip.ts';
 import { sourceText } from './source-text.ts';
+import { measureUiViews } from './ui-views.ts';
 import { formatSummary, formatTable, judge, median, percentile, spreadOf, summarize, type Measurement, type Row } from './report.ts';
 
 const MiB = 1024 * 1024;
@@ -59,7 +61,7 @@ const PLAN = {
   memorySessions: 200,
 };
 
-const METRICS = ['latency', 'throughput', 'diff', 'stall', 'burst', 'lockfile', 'memory'] as const;
+const METRICS = ['latency', 'throughput', 'diff', 'stall', 'burst', 'lockfile', 'memory', 'ui'] as const;
 type Metric = (typeof METRICS)[number];
 
 const started = performance.now();
@@ -645,7 +647,7 @@ async function runOnce(wants: (m: Metric) => boolean, profileDir: string | undef
   const errors: string[] = [];
   try {
     const host = await startEditorHost(owned);
-    if (METRICS.some((m) => m !== 'memory' && wants(m))) {
+    if (METRICS.some((m) => m !== 'memory' && m !== 'ui' && wants(m))) {
       const relay = new Owned();
       try {
         await relayMeasurements(measurements, wants, relay, host, root.path, profileDir);
@@ -664,6 +666,13 @@ async function runOnce(wants: (m: Metric) => boolean, profileDir: string | undef
         errors.push(`memory measurement: ${(err as Error).stack ?? String(err)}`);
       } finally {
         errors.push(...(await memory.closeAll()));
+      }
+    }
+    if (wants('ui')) {
+      try {
+        measurements.push(...(await measureUiViews(join(root.path, 'ui'), progress)));
+      } catch (err) {
+        errors.push(`ui measurement: ${(err as Error).stack ?? String(err)}`);
       }
     }
   } finally {

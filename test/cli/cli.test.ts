@@ -186,7 +186,7 @@ test('diffs lists pending edits and recent decisions; --json prints both lists',
   const now = Date.now();
   hub.state.diffs[0]!.createdAt = now - 12_000;
   hub.state.diffs[1]!.createdAt = now - 5_000;
-  hub.state.history.push({ id: 'd0', sessionId: 's1', path: '/work/proj/old.txt', outcome: 'rejected', by: 'editor', at: now - 120_000, edited: false, tool: 'write', editorId: 'nvim-proj', agent: 'pi-ide' });
+  hub.state.history.push({ id: 'd0', sessionId: 's1', path: '/work/proj/old.txt', outcome: 'rejected', status: 'rejected', by: 'editor', at: now - 120_000, edited: false, tool: 'write', editorId: 'nvim-proj', agent: 'pi-ide' });
   const human = await run('diffs');
   assert.equal(human.code, 0);
   assert.match(human.stdout, /^Pending:\n {2}ID +SESSION +EDITOR +TOOL +AGE +PATH\n/);
@@ -277,7 +277,7 @@ test('diffs accept sends the contents of --contents-file; reject and the -all fo
   assert.equal(accepted.code, 0);
   assert.equal(
     accepted.stdout,
-    'accepted d1 /work/proj/a.txt (edited by you)\n  pi-ide was told: Patchbay: the person edited your proposal for /work/proj/a.txt before it was written. What was written is exactly the text above, not your proposal.\n',
+    'accepted d1 /work/proj/a.txt (edited by you)\n  pi-ide was told: Patchbay: the person edited your proposal for /work/proj/a.txt before it was written. The file now differs from your proposal: read /work/proj/a.txt again before you change it further.\n',
   );
   assert.deepEqual(hub.calls.at(-1), { method: 'diffs.accept', params: { id: 'd1', contents: 'one\nTWO, edited\n' } });
 

@@ -68,7 +68,7 @@ test('events without --json says what happened, with content: prompts, answers, 
   hub.emit({ type: 'snapshot', snapshot: structuredClone(hub.state) }); // the same summary: no line
   hub.emit({
     type: 'diffDecided',
-    record: { id: 'd2', sessionId: 's1', path: '/work/proj/new.txt', outcome: 'accepted', by: 'editor', at: 1, edited: false, changes: { total: 3, accepted: [1, 3], rejected: [2] }, reason: 'keep the loop', tool: 'write', editorId: 'nvim-proj', agent: 'pi-ide' },
+    record: { id: 'd2', sessionId: 's1', path: '/work/proj/new.txt', outcome: 'accepted', status: 'accepted', by: 'editor', at: 1, edited: false, changes: { total: 3, accepted: [1, 3], rejected: [2] }, reason: 'keep the loop', tool: 'write', editorId: 'nvim-proj', agent: 'pi-ide' },
   });
   hub.emit({ type: 'pi', id: 'pi-1a2b', event: { type: 'agent_start' } });
   hub.emit({ type: 'pi', id: 'pi-1a2b', event: { type: 'message_end', message: { role: 'user', content: [{ type: 'text', text: 'hello' }] } } });

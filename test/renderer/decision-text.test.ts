@@ -8,6 +8,7 @@ const ctx = { sessions: [{ id: 's1', cwd: '/w/api' }], editors: [nvim] };
 
 function record(more: Partial<DecisionRecord> = {}): DecisionRecord {
   return {
+    status: more.outcome ?? 'accepted',
     id: 'd1',
     sessionId: 's1',
     path: '/w/api/src/a.ts',

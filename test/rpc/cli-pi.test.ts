@@ -171,7 +171,7 @@ test('pi prompt names the diff pi waits for and the commands that decide it', as
       pi({ type: 'tool_execution_start', toolCallId: 'call_1', toolName: 'write', args: { path: 'hello.txt' } });
       hub.emit({ type: 'diffAdded', diff: elsewhere }); // another agent's: not this prompt's business
       hub.emit({ type: 'diffAdded', diff: proposal });
-      hub.emit({ type: 'diffDecided', record: { id: 'd7', sessionId: 's9', path: '/p/hello.txt', outcome: 'accepted', by: 'patchbay', at: 1, edited: false, tool: 'write', editorId: null, agent: 'pi-ide' } });
+      hub.emit({ type: 'diffDecided', record: { id: 'd7', sessionId: 's9', path: '/p/hello.txt', outcome: 'accepted', status: 'accepted', by: 'patchbay', at: 1, edited: false, tool: 'write', editorId: null, agent: 'pi-ide' } });
       pi({ type: 'tool_execution_start', toolCallId: 'call_2', toolName: 'edit', args: { path: 'hello.txt' } });
       hub.emit({ type: 'diffAdded', diff: inEditor });
       // A diff named otherwise is still this pi's when it came through its door session.

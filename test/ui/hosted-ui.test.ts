@@ -300,7 +300,7 @@ describe('the hosted pi session panel in a browser', { skip }, () => {
     await shot('tool-waiting-for-review');
     hub.state.diffs.find((d) => d.id === 'dw1')!.status = 'accepted';
     hub.state.history.unshift({
-      id: 'dw1', sessionId: 's1', path: `${folder}/hello.txt`, outcome: 'accepted', by: 'patchbay', at: Date.now(), edited: false, tool: 'write', editorId: null, agent: 'pi-ide',
+      id: 'dw1', sessionId: 's1', path: `${folder}/hello.txt`, outcome: 'accepted', status: 'accepted', by: 'patchbay', at: Date.now(), edited: false, tool: 'write', editorId: null, agent: 'pi-ide',
     });
     p.pushSnapshot();
     await tool.getByText('Accepted in Patchbay').waitFor();

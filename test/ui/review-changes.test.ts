@@ -68,9 +68,10 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     await page().getByRole('button', { name: 'Reject change 2 of 3' }).click();
     assert.equal(await page().getByRole('button', { name: 'Reject change 2 of 3' }).getAttribute('aria-pressed'), 'true');
     assert.equal(await position(), 'Change 3 of 3 · 1 rejected', 'the review moves on to the next change');
-    const apply = page().getByRole('button', { name: 'Apply (2 undecided)' });
-    assert.equal(await apply.isDisabled(), true, 'undecided changes never count as accepted');
-    assert.match(await page().locator('#decision-note').innerText(), /^2 changes are not decided yet/);
+    // One action takes the rest: the two undecided changes count as taken if the person chooses it.
+    const apply = page().getByRole('button', { name: 'Apply 2 of 3 changes' });
+    assert.equal(await apply.isDisabled(), false, 'one enabled action takes the rest');
+    assert.match(await page().locator('#decision-note').innerText(), /The 2 undecided changes are taken as proposed\.$/);
     assert.equal(await page().locator('.diff-toolbar .change-counts').textContent(), '+5 −1 lines', 'the counts follow the rejection');
     await shootEverySize(page(), 'review-change-rejected', diffReady);
 
@@ -91,7 +92,9 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     assert.deepEqual(result.said, [
       'Patchbay: accepted 2 of 3 changes of your edit to ' +
         file +
-        '; change 2 (line 15 of your proposal) rejected: the file keeps its original lines there. What was written is exactly the text above, not your proposal. Their reason: "keep the loop, it is clearer".',
+        '; change 2 (line 15 of your proposal) rejected: the file keeps its original lines there. The file now differs from your proposal: read ' +
+        file +
+        ' again before you change it further. Their reason: "keep the loop, it is clearer".',
     ]);
     const notice = page().getByRole('status').filter({ hasText: 'Accepted' });
     assert.equal(

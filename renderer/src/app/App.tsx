@@ -4,7 +4,7 @@ import { ConnectionBanner } from '../hub/ConnectionBanner.tsx';
 import { useHub } from '../hub/HubProvider.tsx';
 import { useCommand } from '../hub/useCommand.ts';
 import { SignInNotice } from '../hub/SignInNotice.tsx';
-import { isEditableTarget, keyFacts } from '../ui/keyboard.ts';
+import { isEditableTarget, keyFacts, leaveFieldOnEscape } from '../ui/keyboard.ts';
 import { ReviewView } from '../review/ReviewView.tsx';
 import { PairingView } from '../pairing/PairingView.tsx';
 import { TrafficView } from '../traffic/TrafficView.tsx';
@@ -57,9 +57,9 @@ export function App() {
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent): void => {
+      // Esc leaves a text field or a select, so the single keys work again.
+      leaveFieldOnEscape(event);
       const facts = keyFacts(event);
-      // Esc leaves a text field, so the single keys work again.
-      if (facts.inEditableTarget && event.key === 'Escape' && event.target instanceof HTMLInputElement) event.target.blur();
       if (facts.inEditableTarget || facts.ctrlKey || facts.metaKey || facts.altKey) return;
       if (facts.key === HELP_KEY) {
         event.preventDefault();

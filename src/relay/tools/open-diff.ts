@@ -7,6 +7,7 @@ import type { ToolResult } from '../../protocol/mcp.ts';
 import { cutToBytes, diffPathProblem, MAX_PATH_BYTES, MAX_TAB_NAME_BYTES, tabNameProblem } from '../../review/diff-limits.ts';
 import { diffRejected } from '../../review/inbox.ts';
 import { frameHeld } from '../rpc-link.ts';
+import { reviewModeFor } from '../../review/review-mode.ts';
 import { defineTool, text, type ToolCall, type ToolContext } from './tool.ts';
 
 /** A name (path, tab): a string; one big enough to stay undecoded in its frame is far over its cap. */
@@ -72,9 +73,20 @@ export const openDiff = defineTool({
     if (session.closed) return;
     const problem = problemWith(args) ?? ctx.review.overBudget(frameHeld(frame));
     if (problem) return reject(ctx, call, problem);
+    const path = args.old_file_path || args.new_file_path;
+    if (reviewModeFor(ctx.settings(), args.new_file_path) === 'after') {
+      // Reviewed after: answered at once, once the file before the edit is kept (it is read first).
+      const original = await ctx.readOriginal(path, ctx.review.room());
+      if (session.closed) return;
+      const applied = ctx.review.applyAfter(session, msg, args, original);
+      if ('answered' in applied) return applied.answered;
+      const held = ctx.review.receive(session, msg, frame, args, applied.reviewBefore);
+      ctx.review.originalRead(held.id, original);
+      return held.answered;
+    }
     // The request stays open until a decision answers it.
     const { id, answered } = ctx.review.receive(session, msg, frame, args);
-    ctx.review.originalRead(id, await ctx.readOriginal(args.old_file_path || args.new_file_path, ctx.review.room()));
+    ctx.review.originalRead(id, await ctx.readOriginal(path, ctx.review.room()));
     await answered;
   },
   refuse: (ctx, call, problem) => reject(ctx, call, problem),
