@@ -30,6 +30,8 @@ const LAZY_STRING_BYTES = 64 * 1024;
 const PREVIEW_BYTES = 4096;
 /** How many given-up requests' owners are remembered for their late answers. */
 const FORGOTTEN_KEPT = 64;
+/** Ids are reserved this many at a time for a core that may follow on the same connection (see onIdsReserved). */
+export const ID_BLOCK = 1000;
 
 /** A frame as it arrived: its bytes (to forward as is) and their text (the start only, for a frame read lazily). */
 export interface Frame {
@@ -95,6 +97,7 @@ interface Pending {
   /** When waiting stops (Date.now()), and what the request was, for the error then. */
   deadline?: { at: number; ms: number; what: string } | undefined;
   owner: unknown;
+  held: boolean;
 }
 
 /** How a request's answer is read: lazily (a big one), and which big string it likely holds. */
@@ -109,6 +112,11 @@ export interface AnswerReading {
   deadline?: { ms: number; what: string } | undefined;
   /** Whom the request is sent for (see LinkHandlers.onFrame). */
   owner?: unknown;
+  /**
+   * Its answer waits on a person (an openDiff): a handover to the next core does not wait for
+   * it, and that core waits for it instead (expectAnswer).
+   */
+  held?: boolean;
 }
 
 /** How a message is sent: `lazy`, it holds LazyText strings, sent as the bytes they arrived in; `owner`, see onFrame. */
@@ -125,6 +133,15 @@ export class RpcLink {
   private closed = false;
   /** The WebSocket close code, once closed (1005: the peer closed without one). */
   closeCode: number | null = null;
+  /** The host's name for the connection under it (core/host.ts), once known. */
+  connId: string | null = null;
+  /**
+   * Hears each new block of ids this link may use: a core that takes the connection over after
+   * this one (a restart, a crash) starts above it, so an answer to an old request is never
+   * taken for the answer to a new one.
+   */
+  onIdsReserved: ((until: number) => void) | null = null;
+  private reservedUntil = 0;
 
   constructor(
     readonly ws: WebSocket,
@@ -297,6 +314,10 @@ export class RpcLink {
   request(method: string, params?: unknown, { lazy = false, ...reading }: { lazy?: boolean } & Omit<AnswerReading, 'lazyAnswer'> = {}): { id: RpcId; response: Promise<Reply> } {
     while (this.pending.has(this.nextId)) this.nextId++;
     const id = this.nextId++;
+    if (this.onIdsReserved && id >= this.reservedUntil) {
+      this.reservedUntil = id + ID_BLOCK;
+      this.onIdsReserved(this.reservedUntil);
+    }
     const response = this.expect(id, { ...reading, lazyAnswer: lazy });
     this.send(request(id, method, params), { lazy, owner: reading.owner });
     return { id, response };
@@ -312,12 +333,44 @@ export class RpcLink {
     if (this.pending.has(msg.id)) {
       const size = frame === null ? 0 : 'pieces' in frame ? sizeOf(frame.pieces) : frame.bytes.length;
       const lazy = size >= LAZY_FRAME_BYTES && reading?.lazyAnswer === true;
-      return this.request(msg.method, msg.params, { lazy, expected: reading?.expected, deadline: reading?.deadline, owner: reading?.owner });
+      return this.request(msg.method, msg.params, { lazy, expected: reading?.expected, deadline: reading?.deadline, owner: reading?.owner, held: reading?.held });
     }
     const response = this.expect(msg.id, reading);
     if (frame) this.forward(frame, { kind: 'request', msg }, undefined, reading?.owner);
     else this.send(msg, { owner: reading?.owner });
     return { id: msg.id, response };
+  }
+
+  /** Ids below this may be in use on the connection (what a next core starts at). */
+  get idsReserved(): number {
+    return Math.max(this.reservedUntil, this.nextId);
+  }
+
+  /** A link taken over from an earlier core: its ids start where that core's reservation ended. */
+  startIdsAt(first: number): void {
+    this.nextId = Math.max(this.nextId, first);
+    this.reservedUntil = first;
+  }
+
+  /**
+   * Waits for the answer to a request an earlier core sent on this connection (an openDiff
+   * offered before a restart): it is matched here like one of this link's own.
+   */
+  expectAnswer(id: RpcId, reading?: AnswerReading): Promise<Reply> {
+    return this.expect(id, reading);
+  }
+
+  /** Requests sent and not answered whose answer does not wait on a person (see AnswerReading.held). */
+  unansweredQuick(): RpcId[] {
+    return [...this.pending].filter(([, p]) => !p.held).map(([id]) => id);
+  }
+
+  /** Gives up on one request (a handover that cannot wait for it): it rejects with `err`. */
+  abandon(id: RpcId, err: Error): void {
+    const waiting = this.pending.get(id);
+    if (!waiting) return;
+    this.pending.delete(id);
+    waiting.reject(err);
   }
 
   private expect(id: RpcId, reading?: AnswerReading): Promise<Reply> {
@@ -327,7 +380,7 @@ export class RpcLink {
     const deadline = limit ? { at: Date.now() + limit.ms, ms: limit.ms, what: limit.what } : undefined;
     if (deadline) this.wakeBy(deadline.at);
     return new Promise<Reply>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, lazy: reading?.lazyAnswer === true, expected: reading?.expected, deadline, owner: reading?.owner });
+      this.pending.set(id, { resolve, reject, lazy: reading?.lazyAnswer === true, expected: reading?.expected, deadline, owner: reading?.owner, held: reading?.held === true });
     });
   }
 
