@@ -375,7 +375,6 @@ class PatchbayHub implements Hub {
         'Agents that were connected will not find it by themselves: type /ide in each (Claude Code, pi) to connect again.',
     };
     this.notices.add(notice);
-    this.warnings.push(notice.message);
     this.log(`warning: ${notice.message}`);
   }
 

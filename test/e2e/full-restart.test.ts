@@ -81,7 +81,7 @@ describe('a full stop and a new start', () => {
       const notice = moved.notices.find((n) => n.kind === 'port-taken');
       assert.ok(notice, 'a notice');
       assert.match(notice.message, new RegExp(`Port ${first.door.port}, where agents found Patchbay's door before, is held by another program; the door is on port ${moved.door.port} now`));
-      assert.ok(moved.warnings.some((w) => w.includes(`Port ${first.door.port}`)), 'and a warning');
+      assert.match((await cli(env, ['status'])).stdout, new RegExp(`NOTICE ${notice.id} .*Port ${first.door.port}`), 'in status');
       assert.match(daemon.output(), new RegExp(`warning: Port ${first.door.port}`), 'and the log');
     } finally {
       squatter.close();
