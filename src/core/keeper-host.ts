@@ -250,19 +250,22 @@ export class KeeperChild implements OwnedChild {
     this.post({ t: 'childMeta', child: this.id, meta });
   }
 
+  // What waited is handed on a moment later: the owner is still wiring itself up when it listens.
   onStdout(listener: (text: string) => void): void {
     this.stdout = listener;
-    this.flush();
+    queueMicrotask(() => this.flush());
   }
 
   onStderr(listener: (text: string) => void): void {
     this.stderr = listener;
-    this.flush();
+    queueMicrotask(() => this.flush());
   }
 
   onExit(listener: (code: number | null, signal: NodeJS.Signals | null) => void): void {
     this.exitListener = listener;
-    if (this.exit && this.stdout) listener(this.exit.code, this.exit.signal);
+    queueMicrotask(() => {
+      if (this.exit && this.stdout) listener(this.exit.code, this.exit.signal);
+    });
   }
 
   emit(kind: 'out' | 'err', text: string): void {
@@ -272,6 +275,7 @@ export class KeeperChild implements OwnedChild {
 
   exited(code: number | null, signal: NodeJS.Signals | null): void {
     this.exit = { code, signal };
+    this.flush();
     if (this.exitListener && this.stdout) this.exitListener(code, signal);
   }
 

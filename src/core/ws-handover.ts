@@ -55,12 +55,14 @@ export function stopAtBoundary(ws: WebSocket): { stopped: Promise<Buffer>; cance
     s.removeAllListeners('data');
     const buffered: Buffer[] = [];
     for (let chunk = s.read() as Buffer | null; chunk !== null; chunk = s.read() as Buffer | null) buffered.push(chunk);
-    // read() starts reading again when its buffer runs low: stopped only after it.
+    // read() starts reading again when its buffer runs low: stopped only after it. The stream
+    // is told so too (it would wait forever for the read it started), so a resume() reads again.
     const handle = (s as unknown as { _handle: { reading: boolean; readStop(): number } | null })._handle;
     if (handle) {
       handle.reading = false;
       handle.readStop();
     }
+    (s as unknown as { _readableState: { reading: boolean } })._readableState.reading = false;
     return Buffer.concat([rest, ...buffered]);
   };
   if (atBoundary(ws)) return { stopped: Promise.resolve(detach()), cancel: () => {} };
@@ -116,5 +118,7 @@ export function adoptWebSocket(socket: Socket, head: Buffer, options: AdoptOptio
     allowSynchronousEvents: true,
     skipUTF8Validation: false,
   });
+  // A socket stopped by stopAtBoundary in this same process stays paused until told otherwise.
+  if (socket.isPaused()) socket.resume();
   return ws;
 }
