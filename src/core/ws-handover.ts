@@ -12,6 +12,7 @@ import { WebSocket } from 'ws';
 /** What ws keeps that a handover needs (ws 8.23). */
 interface WsInternals {
   _socket: Socket | null;
+  /** A Writable: its 'drain' listener (receiverOnDrain) resumes the socket. */
   _receiver: {
     /** 0: waiting for the next frame's first bytes (GET_INFO). */
     _state: number;
@@ -25,6 +26,16 @@ interface WsInternals {
 }
 
 const GET_INFO = 0;
+
+interface StreamHandle {
+  reading: boolean;
+  readStop(): number;
+  readStart(): number;
+}
+
+function handleOf(socket: Socket): StreamHandle | null {
+  return (socket as unknown as { _handle: StreamHandle | null })._handle;
+}
 
 function internals(ws: WebSocket): WsInternals {
   return ws as unknown as WsInternals;
@@ -49,20 +60,24 @@ export function stopAtBoundary(ws: WebSocket): { stopped: Promise<Buffer>; cance
       // Emptied, the receiver's loop stops at this frame (it needs two bytes to go on).
       r._buffers = [];
       r._bufferedBytes = 0;
+      // ws resumes the socket when its receiver drains after a big chunk (it paused for it): that
+      // would read on, into this process, what the next core must read.
+      (r as unknown as NodeJS.EventEmitter).removeAllListeners('drain');
     }
     if (!s) return rest;
     s.pause();
     s.removeAllListeners('data');
     const buffered: Buffer[] = [];
     for (let chunk = s.read() as Buffer | null; chunk !== null; chunk = s.read() as Buffer | null) buffered.push(chunk);
-    // read() starts reading again when its buffer runs low: stopped only after it. The stream
-    // is told so too (it would wait forever for the read it started), so a resume() reads again.
-    const handle = (s as unknown as { _handle: { reading: boolean; readStop(): number } | null })._handle;
+    // read() starts reading again when its buffer runs low: stopped only after it. And stopped
+    // for good: whatever in the stream machinery resumes it later (ws on a drain, a scheduled
+    // resume) must not read, into this process, bytes the next core is to read.
+    const handle = handleOf(s);
     if (handle) {
       handle.reading = false;
       handle.readStop();
+      handle.readStart = () => 0;
     }
-    (s as unknown as { _readableState: { reading: boolean } })._readableState.reading = false;
     return Buffer.concat([rest, ...buffered]);
   };
   if (atBoundary(ws)) return { stopped: Promise.resolve(detach()), cancel: () => {} };
@@ -118,7 +133,13 @@ export function adoptWebSocket(socket: Socket, head: Buffer, options: AdoptOptio
     allowSynchronousEvents: true,
     skipUTF8Validation: false,
   });
-  // A socket stopped by stopAtBoundary in this same process stays paused until told otherwise.
+  // A socket stopped by stopAtBoundary in this same process (tests): it may read again, and the
+  // stream stops waiting for the read it had started when it was stopped.
+  const handle = handleOf(socket);
+  if (handle && Object.hasOwn(handle, 'readStart')) {
+    delete (handle as Partial<StreamHandle>).readStart;
+    (socket as unknown as { _readableState: { reading: boolean } })._readableState.reading = false;
+  }
   if (socket.isPaused()) socket.resume();
   return ws;
 }

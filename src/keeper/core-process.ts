@@ -35,7 +35,8 @@ export class CoreProcess {
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       serialization: 'json',
     });
-    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
+    // `close`, not `exit`: only then has every message it sent been read (its hand-over's last words come just before it exits).
+    this.exited = new Promise((resolve) => this.child.once('close', (code, signal) => resolve({ code, signal })));
     let said!: () => void;
     this.hello = new Promise((resolve) => (said = resolve));
     this.child.on('message', (msg: CoreMessage) => {

@@ -699,9 +699,11 @@ export class Relay {
     };
     // Agents first (an agent with a request of Patchbay's open is read until it answers), then
     // the editors once the agents' requests are answered.
-    const agentsStopped = Promise.all(sessions.map((s) => stop(s.link.ws, s.link.connId!, () => s.link.unansweredQuick().length === 0)));
+    await Promise.all(sessions.map((s) => stop(s.link.ws, s.link.connId!, () => s.link.unansweredQuick().length === 0)));
+    // Only once no agent can ask anything more: an editor stopped earlier would leave the answer
+    // to a request read meanwhile to the next core, which never sent it.
     const quiet = (): boolean => sessions.every((s) => s.inFlight - s.diffCalls <= 0) && links.every((l) => l.unansweredQuick().length === 0);
-    await Promise.all([agentsStopped, ...links.map((l) => stop(l.ws, l.connId!, quiet))]);
+    await Promise.all(links.map((l) => stop(l.ws, l.connId!, quiet)));
     // Whatever is still unanswered gets an answer now (an error the agent can retry), not silence.
     const gone = new Error('Patchbay restarted before this was answered; ask again');
     for (const link of [...links, ...sessions.map((s) => s.link)]) for (const id of link.unansweredQuick()) link.abandon(id, gone);
