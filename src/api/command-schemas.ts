@@ -114,6 +114,8 @@ export const COMMAND_SCHEMAS = {
       .optional(),
   }),
   'settings.get': none,
+  restart: none,
+  'notices.dismiss': params({ id: id('a notice id') }),
   // The patch itself is checked field by field by the settings' own schemas (unknown keys refused).
   'settings.set': params({ patch: z.record(z.string(), z.unknown(), { error: 'must be an object of settings' }) }),
   'autoconnect.get': params({ project: absolutePath.optional() }),

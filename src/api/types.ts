@@ -504,9 +504,62 @@ export interface HostedPiView {
   settingsFile: string;
 }
 
+/** What Patchbay's core is and how it came to run (it restarts under the daemon's keeper). */
+export interface CoreView {
+  /** Why this core started: the daemon's first, after `patchbay restart`, or after the one before died. */
+  reason: 'start' | 'restart' | 'crash';
+  startedAt: number;
+  /** Cores the daemon started before this one (restarts and crashes). */
+  restarts: number;
+  /** When the daemon (the keeper) started; null when the core runs in one process with it (the desktop app's own hub). */
+  daemonSince: number | null;
+}
+
+/** Something the person should know about until they dismiss it (`notices.dismiss`). */
+export interface Notice {
+  id: string;
+  kind: 'core-crashed' | 'crash-trace' | 'port-taken';
+  /** When it happened (a crash: the last moment the dead run was known to be alive). */
+  at: number;
+  message: string;
+  /** crash-trace: what became of each edit that was waiting for review. */
+  files?: TraceEntry[];
+}
+
+/** An edit that waited for review when Patchbay died, and what its file holds now. */
+export interface TraceEntry {
+  diffId: string;
+  path: string;
+  agent: string;
+  sessionId: string;
+  /**
+   * `written`: the file now equals the proposal (written without review); `not-written`: it is
+   * as it was; `changed`: it is neither (changed since); `unknown`: the proposal was not kept.
+   */
+  verdict: 'written' | 'not-written' | 'changed' | 'unknown';
+}
+
+/** An agent that was connected when Patchbay last stopped and has not come back (it will not by itself: pi-ide). */
+export interface LostSession {
+  /** Its session id before the stop: it gets it back when it reconnects. */
+  sessionId: string;
+  pid: number;
+  kind: Dialect;
+  cwd: string | null;
+  clientName: string | null;
+  /** When Patchbay stopped. */
+  since: number;
+  /** What to do: `/ide` in that pi. */
+  hint: string;
+}
+
 export interface Snapshot {
   version: string;
+  /** The daemon's pid (the keeper's: what lockfiles name, what a full stop signals). */
   pid: number;
+  /** The core's pid (the hub and control server; it restarts under the daemon). */
+  corePid: number;
+  core: CoreView;
   paused: boolean;
   door: {
     port: number | null;
@@ -527,6 +580,10 @@ export interface Snapshot {
   hosted: HostedView[];
   /** Problems the person should see (unparsable store moved aside, another instance…). */
   warnings: string[];
+  /** What happened that the person should know until they dismiss it (a crash, its trace). */
+  notices: Notice[];
+  /** Agents connected before the last stop that have not come back. */
+  notReconnected: LostSession[];
 }
 
 export interface RestoreReport {
@@ -539,6 +596,9 @@ export interface RestoreReport {
 /** command → [params, result] */
 export interface HubCommands {
   snapshot: [void, Snapshot];
+  /** Restarts the core (agents and editors stay connected); answers with the pid of the core that is stopping. */
+  restart: [void, { corePid: number }];
+  'notices.dismiss': [{ id: string }, void];
   bind: [{ sessionId: string; editorId: string | null }, SessionView];
   /** Forget the person's choice for a session (and its folder): the broker's rules decide again. */
   unpin: [{ sessionId: string }, SessionView];
@@ -654,7 +714,9 @@ export type HubEvent =
   | { type: 'diffAdded'; diff: DiffSummary }
   | { type: 'diffDecided'; record: DecisionRecord }
   /** A hosted session's raw RPC event (message_update deltas, tool_execution_*, agent_end…). */
-  | { type: 'pi'; id: string; event: Record<string, unknown> };
+  | { type: 'pi'; id: string; event: Record<string, unknown> }
+  /** Something the person should know (the core died and came back, a dead run's trace…). */
+  | { type: 'notice'; notice: Notice };
 
 export interface HubApi {
   call<M extends HubMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
@@ -682,6 +744,8 @@ export class HubError extends Error {
 /** Every method, as a record so the compiler refuses a missing one (the wire and IPC accept only these). */
 const METHODS: Record<HubMethod, true> = {
   snapshot: true,
+  restart: true,
+  'notices.dismiss': true,
   bind: true,
   unpin: true,
   restore: true,

@@ -482,3 +482,18 @@ is printed.`,
     return 0;
   },
 };
+
+export const dismiss: Command = {
+  summary: 'Dismiss a notice (a crash and what it left) once you have read it',
+  usage: `Usage: patchbay dismiss <notice-id> | all
+Notices (what a crash left, a core that restarted after a crash, a door that had to move) stay
+in status and the UI until dismissed; status lists their ids.`,
+  async run(args, ctx) {
+    const [which] = positionals(parse(args, {}).positionals, ['notice-id']);
+    const hub = await ctx.connect();
+    const ids = which === 'all' ? (await hub.call('snapshot', undefined)).notices.map((n) => n.id) : [which!];
+    for (const id of ids) await hub.call('notices.dismiss', { id });
+    ctx.io.stdout.write(ids.length === 0 ? 'no notices\n' : `dismissed ${ids.join(', ')}\n`);
+    return 0;
+  },
+};

@@ -12,6 +12,7 @@ import type {
   SessionModels,
   SessionView,
   Snapshot,
+  TraceEntry,
   TrafficEntry,
 } from '../api/types.ts';
 import { DIRECTIONS, byteSize, clockTime, durationText, requestTimings, rowLabels, shortId } from '../api/traffic.ts';
@@ -38,7 +39,19 @@ export function formatStatus(snapshot: Snapshot, host: string): string {
   const pending = snapshot.diffs.filter(awaitsDecision).length;
   const deciding = snapshot.diffs.filter((d) => d.status === 'pending' && d.deciding !== undefined).length;
   const applied = snapshot.diffs.filter((d) => d.status === 'applied').length;
-  let out = `Patchbay ${snapshot.version}, pid ${snapshot.pid}${snapshot.paused ? ', routing PAUSED' : ''}\n`;
+  const core = snapshot.corePid === snapshot.pid ? '' : `, core ${snapshot.corePid}${coreHistory(snapshot)}`;
+  let out = `Patchbay ${snapshot.version}, pid ${snapshot.pid}${core}${snapshot.paused ? ', routing PAUSED' : ''}\n`;
+  // What needs the person first: what a crash left, and agents that did not come back.
+  for (const notice of snapshot.notices) {
+    out += `NOTICE ${notice.id} (${new Date(notice.at).toLocaleString()}): ${notice.message}\n`;
+    for (const f of notice.files ?? []) out += `  ${f.path}: ${TRACE_WORDS[f.verdict]} (${f.diffId}, session ${f.sessionId}, ${f.agent})\n`;
+  }
+  if (snapshot.notices.length > 0) out += `  (patchbay dismiss <id>, or all, once read)\n`;
+  out += section(
+    'NOT RECONNECTED since Patchbay stopped',
+    snapshot.notReconnected.map((l) => [l.sessionId, l.kind, String(l.pid), dash(l.cwd), l.hint]),
+    ['WAS', 'KIND', 'PID', 'CWD', 'TO RECONNECT'],
+  );
   out += door.port === null ? 'Door: not open\n' : `Door: ${host}:${door.port}\n`;
   for (const lockfile of door.lockfiles) out += `  ${lockfile}\n`;
   for (const problem of door.problems) out += `  STALE: ${problem}\n`;
@@ -85,6 +98,20 @@ export function formatStatus(snapshot: Snapshot, host: string): string {
   if (applied > 0) out += `Applied, to review after: ${applied} (patchbay diffs)\n`;
   for (const warning of snapshot.warnings) out += `Warning: ${warning}\n`;
   return out;
+}
+
+const TRACE_WORDS: Record<TraceEntry['verdict'], string> = {
+  written: 'WRITTEN WITHOUT REVIEW',
+  'not-written': 'not written',
+  changed: 'changed since',
+  unknown: 'cannot tell',
+};
+
+/** ", restarted 2 times, the last after a crash" */
+function coreHistory(snapshot: Snapshot): string {
+  const { restarts, reason } = snapshot.core;
+  if (restarts === 0) return '';
+  return ` (restarted ${restarts} ${restarts === 1 ? 'time' : 'times'}, the last ${reason === 'crash' ? 'after a crash' : 'as asked'})`;
 }
 
 function diffPath(d: DiffSummary, now = 0): string {

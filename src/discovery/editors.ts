@@ -297,6 +297,19 @@ export class EditorDiscovery {
     return report.warnings.length > 0 ? report : { restored: report.restored, removed: report.removed };
   }
 
+  /**
+   * Stops watching and changes nothing in the lock dirs (a graceful restart: the next core goes
+   * on with the door's lockfiles and the adopted ones as they are).
+   */
+  async detach(): Promise<void> {
+    if (this.closing) return;
+    this.closed = true;
+    this.resources.dispose();
+    this.closing = Promise.resolve(EMPTY);
+    await Promise.all(this.inflight.values());
+    await this.queue;
+  }
+
   /** Stops watching, removes the door's lockfiles and restores adopted ones. Safe to call twice. */
   close(): Promise<RestoreReport> {
     if (this.closing) return this.closing;
@@ -330,7 +343,8 @@ export class EditorDiscovery {
       for (const entry of entries) {
         if (!isOwnDoor(entry, this.uid)) continue;
         const owner = doorOwner(entry.lock);
-        if (owner === this.opts.selfPid && this.doors.lockfiles().includes(entry.path)) continue;
+        // Ours: this Patchbay's keeper wrote it for an earlier core (a restart); publishing rewrites it in place.
+        if (owner === this.opts.selfPid) continue;
         if (isOtherPatchbay(entry.lock, this.opts.selfPid, pidAlive)) {
           // Whether the Patchbay it names serves the port (the lockfile's pid may be an editor's).
           const { result: probe, holdsPort } = await this.probeNow({ ...entry, lock: { ...entry.lock, pid: owner } });

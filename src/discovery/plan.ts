@@ -116,8 +116,8 @@ function judge(file: Extract<FileState, { kind: 'lock' }>, probe: ProbeOutcome |
  *   editor and is adopted (replacing an older adopted copy), or, without takeover here, stays
  *   and the older copy goes.
  * - Otherwise the adopted file stands on its own: a live editor stays adopted (given back
- *   without takeover), a dead one is deleted, one that is no editor stays held while agents
- *   would count it and is given back otherwise. Whatever sits at the original path does not
+ *   without takeover), a dead one or one whose port closed is deleted, one that is no editor
+ *   stays held while agents would count it and is given back otherwise. Whatever sits at the original path does not
  *   remove it.
  * - A give-back never runs into a live editor's lockfile of ours (that would drop the copy),
  *   nor into another protocol's lockfile: another tool's file is never moved, rewritten or
@@ -177,6 +177,12 @@ export function planLockfile(c: Candidate, probes: Partial<Record<Which, ProbeOu
   const verdict = judge(adopted, probes.adopted, ctx);
   if (!verdict.editor && verdict.dead) {
     steps.push({ op: 'remove', path: adopted.entry.path, why: `editor pid ${adopted.entry.lock.pid} is gone` });
+    return act();
+  }
+  // Its port closed: the editor quit (or is quitting; `:qa!` closes the port before the process
+  // ends). Given back, its lockfile would stay in the agents' dir with a dead pid: it goes.
+  if (!verdict.editor && probes.adopted?.result === 'refused') {
+    steps.push({ op: 'remove', path: adopted.entry.path, why: `port ${adopted.entry.port} is closed: the editor is gone` });
     return act();
   }
   if (verdict.editor) {

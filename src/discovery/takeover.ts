@@ -2,7 +2,7 @@
 // see only the door, and moved back when Patchbay stops. Every move is one rename, and a live
 // editor's lockfile is never deleted: what sits in its way on the way back is moved aside.
 import { randomBytes } from 'node:crypto';
-import { link, lstat, open, rename, unlink } from 'node:fs/promises';
+import { link, lstat, open, rename, rmdir, unlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { RestoreReport } from '../api/types.ts';
 import { readLockfile, serializeLockfile, type Dialect, type LockEntry, type Lockfile } from '../protocol/lockfile.ts';
@@ -186,6 +186,8 @@ export async function restoreAdopted(
   for (const bad of invalid) {
     if (basename(bad.path).endsWith('.lock')) await back(bad.path, `restore; ${bad.reason}`);
   }
+  // Nothing of Patchbay's stays in an agent's lock dir: an emptied `.patchbay/` goes too.
+  if (refused === null) await rmdir(adoptedDir(dir)).catch(() => {});
   return report;
 }
 

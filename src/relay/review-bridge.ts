@@ -13,6 +13,7 @@ import { MAX_NOTES } from './review-notes.ts';
 import { answer, frameHeld, underId, type Frame, type Reply, type RpcLink } from './rpc-link.ts';
 import type { Session } from './session.ts';
 import type { OpenDiffArgs } from './tools/open-diff.ts';
+import type { HeldDiffs, HeldFacts } from '../review/held-diffs.ts';
 
 /** How a diff's agent is answered: its request id, and whoever waits for that answer. */
 export interface AgentReply {
@@ -33,6 +34,8 @@ type Effect = InboxEffect<AgentReply, AsSent>;
 export interface ReviewBridgeDeps {
   /** What pending diffs may hold in memory, all sessions together (DESIGN §10). */
   pendingBytes: number;
+  /** Where each pending diff is kept for a core that may follow this one (held-diffs.ts). */
+  held?: HeldDiffs;
   session(id: string): Session | undefined;
   /** The link to an editor, by id, opened if need be (rejects when it is not live). */
   link(editorId: string): Promise<RpcLink>;
@@ -74,6 +77,7 @@ export class ReviewBridge {
   receive(session: Session, request: RpcRequest, frame: Frame, args: OpenDiffArgs, reviewedBefore?: string): { id: string; answered: Promise<void> } {
     let answered!: () => void;
     const done = new Promise<void>((resolve) => (answered = resolve));
+    const agent = session.clientInfo?.name ?? session.dialect;
     const { id, effects } = this.inbox.arrive(
       {
         sessionId: session.id,
@@ -85,12 +89,14 @@ export class ReviewBridge {
         tooLarge: false,
         bytes: frameHeld(frame),
         readingOriginal: true,
-        agent: session.clientInfo?.name ?? session.dialect,
+        agent,
         reply: { id: request.id, answered },
         ...(reviewedBefore !== undefined ? { reviewedBefore } : {}),
       },
       { request, frame },
     );
+    const facts: HeldFacts = { session: session.id, request: request.id, tabName: args.tab_name, path: args.new_file_path, agent, createdAt: Date.now(), offer: null };
+    this.deps.held?.hold(id, facts, session.link.connId, frame.bytes);
     this.run(effects);
     return { id, answered: done };
   }
@@ -118,6 +124,52 @@ export class ReviewBridge {
     });
     this.run(effects);
     return { id, answered: done };
+  }
+
+  /**
+   * A diff an earlier core held (a restart, a crash), put back as it was: same id, the agent's
+   * same request. `offer`: where it was offered; once that editor's link is taken over (reattach),
+   * its answer to that same request decides the diff.
+   */
+  restore(session: Session, request: RpcRequest, frame: Frame, args: OpenDiffArgs, facts: HeldFacts, id: string): { answered: Promise<void> } {
+    let answered!: () => void;
+    const done = new Promise<void>((resolve) => (answered = resolve));
+    this.inbox.restore(
+      {
+        sessionId: session.id,
+        path: args.new_file_path,
+        tabName: args.tab_name,
+        newContents: args.new_file_contents,
+        oldContents: null,
+        isNew: false,
+        tooLarge: false,
+        bytes: frameHeld(frame),
+        readingOriginal: true,
+        agent: facts.agent,
+        reply: { id: request.id, answered },
+      },
+      { id, createdAt: facts.createdAt, editorId: facts.offer?.editorId ?? null, editorTab: facts.offer?.tab ?? null },
+      { request, frame },
+    );
+    if (facts.offer) this.reattaching.set(id, { ...facts.offer, session });
+    return { answered: done };
+  }
+
+  /** Offers an earlier core made on a link now taken over: their answers come on it, to the same ids. */
+  private readonly reattaching = new Map<string, NonNullable<HeldFacts['offer']> & { session: Session }>();
+
+  /** An editor's link taken over from an earlier core: the diffs offered on it wait for their answers there. */
+  reattach(editorId: string, link: RpcLink): void {
+    for (const [diffId, offer] of this.reattaching) {
+      if (offer.editorId !== editorId) continue;
+      this.reattaching.delete(diffId);
+      if (link.connId !== offer.conn || !this.inbox.reoffered(diffId, editorId, offer.tab)) continue;
+      const proposal = this.inbox.proposalOf(diffId);
+      link
+        .expectAnswer(offer.id, { lazyAnswer: true, expected: proposal instanceof LazyText ? proposal : undefined, owner: offer.session, held: true })
+        .then((reply) => this.editorAnswered(diffId, editorId, reply))
+        .catch((err: Error) => this.offerLost(diffId, editorId, err));
+    }
   }
 
   /** The diff's on-disk original was read: the diff is shown (and announced) with it. */
@@ -217,15 +269,21 @@ export class ReviewBridge {
     const { diffId, editorId, asSent } = effect;
     void this.deps
       .link(editorId)
-      .then((link) => offerOn(link, effect.args, asSent, session))
+      .then((link) => {
+        const sent = offerOn(link, effect.args, asSent, session);
+        this.deps.held?.offered(diffId, session.link.connId, link.connId === null ? null : { editorId, tab: effect.tabName, conn: link.connId, id: sent.id });
+        return sent.response;
+      })
       .then((reply) => this.editorAnswered(diffId, editorId, reply))
-      .catch((err: Error) => {
-        // The diff stays pending in Patchbay; the agent is never answered with an error for it.
-        if (this.inbox.offerFailed(diffId, editorId)) {
-          this.deps.log(`diff ${diffId}: editor ${editorId} did not decide it (${err.message}); it waits in Patchbay`);
-          this.deps.onChange();
-        }
-      });
+      .catch((err: Error) => this.offerLost(diffId, editorId, err));
+  }
+
+  /** The editor did not decide it: the diff stays pending in Patchbay; the agent is never answered with an error for it. */
+  private offerLost(diffId: string, editorId: string, err: Error): void {
+    if (this.inbox.offerFailed(diffId, editorId)) {
+      this.deps.log(`diff ${diffId}: editor ${editorId} did not decide it (${err.message}); it waits in Patchbay`);
+      this.deps.onChange();
+    }
   }
 
   private editorAnswered(diffId: string, editorId: string, reply: Reply): void {
@@ -301,16 +359,17 @@ export class ReviewBridge {
  * else a request of Patchbay's. The file is never decoded to be sent, and a big answer is read
  * lazily.
  */
-function offerOn(link: RpcLink, args: OfferArgs, asSent: AsSent | undefined, owner: Session): Promise<Reply> {
+function offerOn(link: RpcLink, args: OfferArgs, asSent: AsSent | undefined, owner: Session): { id: RpcId; response: Promise<Reply> } {
   // An editor that saves the file unchanged answers with these very bytes.
   const proposal = args.new_file_contents instanceof LazyText ? args.new_file_contents : undefined;
+  const reading = { lazyAnswer: true, expected: proposal, owner, held: true };
   if (asSent && 'request' in asSent) {
     const params = asSent.request.params as { arguments: Record<string, unknown> };
-    if (params.arguments.tab_name === args.tab_name) return link.relay(asSent.request, asSent.frame, { lazyAnswer: true, expected: proposal, owner }).response;
+    if (params.arguments.tab_name === args.tab_name) return link.relay(asSent.request, asSent.frame, reading);
     const renamed = { ...params, arguments: { ...params.arguments, tab_name: args.tab_name } };
-    return link.request('tools/call', renamed, { lazy: true, expected: proposal, owner }).response;
+    return link.request('tools/call', renamed, { lazy: true, expected: proposal, owner, held: true });
   }
-  return link.request('tools/call', { name: 'openDiff', arguments: args }, { lazy: proposal !== undefined, expected: proposal, owner }).response;
+  return link.request('tools/call', { name: 'openDiff', arguments: args }, { lazy: proposal !== undefined, expected: proposal, owner, held: true });
 }
 
 /** Why an edit cannot be applied at once and taken back later (its folder is reviewed after), or null. */

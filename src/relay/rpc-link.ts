@@ -49,6 +49,8 @@ const FORGOTTEN_KEPT = 64;
  * integers every peer's JSON keeps exact (lua-cjson's 14 digits, a Kotlin Int).
  */
 const MAX_MINTED_ID = 2 ** 31 - 1;
+/** Ids are reserved this many at a time for a core that may follow on the same connection (see onIdsReserved). */
+export const ID_BLOCK = 1000;
 
 /**
  * A frame as it arrived: its bytes and their text (the start only, for a frame over
@@ -133,6 +135,7 @@ interface Pending {
   /** When waiting stops (Date.now()), and what the request was, for the error then. */
   deadline?: { at: number; ms: number; what: string } | undefined;
   owner: unknown;
+  held: boolean;
 }
 
 /** How a request's answer is read: lazily (a big one), and which big string it likely holds. */
@@ -147,6 +150,11 @@ export interface AnswerReading {
   deadline?: { ms: number; what: string } | undefined;
   /** Whom the request is sent for (see LinkHandlers.onFrame). */
   owner?: unknown;
+  /**
+   * Its answer waits on a person (an openDiff): a handover to the next core does not wait for
+   * it, and that core waits for it instead (expectAnswer).
+   */
+  held?: boolean;
 }
 
 /** How a message is sent: `lazy`, it holds LazyText strings, sent as the bytes they arrived in; `owner`, see onFrame. */
@@ -163,6 +171,15 @@ export class RpcLink {
   private closed = false;
   /** The WebSocket close code, once closed (1005: the peer closed without one). */
   closeCode: number | null = null;
+  /** The host's name for the connection under it (core/host.ts), once known. */
+  connId: string | null = null;
+  /**
+   * Hears each new block of ids this link may use: a core that takes the connection over after
+   * this one (a restart, a crash) starts above it, so an answer to an old request is never
+   * taken for the answer to a new one.
+   */
+  onIdsReserved: ((until: number) => void) | null = null;
+  private reservedUntil = 0;
 
   constructor(
     readonly ws: WebSocket,
@@ -356,12 +373,20 @@ export class RpcLink {
     this.send(notification(method, params));
   }
 
-  /** The next id of Patchbay's own on this link: one it is not waiting on. */
+  /**
+   * The next id of Patchbay's own on this link: one it is not waiting on, and inside a block
+   * reserved for this core (a next core on the same connection starts past it).
+   */
   private mint(): number {
     for (;;) {
       const id = this.nextId;
       this.nextId = id >= MAX_MINTED_ID ? 1 : id + 1;
-      if (!this.pending.has(id)) return id;
+      if (this.pending.has(id)) continue;
+      if (this.onIdsReserved && id >= this.reservedUntil) {
+        this.reservedUntil = id + ID_BLOCK;
+        this.onIdsReserved(this.reservedUntil);
+      }
+      return id;
     }
   }
 
@@ -394,6 +419,38 @@ export class RpcLink {
     return { id, response };
   }
 
+  /** Ids below this may be in use on the connection (what a next core starts at). */
+  get idsReserved(): number {
+    return Math.max(this.reservedUntil, this.nextId);
+  }
+
+  /** A link taken over from an earlier core: its ids start where that core's reservation ended. */
+  startIdsAt(first: number): void {
+    this.nextId = Math.max(this.nextId, first);
+    this.reservedUntil = first;
+  }
+
+  /**
+   * Waits for the answer to a request an earlier core sent on this connection (an openDiff
+   * offered before a restart): it is matched here like one of this link's own.
+   */
+  expectAnswer(id: RpcId, reading: AnswerReading = {}): Promise<Reply> {
+    return this.expect(id, reading.lazyAnswer === true, reading);
+  }
+
+  /** Requests sent and not answered whose answer does not wait on a person (see AnswerReading.held). */
+  unansweredQuick(): RpcId[] {
+    return [...this.pending].filter(([, p]) => !p.held).map(([id]) => id);
+  }
+
+  /** Gives up on one request (a handover that cannot wait for it): it rejects with `err`. */
+  abandon(id: RpcId, err: Error): void {
+    const waiting = this.pending.get(id);
+    if (!waiting) return;
+    this.pending.delete(id);
+    waiting.reject(err);
+  }
+
   private expect(id: RpcId, lazy: boolean, reading: Omit<AnswerReading, 'lazyAnswer'>): Promise<Reply> {
     if (!this.isOpen) return Promise.reject(new LinkClosedError(this.label));
     // Built field by field, always the same shape: this runs for every request relayed.
@@ -401,7 +458,7 @@ export class RpcLink {
     const deadline = limit ? { at: Date.now() + limit.ms, ms: limit.ms, what: limit.what } : undefined;
     if (deadline) this.wakeBy(deadline.at);
     return new Promise<Reply>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, lazy, expected: reading.expected, deadline, owner: reading.owner });
+      this.pending.set(id, { resolve, reject, lazy, expected: reading.expected, deadline, owner: reading.owner, held: reading.held === true });
     });
   }
 

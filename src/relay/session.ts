@@ -13,6 +13,10 @@ export interface Session {
   dialect: Dialect;
   link: RpcLink;
   remotePort: number;
+  /** The door it came through (the main one or an editor terminal's). */
+  doorPort: number;
+  /** Patchbay's request ids on its connection are reserved up to here (rpc-link ID_BLOCK). */
+  ids: number;
   process: ProcessInfo | null;
   identity: Identity;
   /** Resolves once the first lookup of the agent's process has answered or timed out. */

@@ -301,6 +301,46 @@ export class Inbox<R, F = never> {
     return { id, record, effects };
   }
 
+  /**
+   * A diff an earlier core held (a restart or a crash of the core), back under its own id. Not
+   * in any editor until one says it still has it (reoffered) or it is offered again, under the
+   * same tab name when it goes back to the same editor (an editor replaces a same-named diff).
+   */
+  restore(input: NewDiff<R>, was: { id: string; createdAt: number; editorId: string | null; editorTab: string | null }, asSent?: F): void {
+    this.seq = Math.max(this.seq, Number(was.id.slice(1)) || 0);
+    const diff: Diff<R> = {
+      ...input,
+      id: was.id,
+      tool: toolOf(input.tabName),
+      createdAt: was.createdAt,
+      editorId: was.editorId,
+      editorTab: was.editorTab,
+      inEditor: false,
+      answering: false,
+    };
+    this.diffs.set(was.id, diff);
+    if (asSent !== undefined) this.restoredAsSent.set(was.id, asSent);
+    this.ctx.arrived?.(summary(diff), diff.agent);
+  }
+
+  /** The agent's request as it arrived, for the first offer of a restored diff. */
+  private readonly restoredAsSent = new Map<string, F>();
+
+  /** The editor still has the diff open under `tab` (its link was taken over): it is in the editor again. */
+  reoffered(id: string, editorId: string, tab: string): boolean {
+    const diff = this.diffs.get(id);
+    if (!diff || diff.answering || diff.inEditor || this.tabTaken(editorId, tab)) return false;
+    diff.editorId = editorId;
+    diff.editorTab = tab;
+    diff.inEditor = true;
+    return true;
+  }
+
+  /** A pending diff's proposal as it is held. */
+  proposalOf(id: string): ProposedText | undefined {
+    return this.diffs.get(id)?.newContents;
+  }
+
   /** The person decided in Patchbay. Returns null when the diff is no longer pending. */
   decide(id: string, decision: Decision): { record: DecisionRecord; effects: InboxEffect<R, F>[] } | null {
     if (!this.open(id)) return null;
@@ -364,7 +404,13 @@ export class Inbox<R, F = never> {
   /** A session's editor is reachable (bound, connected): offer what it has not seen. */
   editorAvailable(sessionId: string): InboxEffect<R, F>[] {
     const effects: InboxEffect<R, F>[] = [];
-    for (const diff of this.diffs.values()) if (diff.sessionId === sessionId && !diff.inEditor && !diff.answering) effects.push(...this.offer(diff));
+    for (const diff of this.diffs.values()) {
+      if (diff.sessionId !== sessionId || diff.inEditor || diff.answering) continue;
+      // A restored diff goes out as the agent sent it, once (as a new diff's first offer does).
+      const asSent = this.restoredAsSent.get(diff.id);
+      this.restoredAsSent.delete(diff.id);
+      for (const offer of this.offer(diff)) effects.push(offer.type === 'offer' && asSent !== undefined ? { ...offer, asSent } : offer);
+    }
     return effects;
   }
 
@@ -481,6 +527,7 @@ export class Inbox<R, F = never> {
   ): { record: DecisionRecord; effects: InboxEffect<R, F>[] } {
     const diff = this.diffs.get(id)!;
     this.diffs.delete(id);
+    this.restoredAsSent.delete(id);
     const effects: InboxEffect<R, F>[] = [];
     if (diff.inEditor && diff.editorId && diff.editorTab) {
       effects.push({ type: 'closeTab', diffId: id, sessionId: diff.sessionId, editorId: diff.editorId, tabName: diff.editorTab });

@@ -47,6 +47,7 @@ import { doorChoice, type DoorAddress } from './ide-dialog.ts';
 import { dispositionOf, isDialog, type RpcCommand, type RpcEvent, type UiRequest } from './protocol.ts';
 import { SessionCatalog, sessionHeader } from './session-list.ts';
 import { resumeArgs, sessionDirArg } from './start-args.ts';
+import type { CoreHost, OwnedChild } from '../core/host.ts';
 
 /** Where hosted sessions are remembered across restarts (hosted-store.ts). */
 export interface HostedMemory {
@@ -90,6 +91,8 @@ export interface PiHostOptions {
   sessionIdForPid(pid: number): string | null;
   log(message: string): void;
   now?(): number;
+  /** Who runs the pi processes (default: this process); under the daemon the keeper. */
+  host?: CoreHost;
 }
 
 export interface StartRequest {
@@ -564,6 +567,47 @@ export class PiHost {
     return n;
   }
 
+  /**
+   * Pis an earlier core ran (the keeper keeps them through a restart of the core): each goes on
+   * under its hosted session, its state and conversation read again from pi (as a resume does);
+   * a dialog it still waits on is shown again. A child no session of the store names is stopped.
+   */
+  async adopt(children: readonly OwnedChild[]): Promise<void> {
+    await Promise.all(
+      children.map(async (child) => {
+        const kept = child.kept as { hosted?: unknown } | null | undefined;
+        const hostedId = typeof kept?.hosted === 'string' ? kept.hosted : null;
+        const session = hostedId === null ? undefined : this.sessions.get(hostedId);
+        if (!session) {
+          this.options.log(`pi child ${child.id} (pid ${child.pid}): no hosted session of this Patchbay names it; stopped`);
+          child.signal('SIGTERM', true);
+          return;
+        }
+        session.beginRun(this.now());
+        this.update(session, { ...initialHostedState(), model: session.state.model ?? session.startModel, sessionFile: session.state.sessionFile, sessionName: session.state.sessionName });
+        session.client = this.spawn(session, [], child);
+        const client = session.client;
+        try {
+          const state = await client.request({ type: 'get_state' }, { timeoutMs: this.options.startTimeoutMs });
+          session.commands = parseCommands(await client.request({ type: 'get_commands' }));
+          session.hasPiIde = session.commands.some((c) => c.name === 'ide' && c.source === 'extension');
+          session.doorSession = client.pid === null ? null : this.options.sessionIdForPid(client.pid);
+          this.update(session, reduceGetState(session.state, state));
+          await this.reloadTranscript(session, 'Patchbay restarted; this pi ran on', true);
+          this.options.log(`pi ${session.id}: taken over after the restart (pid ${client.pid}, ${session.review})`);
+        } catch (err) {
+          this.options.log(`pi ${session.id}: could not be taken over after the restart: ${(err as Error).message}`);
+        }
+      }),
+    );
+  }
+
+  /** A graceful restart: the pis run on under the keeper for the next core; nothing here acts any more. */
+  detach(): void {
+    this.closing ??= Promise.resolve();
+    for (const s of this.sessions.values()) s.clearTimers();
+  }
+
   /** Stops every pi; the sessions stay remembered (stopped, resumable) for the next Patchbay. */
   close(): Promise<void> {
     this.closing ??= (async () => {
@@ -741,7 +785,7 @@ export class PiHost {
     session.scheduleExpiry(now, () => this.expire(session));
   }
 
-  private spawn(session: HostedSession, args: string[]): PiRpcClient {
+  private spawn(session: HostedSession, args: string[], adopt?: OwnedChild): PiRpcClient {
     const { options } = this;
     // Records of an earlier run's pi (one resumed since) are not this run's.
     const current = (): boolean => session.client === client;
@@ -753,6 +797,9 @@ export class PiHost {
       commandTimeoutMs: options.commandTimeoutMs,
       stopGraceMs: options.stopGraceMs,
       log: options.log,
+      ...(options.host ? { host: options.host } : {}),
+      meta: { hosted: session.id },
+      ...(adopt ? { adopt } : {}),
       onEvent: (event) => current() && this.onEvent(session, event),
       onUiRequest: (request) => current() && this.onUiRequest(session, request),
       onExit: (exit) => current() && this.onExit(session, exit),

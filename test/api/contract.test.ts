@@ -13,6 +13,8 @@ import { startHarness, type Harness } from '../relay/harness.ts';
 /** Per command, parameters of the wrong shape (besides the ones every command refuses). */
 const MALFORMED: Record<HubMethod, unknown[]> = {
   snapshot: [{ verbose: true }],
+  restart: [{ now: true }],
+  'notices.dismiss': [{}, { id: 3 }],
   bind: [{ sessionId: 5, editorId: null }, { sessionId: 's1' }, { sessionId: 's1', editorId: 7 }],
   unpin: [{}, { sessionId: ['s1'] }],
   restore: [{ force: true }],

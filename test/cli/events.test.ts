@@ -159,8 +159,8 @@ test('status --watch reprints the status, replacing it on a terminal and after a
   tty.interrupt();
   assert.equal(await piped.exited, 0);
   assert.equal(await tty.exited, 0);
-  assert.match(piped.stdout(), /^\d\d:\d\d:\d\d\.\d{3}\nPatchbay 0\.1\.0, pid 4242\n[^]*\n\n\d\d:\d\d:\d\d\.\d{3}\nPatchbay 0\.1\.0, pid 4242, routing PAUSED\n/);
+  assert.match(piped.stdout(), /^\d\d:\d\d:\d\d\.\d{3}\nPatchbay 0\.1\.0, pid 4242, core 4243\n[^]*\n\n\d\d:\d\d:\d\d\.\d{3}\nPatchbay 0\.1\.0, pid 4242, core 4243, routing PAUSED\n/);
   const screens = tty.stdout().split('\x1b[H\x1b[2J');
   assert.equal(screens.length, 3, 'each status starts with a cleared screen');
-  assert.match(screens[2]!, /^Patchbay 0\.1\.0, pid 4242, routing PAUSED\n/);
+  assert.match(screens[2]!, /^Patchbay 0\.1\.0, pid 4242, core 4243, routing PAUSED\n/);
 });

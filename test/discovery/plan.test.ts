@@ -67,14 +67,14 @@ const cases: Case[] = [
   { name: 'without takeover an adopted live editor is given back', top: null, adopted: lock(HELD), probes: { adopted: ok }, ctx: off, want: { editor: 'adopted', steps: [`give-back ${HELD}`], invalid: [] } },
   { name: 'an adopted editor whose pid died is deleted', top: null, adopted: lock(HELD, false), want: { editor: null, steps: [`remove ${HELD}`], invalid: [] } },
   { name: 'an adopted editor that died during its probe is deleted', top: null, adopted: lock(HELD), probes: { adopted: refusedThenDead }, want: { editor: null, steps: [`remove ${HELD}`], invalid: [] } },
-  { name: 'an adopted file whose port closed but pid lives is given back', top: null, adopted: lock(HELD), probes: { adopted: refused }, want: { editor: null, steps: [`give-back ${HELD}`], invalid: [HELD] } },
+  { name: 'an adopted editor whose port closed is deleted, not given back, though its pid still lives (it is quitting)', top: null, adopted: lock(HELD), probes: { adopted: refused }, want: { editor: null, steps: [`remove ${HELD}`], invalid: [] } },
   { name: 'an unusable adopted file goes back where nothing sits', top: null, adopted: garbage(HELD), want: { editor: null, steps: [`give-back ${HELD}`], invalid: [HELD] } },
   // Hole 6: whatever appears at an adopted editor's original path does not remove it
   { name: 'garbage at an adopted editor’s path leaves the editor adopted', top: garbage(TOP), adopted: lock(HELD), probes: { adopted: ok }, want: { editor: 'adopted', steps: [], invalid: [TOP] } },
   { name: 'another user’s file at an adopted editor’s path leaves the editor adopted', top: foreign(TOP), adopted: lock(HELD), probes: { adopted: ok }, want: { editor: 'adopted', steps: [], invalid: [TOP] } },
   { name: 'a dead lockfile at an adopted editor’s path leaves the editor adopted', top: lock(TOP, false), adopted: lock(HELD), probes: { adopted: ok }, want: { editor: 'adopted', steps: [], invalid: [TOP] } },
   { name: 'without takeover the adopted editor goes back over garbage (the executor moves it aside)', top: garbage(TOP), adopted: lock(HELD), probes: { adopted: ok }, ctx: off, want: { editor: 'adopted', steps: [`give-back ${HELD}`], invalid: [TOP] } },
-  { name: 'a give-back never runs into a live editor’s lockfile of ours', top: lock(TOP), adopted: lock(HELD), probes: { top: refused, adopted: refused }, want: { editor: null, steps: [], invalid: [TOP, HELD] } },
+  { name: 'a give-back never runs into a live editor’s lockfile of ours', top: lock(TOP), adopted: lock(HELD), probes: { top: refused, adopted: notWs }, want: { editor: null, steps: [], invalid: [TOP, HELD] } },
   // Another tool's lockfile (another protocol's): listed apart, nothing ever moves it or onto it
   { name: 'another tool’s lockfile is listed as such, nothing moves', top: theirs(TOP), adopted: null, want: { editor: null, steps: [], invalid: [], others: [TOP] } },
   { name: 'another tool’s lockfile at an adopted editor’s path leaves the editor adopted', top: theirs(TOP), adopted: lock(HELD), probes: { adopted: ok }, want: { editor: 'adopted', steps: [], invalid: [], others: [TOP] } },

@@ -36,6 +36,10 @@ function snapshot(parts: Partial<Snapshot>): Snapshot {
   return {
     version: '0.1.0',
     pid: 1,
+    corePid: 2,
+    core: { reason: 'start', startedAt: 0, restarts: 0, daemonSince: 0 },
+    notices: [],
+    notReconnected: [],
     paused: false,
     door: { port: 1, lockfiles: [], problems: [] },
     editors: [],

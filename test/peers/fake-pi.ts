@@ -23,7 +23,8 @@
  * Answers the editor's `getSuggestions` with `{suggestions: string[]}` (plain strings: the real
  * pi-ide.nvim calls string methods on each item and errors on objects) and its
  * `listSuggestionModels`; a `request_cancelled {id}` aborts that request, which then gets no
- * answer. Never reconnects after a drop.
+ * answer. Never reconnects after a drop by itself: only its `/ide` (`ide()`) connects again,
+ * discovering afresh, from the same process.
  *
  * CLI (for kill -9 and multi-process tests):
  *   node --import tsx test/peers/fake-pi.ts --cwd C (--lock-dir D | --lockfile F | --port N --token T)
@@ -37,6 +38,7 @@
  *   {"cmd":"turn"}                                    → result: the getDiagnostics result
  *   {"cmd":"write","path":"…","contents":"…","calledBy"?:"<tool call id>"}  → result: WriteOutcome
  *   {"cmd":"edit","path":"…","oldText":"…","newText":"…","calledBy"?:"…"}
+ *   {"cmd":"ide"}                                     → pi-ide's /ide: discovers and connects again
  *   {"cmd":"stop"}                                    → closes the connection, exits
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -136,7 +138,6 @@ export async function discoverPiEditors(lockDir: string, cwd: string): Promise<F
 }
 
 export class FakePiClient {
-  readonly received: RpcMessage[];
   readonly selections: SelectionChanged[] = [];
   editor: EditorState | null = null;
   readonly suggestionRequests: { id: RpcId; params: unknown }[] = [];
@@ -151,43 +152,83 @@ export class FakePiClient {
   /** Per calling tool call: how many calls it made (pi numbers them `<caller>/1`, `/2`…). */
   private readonly nested = new Map<string, number>();
 
+  /** Frames of connections before the current one (after an /ide). */
+  private readonly earlier: RpcMessage[] = [];
+
   private constructor(
     readonly options: FakePiOptions,
-    readonly port: number,
-    readonly lockfile: string | null,
-    readonly rpc: RpcPeer,
+    public port: number,
+    public lockfile: string | null,
+    private current: RpcPeer,
   ) {
-    this.received = rpc.received;
+    this.watch(current);
+  }
+
+  get rpc(): RpcPeer {
+    return this.current;
+  }
+
+  /** Every frame received, over every connection. */
+  get received(): RpcMessage[] {
+    return [...this.earlier, ...this.current.received];
+  }
+
+  private watch(rpc: RpcPeer): void {
     void rpc.closed.then(({ code }) => {
+      if (rpc !== this.current) return;
       this.closeCode = code;
       for (const ctl of this.inFlight.values()) ctl.abort();
-      options.onClose?.(code);
+      this.options.onClose?.(code);
     });
   }
 
   /** Finds the editor (or takes the given one), connects, and awaits the `initialize` answer. */
   static async connect(options: FakePiOptions): Promise<FakePiClient> {
+    let client: FakePiClient | undefined;
+    const { rpc, target } = await FakePiClient.open(options, () => client!);
+    client = new FakePiClient(options, target.port, target.lockfile, rpc);
+    await client.initialize();
+    return client;
+  }
+
+  /** pi-ide's `/ide`: discovers again and connects from this same process (the old connection, if any, goes). */
+  async ide(): Promise<{ port: number }> {
+    const { rpc, target } = await FakePiClient.open(this.options, () => this);
+    const old = this.current;
+    this.earlier.push(...old.received);
+    this.current = rpc;
+    this.port = target.port;
+    this.lockfile = target.lockfile;
+    this.closeCode = null;
+    old.close();
+    this.watch(rpc);
+    await this.initialize();
+    return { port: target.port };
+  }
+
+  private static async open(options: FakePiOptions, client: () => FakePiClient): Promise<{ rpc: RpcPeer; target: { port: number; authToken: string; lockfile: string | null } }> {
     const target = await FakePiClient.target(options);
     const ws = await openSocket(`ws://127.0.0.1:${target.port}`, { 'x-pi-ide-authorization': target.authToken });
-    let client: FakePiClient | undefined;
     const rpc = new RpcPeer(
       ws,
       {
         frame: (msg) => options.onMessage?.(msg),
-        request: (msg) => client!.onRequest(msg),
-        notification: (msg) => client!.onNotification(msg),
+        request: (msg) => client().onRequest(msg),
+        notification: (msg) => client().onNotification(msg),
       },
       options.ids ?? 'number',
       'pi',
     );
-    client = new FakePiClient(options, target.port, target.lockfile, rpc);
-    const init = await rpc.call('initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: PI_CLIENT_INFO });
+    return { rpc, target };
+  }
+
+  private async initialize(): Promise<void> {
+    const init = await this.current.call('initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: PI_CLIENT_INFO });
     if (init.error) {
-      rpc.close();
-      throw new Error(`fake pi: initialize failed on port ${target.port}: ${init.error.message}`);
+      this.current.close();
+      throw new Error(`fake pi: initialize failed on port ${this.port}: ${init.error.message}`);
     }
-    client.initializeResult = init.result;
-    return client;
+    this.initializeResult = init.result;
   }
 
   private static async target(o: FakePiOptions): Promise<{ port: number; authToken: string; lockfile: string | null }> {
@@ -409,6 +450,7 @@ async function main(): Promise<void> {
       turn: () => pi.turn(),
       write: (c) => pi.write(field(c, 'path'), field(c, 'contents'), calledBy(c)),
       edit: (c) => pi.edit(field(c, 'path'), field(c, 'oldText'), field(c, 'newText'), calledBy(c)),
+      ide: () => pi.ide(),
     },
     () => pi.close(),
   );

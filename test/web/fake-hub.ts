@@ -52,6 +52,10 @@ export function sampleSnapshot(): Snapshot {
   return {
     version: '0.1.0',
     pid: 4242,
+    corePid: 4243,
+    core: { reason: 'start', startedAt: 1_700_000_000_000, restarts: 0, daemonSince: 1_700_000_000_000 },
+    notices: [],
+    notReconnected: [],
     paused: false,
     door: { port: 40123, lockfiles: ['/home/u/.pi/ide/40123.lock'], problems: [] },
     editors: [
@@ -299,6 +303,12 @@ export function createFakeHub(): FakeHub {
 
   const handlers: Handlers = {
     snapshot: () => structuredClone(state),
+    restart: () => ({ corePid: state.corePid }),
+    'notices.dismiss': ({ id }) => {
+      const before = state.notices.length;
+      state.notices = state.notices.filter((n) => n.id !== id);
+      if (state.notices.length === before) throw new HubError(`no notice ${id}`, 'not-found');
+    },
     unpin: ({ sessionId }) => {
       const session = state.sessions.find((s) => s.id === sessionId);
       if (!session) throw new HubError(`no session with id "${sessionId}"`, 'not-found');

@@ -17,6 +17,7 @@ import { FaviconBadge } from './favicon.ts';
 import { VIEWS, routeHash } from './route.ts';
 import type { Route } from './route.ts';
 import { HELP_KEY, ShortcutsDialog } from './ShortcutsDialog.tsx';
+import { Notices } from './Notices.tsx';
 import { useRoute } from './useRoute.ts';
 import './app.css';
 
@@ -121,6 +122,7 @@ export function App() {
         </button>
       </header>
       <ConnectionBanner />
+      <Notices />
       {snapshot?.door.problems.map((problem) => (
         <div key={problem} role="alert" className="banner error">
           Agents may not reach Patchbay, so their edits may go unreviewed: {problem}.
