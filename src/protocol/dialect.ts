@@ -251,3 +251,13 @@ export function translateNotification<N extends { method: string; params?: unkno
   const fileUrl = proposed ? `${PROPOSED_SIDE}${path}` : `file://${path.split('/').map(encodeURIComponent).join('/')}`;
   return { ...msg, params: { ...params, filePath: path, fileUrl } };
 }
+
+/**
+ * Whether an editor's DIFF_REJECTED may mean the person closed the diff's tab: claudecode.nvim
+ * (Neovim in the Claude dialect) rejects when the tab closes, and its close_tab for a tab already
+ * gone closes whichever tab is current instead. VS Code keeps the tab after Reject until
+ * close_tab; the others close one that is gone as a no-op or an error.
+ */
+export function closesTabOnReject(editor: { dialect: Dialect; ideName: string }): boolean {
+  return editor.dialect === 'claude' && editor.ideName === 'Neovim';
+}

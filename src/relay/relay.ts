@@ -9,7 +9,7 @@ import { isObject } from '../api/json.ts';
 import { chooseEditor } from '../broker/choose-editor.ts';
 import type { ProcessInfo } from '../discovery/peer-process.ts';
 import { DisposableStore } from '../lifecycle/disposables.ts';
-import { cleanToolList, translateNotification } from '../protocol/dialect.ts';
+import { cleanToolList, closesTabOnReject, translateNotification } from '../protocol/dialect.ts';
 import type { Envelope } from '../protocol/frame-cost.ts';
 import { INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, TOO_MANY_REQUESTS, type RpcId, type RpcNotification, type RpcRequest, type RpcResponse } from '../protocol/jsonrpc.ts';
 import { initializeResult, textResult } from '../protocol/mcp.ts';
@@ -134,6 +134,10 @@ export class Relay {
       link: (editorId) => {
         const editor = this.editors.get(editorId);
         return editor ? editor.connection.link() : Promise.reject(new Error(`editor ${editorId} is not live`));
+      },
+      closesTabOnReject: (editorId) => {
+        const instance = this.editors.get(editorId)?.instance;
+        return instance !== undefined && closesTabOnReject(instance);
       },
       onDiffAdded: deps.onDiffAdded,
       onDiffDecided: deps.onDiffDecided,

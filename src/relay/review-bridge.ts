@@ -39,6 +39,8 @@ export interface ReviewBridgeDeps {
   session(id: string): Session | undefined;
   /** The link to an editor, by id, opened if need be (rejects when it is not live). */
   link(editorId: string): Promise<RpcLink>;
+  /** Whether an editor's DIFF_REJECTED may mean the person closed the diff's tab there (see riskyClose). */
+  closesTabOnReject?(editorId: string): boolean;
   onDiffAdded(diff: DiffSummary): void;
   onDiffDecided(record: DecisionRecord): void;
   /**
@@ -278,6 +280,16 @@ export class ReviewBridge {
       .catch((err: Error) => this.offerLost(diffId, editorId, err));
   }
 
+  /**
+   * Whether closing a diff's tab after the editor rejected it could close another diff: where the
+   * person closed the tab, claudecode.nvim's close_tab for it closes whichever tab is current
+   * instead, and with another session's diff open there, that one is rejected. Its tab is then
+   * left to the person (a diff denied with its command, tab still open, stays open).
+   */
+  private riskyClose(editorId: string): boolean {
+    return this.deps.closesTabOnReject?.(editorId) === true && this.inbox.pending().some((d) => d.editorId === editorId && d.inEditor);
+  }
+
   /** The editor did not decide it: the diff stays pending in Patchbay; the agent is never answered with an error for it. */
   private offerLost(diffId: string, editorId: string, err: Error): void {
     if (this.inbox.offerFailed(diffId, editorId)) {
@@ -295,7 +307,8 @@ export class ReviewBridge {
       const answer = { saved: true as const, contents: texts[1] ?? null };
       this.run(this.inbox.editorAnswered(diffId, editorId, answer, { response, frame: reply.frame }));
     } else if (texts?.[0] === 'DIFF_REJECTED') {
-      this.run(this.inbox.editorAnswered(diffId, editorId, { saved: false }));
+      const effects = this.inbox.editorAnswered(diffId, editorId, { saved: false });
+      this.run(this.riskyClose(editorId) ? effects.filter((e) => e.type !== 'closeTab') : effects);
     } else {
       const what = response.error
         ? `${response.error.message}${response.error.data === undefined ? '' : ` (${JSON.stringify(response.error.data).slice(0, 300)})`}`

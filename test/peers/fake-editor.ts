@@ -406,6 +406,8 @@ export class FakeEditor {
   readonly refused: { status: number; headers: IncomingHttpHeaders }[] = [];
   /** Every tab that closed, in order, with why. */
   readonly closedDiffs: ClosedDiff[] = [];
+  /** claudecode.nvim: diffs whose tab the person closed, kept until a close_tab (closeGoneTab). */
+  private readonly goneTabs = new Set<string>();
   /** claudecode.nvim: open files (from `tabs`) that a close_tab without diff markers closed. */
   readonly closedBuffers: EditorTab[] = [];
   mode: EditorMode = 'normal';
@@ -589,11 +591,26 @@ export class FakeEditor {
     return true;
   }
 
-  /** VS Code: the person closes a tab (its x); a pending diff closed so is rejected. */
+  /**
+   * The person closes a diff's tab (VS Code's x, `:tabclose` in Neovim); a pending diff closed so
+   * is rejected. claudecode.nvim keeps the diff's state until a close_tab (see closeGoneTab).
+   */
   closeTab(tabName: string): void {
     const tab = this.openDiffs.get(tabName);
     if (!tab) throw new Error(`fake editor: no open diff "${tabName}" (open: ${[...this.openDiffs.keys()].join(', ') || 'none'})`);
     this.closeDiff(tab, 'rejected', 'person');
+    if (this.claudecode) this.goneTabs.add(tabName);
+  }
+
+  /**
+   * claudecode.nvim's close_tab for a diff whose tab the person closed: its cleanup finds the tab
+   * gone and closes the current tab instead (here the newest diff's), which rejects that diff.
+   */
+  private closeGoneTab(tabName: string): boolean {
+    if (!this.goneTabs.delete(tabName)) return false;
+    const current = [...this.openDiffs.values()].at(-1);
+    if (current) this.closeDiff(current, 'rejected', 'close_tab');
+    return true;
   }
 
   /** claudecode.nvim: visual mode makes every tool answer late. */
@@ -893,6 +910,7 @@ export class FakeEditor {
         if (this.vscode) return this.closeTabByLabel(tabName);
         if (this.emacs) return this.closeEmacsTab(tabName);
         if (this.claudecode && !isClaudeDiffName(tabName)) return this.closeBuffer(tabName);
+        if (this.claudecode && this.closeGoneTab(tabName)) return textContent('TAB_CLOSED');
         const tab = this.openDiffs.get(tabName);
         if (tab) this.closeDiff(tab, 'rejected', 'close_tab');
         return textContent('TAB_CLOSED');

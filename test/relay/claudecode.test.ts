@@ -187,3 +187,26 @@ test('pi → claudecode.nvim: the cursor in a pi diff’s proposed buffer reache
   nvim.decide((await nvim.waitForDiff()).tabName, 'rejected');
   assert.equal((await writing).outcome, 'rejected');
 });
+
+test('a diff whose tab the person closed in claudecode.nvim is not closed again there while another session’s diff is open (its close_tab would close that one)', async (t) => {
+  const setup = await claudecodeNvim(t);
+  const { h, project, nvim } = setup;
+  const first = await boundPi(setup);
+  const second = await h.pi(project);
+  await waitFor(async () => (await h.hub.call('snapshot', undefined)).sessions.filter((s) => s.editorId !== null).length === 2, { message: 'both bound' });
+  const waiting = first.write(join(project, 'waiting.txt'), 'the first session’s edit\n');
+  const kept = await nvim.waitForDiff();
+  const closing = second.write(join(project, 'closed.txt'), 'the second session’s edit\n');
+  const closed = await waitFor(() => nvim.pendingDiffs.find((d) => d.tabName !== kept.tabName), { message: 'the second diff shown' });
+  nvim.closeTab(closed.tabName);
+  assert.equal((await closing).outcome, 'rejected');
+  // Whatever Patchbay sends the editor now must leave the first session's diff alone.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.deepEqual(nvim.calls('close_tab').map((c) => c.args.tab_name), [], 'no close_tab for a tab already gone');
+  assert.deepEqual(nvim.pendingDiffs.map((d) => d.tabName), [kept.tabName], 'the first diff still open in the editor');
+  const pending = (await h.hub.call('snapshot', undefined)).diffs.filter((d) => d.status === 'pending');
+  assert.deepEqual(pending.map((d) => d.path), [join(project, 'waiting.txt')]);
+  nvim.decide(kept.tabName, 'saved');
+  assert.equal((await waiting).outcome, 'saved');
+  await nvim.waitForNoDiffs();
+});
