@@ -477,6 +477,7 @@ class PatchbayHub implements Hub {
     const lost = candidates.filter((_, i) => alive[i]).map(lostSession);
     if (JSON.stringify(lost) === JSON.stringify(this.lost)) return;
     this.lost = lost;
+    void this.publishDoor();
     this.changed();
   }
 
@@ -501,7 +502,9 @@ class PatchbayHub implements Hub {
 
   /**
    * What the door advertises: every live editor's folders, the review folders, folders with a review
-   * mode of their own (Patchbay reviews there, editor or not) and hosted pi sessions' folders.
+   * mode of their own (Patchbay reviews there, editor or not), hosted pi sessions' folders, and
+   * the folders of agents that were connected before a stop and have not come back (`/ide` in
+   * such a pi finds the door only where it is advertised, editor or not).
    */
   private advertisedFolders(): string[] {
     const settings = this.store.settings();
@@ -510,6 +513,7 @@ class PatchbayHub implements Hub {
       ...settings.reviewFolders,
       ...Object.keys(settings.reviewModePerFolder),
       ...this.pi.folders(),
+      ...this.lost.flatMap((l) => (l.cwd === null ? [] : [l.cwd])),
     ];
   }
 

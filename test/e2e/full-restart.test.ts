@@ -4,6 +4,7 @@
 // reconnects by itself, is listed as not reconnected until it does. If another program took the
 // port meanwhile, the door moves and says so loudly.
 import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
@@ -65,6 +66,28 @@ describe('a full stop and a new start', () => {
     await pi.command({ cmd: 'ide' });
     const reconnected = await statusUntil(env, (s) => s.notReconnected.length === 0 && idOf(pi.ready.pid, s) && s, 'the pi back');
     assert.equal(idOf(pi.ready.pid, reconnected), idOf(pi.ready.pid), 'under its old session id');
+  });
+
+  test('a pi whose folder has no editor any more can still /ide back after a full stop: the door advertises its folder', async () => {
+    const lone = join(tmp.path, 'lone');
+    await mkdir(lone);
+    const editor = await spawnPeer('editor', ['--lock-dir', env.piLockDir, '--folder', lone, '--ide-name', 'nvim', '--quiet']);
+    peers.push(editor);
+    daemon = await startDaemon(env);
+    await statusUntil(env, (s) => s.editors.length === 2, 'both editors adopted');
+    const pi = await spawnPeer('pi', ['--cwd', lone, '--lock-dir', env.piLockDir, '--quiet'], { cwd: lone });
+    peers.push(pi);
+    const before = await statusUntil(env, (s) => s.sessions.find((x) => x.pid === pi.ready.pid) && s, 'the pi identified');
+    // Its editor quits; the pi stays connected, reviewed in Patchbay.
+    await editor.kill();
+    await statusUntil(env, (s) => s.editors.length === 1, 'the editor gone');
+
+    assert.equal((await daemon.stop('SIGTERM')).code, 0);
+    daemon = await startDaemon(env);
+    await statusUntil(env, (s) => s.notReconnected.some((l) => l.pid === pi.ready.pid), 'the pi listed as not reconnected');
+    await pi.command({ cmd: 'ide' });
+    const back = await statusUntil(env, (s) => s.notReconnected.length === 0 && s.sessions.find((x) => x.pid === pi.ready.pid) && s, 'the pi back');
+    assert.equal(back.sessions.find((x) => x.pid === pi.ready.pid)?.id, before.sessions.find((x) => x.pid === pi.ready.pid)?.id, 'under its old session id');
   });
 
   test('the door whose port another program took moves, and says so in status', async () => {
