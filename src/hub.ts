@@ -32,6 +32,8 @@ import { acceptDecision } from './review/decision-facts.ts';
 import { alreadyDecided } from './review/decision-words.ts';
 import { diffTextsSize } from './review/held-text.ts';
 import { readOriginal } from './review/read-original.ts';
+import { localChildHost, type ChildHost } from './remote/child-host.ts';
+import { RemoteManager } from './remote/manager.ts';
 import { PiHost } from './rpc/host.ts';
 import { HostedStore } from './rpc/hosted-store.ts';
 import { piSessionDir } from './rpc/session-list.ts';
@@ -54,6 +56,8 @@ export interface Hub extends HubApi {
 
 const SNAPSHOT_THROTTLE_MS = 25;
 const PROCESS_SCAN_MS = 5000;
+/** `remotes.reload` waits this long at most for a remote it was asked about to connect or fail. */
+const REMOTE_SETTLE_MS = 20_000;
 
 /** Seams for tests and embedders; production uses the defaults. */
 export interface HubDeps {
@@ -64,6 +68,8 @@ export interface HubDeps {
   processInfo?: (pid: number) => Promise<ProcessInfo | null>;
   /** How config.json is opened (the desktop app uses electron-store; default conf). */
   storeBackend?: StoreBackend;
+  /** Who runs the remotes' ssh processes (default: this process). */
+  childHost?: ChildHost;
 }
 
 /** What the person must know when the last run died with diffs pending. */
@@ -96,6 +102,7 @@ export async function createHub(options: HubOptions, deps: HubDeps = {}): Promis
     lookupPeer: deps.lookupPeer ?? lookupPeerProcess,
     processInfo: deps.processInfo ?? processInfo,
     ...(deps.storeBackend ? { storeBackend: deps.storeBackend } : {}),
+    childHost: deps.childHost ?? localChildHost,
   });
   try {
     await hub.start();
@@ -112,6 +119,8 @@ class PatchbayHub implements Hub {
   private readonly relay: Relay;
   private readonly discovery: EditorDiscovery;
   private readonly pi: PiHost;
+  /** Remotes whose agents reach the door over SSH tunnels. */
+  private readonly remotes: RemoteManager;
   private readonly tokens = { pi: newToken(), claude: newToken() };
   private door: Door | null = null;
   /** When the door was first advertised: a pi started earlier cannot have autoconnected to it. */
@@ -231,7 +240,25 @@ class PatchbayHub implements Hub {
       sessionIdForPid: (pid) => this.relay.sessionIdForPid(pid),
       log,
     });
-    this.terminalDoors = new TerminalDoors((token) => Door.open({ ...this.doorOptions(), port: 0, tokens: { claude: token } }), log);
+    this.remotes = new RemoteManager({
+      host: deps.childHost,
+      ssh: options.sshCommand,
+      env: options.sshEnv,
+      aliveIntervalS: options.remoteAliveIntervalS,
+      aliveCountMax: options.remoteAliveCountMax,
+      connectTimeoutS: options.remoteConnectTimeoutS,
+      upDeadlineMs: (options.remoteConnectTimeoutS + 15) * 1000,
+      requestTimeoutMs: 5000,
+      stopGraceMs: 2000,
+      backoff: { firstRetryMs: options.remoteRetryFirstMs, maxRetryMs: options.remoteRetryMaxMs, stableMs: 30_000 },
+      doorPort: () => this.door?.port ?? 0,
+      dialects: () => (this.store.settings().claude ? ['pi', 'claude'] : ['pi']),
+      onChange: () => this.changed(),
+      log,
+      now,
+    });
+    // Tunnels lead to the main door only: a terminal's door takes no remote's token.
+    this.terminalDoors = new TerminalDoors((token) => Door.open({ ...this.doorOptions(), port: 0, tokens: { claude: token }, remoteKeys: () => [] }), log);
   }
 
   /** The main door's options; the doors for editors' terminals differ in port and token. */
@@ -242,7 +269,13 @@ class PatchbayHub implements Hub {
       port: this.options.doorPort,
       tokens: settings.claude ? this.tokens : { pi: this.tokens.pi },
       maxPayload: settings.maxFrameBytes,
-      onConnection: (conn) => this.relay.addAgent(conn.ws, conn.dialect, conn.remotePort, conn.localPort),
+      remoteKeys: () => this.remotes.keys(),
+      onConnection: (conn) => {
+        const remote = conn.remote === null ? null : this.remotes.origin(conn.remote);
+        // Its token was a remote's that is gone since (removed as it connected).
+        if (conn.remote !== null && remote === null) return conn.ws.close(1008, 'this remote was removed from Patchbay');
+        this.relay.addAgent(conn.ws, conn.dialect, conn.remotePort, conn.localPort, remote);
+      },
       log: this.log,
       maxPending: this.options.maxPendingConnections,
       upgradeDeadlineMs: this.options.upgradeDeadlineMs,
@@ -259,6 +292,7 @@ class PatchbayHub implements Hub {
     this.advertisedAt = Date.now();
     await this.publishDoor();
     void this.checkReviewFolders();
+    void this.remotes.sync(this.store.settings().remotes);
     if (this.options.scanProcesses) {
       void this.scanIdle();
       this.timers.interval(PROCESS_SCAN_MS, () => void this.scanIdle());
@@ -405,6 +439,12 @@ class PatchbayHub implements Hub {
     // What the CLI wrote to config.json as the person (the pi command…) shows at once.
     'settings.get': () => this.reloadSettings(),
     'settings.set': ({ patch }) => this.updateSettings(patch),
+    'remotes.reload': async ({ wait }) => {
+      this.reloadSettings();
+      await this.remotes.sync(this.store.settings().remotes);
+      if (wait !== undefined) await this.remotes.settled(wait, REMOTE_SETTLE_MS);
+      return this.remotes.views();
+    },
     'autoconnect.get': ({ project }) =>
       readAutoconnect({ globalFile: this.options.piSettingsFile, ...(project ? { project } : {}) }),
     'autoconnect.set': ({ project, value }) =>
@@ -488,6 +528,7 @@ class PatchbayHub implements Hub {
       void this.checkReviewFolders();
     }
     if (after.reviewRoute !== before.reviewRoute) this.relay.rebalance();
+    if (JSON.stringify(after.remotes) !== JSON.stringify(before.remotes)) void this.remotes.sync(after.remotes);
     this.changed();
   }
 
@@ -507,6 +548,7 @@ class PatchbayHub implements Hub {
       settings: this.store.settings(),
       hostedPi: this.hostedPiView(),
       hosted: this.pi.views(),
+      remotes: this.remotes.views(),
       warnings: [...this.warnings, ...this.state.warnings, ...this.folderWarnings],
     };
   }
@@ -542,7 +584,7 @@ class PatchbayHub implements Hub {
   }
 
   openResources(): number {
-    return this.timers.size + this.relay.resources + this.pi.resources + this.terminalDoors.size;
+    return this.timers.size + this.relay.resources + this.pi.resources + this.terminalDoors.size + this.remotes.resources;
   }
 
   close(reason = 'Patchbay stopped'): Promise<void> {
@@ -558,6 +600,8 @@ class PatchbayHub implements Hub {
         this.log(`stopping ${working.map((v) => v.id).join(', ')} mid-turn; each can be resumed: patchbay pi resume <id>`);
       }
       await this.pi.close();
+      // Each remote's helper removes the lockfiles it wrote over there before its tunnel closes.
+      await this.remotes.close();
       await this.hostedStore.close();
       this.relay.close();
       await this.door?.close();

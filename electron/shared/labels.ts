@@ -35,5 +35,6 @@ export const REASON_TEXT: Record<SessionView['reason'], string> = {
   terminal: 'runs in its terminal',
   cwd: 'its folder contains the session',
   focus: 'focused last among several matches',
+  worktree: 'the session works in a git worktree of its repository',
   none: 'no editor matches; Patchbay reviews',
 };

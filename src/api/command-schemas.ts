@@ -132,6 +132,7 @@ export const COMMAND_SCHEMAS = {
   'pi.setAutoCompaction': params({ id: hostedId, enabled: flag }),
   'pi.setAutoRetry': params({ id: hostedId, enabled: flag }),
   'pi.abortRetry': params({ id: hostedId }),
+  'remotes.reload': params({ wait: id('a remote name').optional() }),
 } satisfies { [M in HubMethod]: z.ZodType<ParamsOf<M>> };
 
 function describe(method: string, issue: z.core.$ZodIssue, input: unknown): string {

@@ -3,7 +3,7 @@
 
 export type Dialect = 'pi' | 'claude';
 export type AgentKind = 'pi' | 'claude' | 'unknown';
-export type BindReason = 'manual' | 'sticky' | 'terminal' | 'cwd' | 'focus' | 'none';
+export type BindReason = 'manual' | 'sticky' | 'terminal' | 'cwd' | 'focus' | 'worktree' | 'none';
 
 export interface EditorView {
   /** Stable across restarts: derived from (ideName, first workspace folder). */
@@ -36,8 +36,14 @@ export interface SessionView {
   kind: AgentKind;
   dialect: Dialect;
   clientName: string | null;
+  /** Its process; for a remote session, the process over there. */
   pid: number | null;
+  /** Its folder; for a remote session, as the remote names it. */
   cwd: string | null;
+  /** The remote it came through (`patchbay remote add`); absent for an agent on this machine. */
+  remote?: string;
+  /** A remote session's folder on this machine (what binds it); null when no map covers it. */
+  localCwd?: string | null;
   command: string | null;
   /**
    * Whether its process (so its folder) is known: `looking` while the lookup is retried (it is
@@ -68,6 +74,13 @@ export type DiffStatus = 'pending' | 'accepted' | 'rejected' | 'withdrawn' | 'in
 /** `crash`: nobody decided; Patchbay went away with the diff pending (the agent may have written it unreviewed). */
 export type DecidedBy = 'editor' | 'patchbay' | 'agent' | 'shutdown' | 'crash';
 
+/** A remote agent's file, as its remote names it; `mapped` false: no map covers it, so it is reviewed in Patchbay only. */
+export interface RemotePlace {
+  name: string;
+  path: string;
+  mapped: boolean;
+}
+
 export interface DiffSummary {
   id: string;
   sessionId: string;
@@ -83,6 +96,8 @@ export interface DiffSummary {
   tooLarge: boolean;
   /** Currently open in the bound editor. */
   inEditor: boolean;
+  /** From an agent on a remote: its file as the remote names it (`path` is the file here, or the remote's when no map covers it). */
+  remote?: RemotePlace;
 }
 
 /** A diff with its contents: pending (`decision` null) or from the history (decided). */
@@ -124,6 +139,8 @@ export interface DecisionRecord {
   editorId: string | null;
   /** The agent as the person knows it: its client name (`pi-ide`, `claude-code`) or its dialect. */
   agent: string;
+  /** From an agent on a remote: its file as the remote names it. */
+  remote?: RemotePlace;
 }
 
 export interface TrafficEntry {
@@ -141,6 +158,39 @@ export interface TrafficEntry {
 }
 
 export type ReviewRoute = 'editor-and-patchbay' | 'patchbay-only';
+
+/** `--map <remote-dir>=<local-dir>`: a folder over there and the same folder here (a bind mount, sshfs, a synced copy). */
+export interface PathMapping {
+  remote: string;
+  local: string;
+}
+
+/** A remote as the person added it (`patchbay remote add`): agents there reach the door over SSH. */
+export interface RemoteConfig {
+  /** Its name in Patchbay (a session's `remote`). */
+  name: string;
+  /** What `ssh` is given: `[user@]host`, a Host of ~/.ssh/config, or `ssh://…`. */
+  destination: string;
+  maps: PathMapping[];
+}
+
+export interface RemoteView {
+  name: string;
+  destination: string;
+  maps: PathMapping[];
+  state: 'connected' | 'connecting' | 'failed';
+  /** `failed`: why it is down and what to fix; `connecting`: why the previous connection ended, while retrying. */
+  reason: string | null;
+  /** The loopback port over there that leads to the door, while connected. */
+  remotePort: number | null;
+  /** The door lockfiles written over there (remote paths), while connected. */
+  lockfiles: string[];
+  /** Lock dirs over there that could not be written, and why. */
+  problems: string[];
+  /** Epoch ms the current state began; `retryAt`: when the next attempt starts, while failed. */
+  since: number;
+  retryAt: number | null;
+}
 
 export interface PatchbaySettings {
   /** Adopt editors' lockfiles so agents see only the door. */
@@ -171,6 +221,8 @@ export interface PatchbaySettings {
    * leading arguments. '' = `$PATCHBAY_PI_COMMAND`, else `pi` on PATH.
    */
   piCommand: string;
+  /** Remotes kept connected (`patchbay remote add`): what makes Patchbay run ssh, so only the person sets them. */
+  remotes: RemoteConfig[];
 }
 
 export interface SuggestionModel {
@@ -403,6 +455,8 @@ export interface Snapshot {
   settings: PatchbaySettings;
   hostedPi: HostedPiView;
   hosted: HostedView[];
+  /** Remotes whose agents reach the door over SSH, and how each is doing. */
+  remotes: RemoteView[];
   /** Problems the person should see (unparsable store moved aside, another instance…). */
   warnings: string[];
 }
@@ -434,6 +488,12 @@ export interface HubCommands {
   traffic: [{ sessionId: string; limit?: number }, TrafficEntry[]];
   'settings.get': [void, PatchbaySettings];
   'settings.set': [{ patch: Partial<PatchbaySettings> }, PatchbaySettings];
+  /**
+   * Takes up the remotes as config.json has them now (the CLI writes them there, as the person):
+   * removed ones stop (their lockfiles over there go), new ones connect. `wait`: a remote to wait
+   * for until it is connected or has failed (at most 20 s).
+   */
+  'remotes.reload': [{ wait?: string }, RemoteView[]];
   'autoconnect.get': [{ project?: string }, AutoconnectView];
   'autoconnect.set': [{ project?: string; value: boolean | null }, AutoconnectView];
   'models.list': [{ sessionId?: string }, SessionModels[]];
@@ -530,6 +590,7 @@ const METHODS: Record<HubMethod, true> = {
   traffic: true,
   'settings.get': true,
   'settings.set': true,
+  'remotes.reload': true,
   'autoconnect.get': true,
   'autoconnect.set': true,
   'models.list': true,

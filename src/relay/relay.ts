@@ -21,7 +21,8 @@ import { EditorRequests } from './editor-requests.ts';
 import { lookUpProcess, type LookupPlan } from './process-lookup.ts';
 import { ReviewBridge, type RelayInbox } from './review-bridge.ts';
 import { answer, RpcLink, type Frame } from './rpc-link.ts';
-import { sessionKey, sessionView, type Session } from './session.ts';
+import { notificationToRemote, requestToLocal, answerToRemote } from './remote-paths.ts';
+import { localCwd, sessionKey, sessionView, type RemoteSide, type Session } from './session.ts';
 import { askModels, noModels } from './session-models.ts';
 import { ThrottledLog } from './throttled-log.ts';
 import { BUILTIN_TOOLS, interceptedTool, type ToolContext } from './tools/index.ts';
@@ -111,7 +112,7 @@ export class Relay {
     this.tools = {
       review: this.review,
       boundEditor: (session) => this.boundEditor(session),
-      forward: (session, msg, frame, translate) => this.forward(session, msg, frame, translate),
+      forward: (session, msg, frame, translate, pathsMapped) => this.forward(session, msg, frame, translate, pathsMapped),
       readOriginal: deps.readOriginal,
       settings: deps.settings,
       now: deps.now,
@@ -133,14 +134,15 @@ export class Relay {
     return this.sessions.has(id);
   }
 
-  /** The session a process opened, if any (a hosted pi's pi-ide connection). */
+  /** The session a process of this machine opened, if any (a hosted pi's pi-ide connection). */
   sessionIdForPid(pid: number): string | null {
-    for (const session of this.sessions.values()) if (session.process?.pid === pid) return session.id;
+    for (const session of this.sessions.values()) if (!session.remote && session.process?.pid === pid) return session.id;
     return null;
   }
 
+  /** This machine's agent processes at the door (a remote session's pid is another machine's). */
   connectedPids(): Set<number> {
-    return new Set([...this.sessions.values()].flatMap((s) => (s.process ? [s.process.pid] : [])));
+    return new Set([...this.sessions.values()].flatMap((s) => (s.process && !s.remote ? [s.process.pid] : [])));
   }
 
   traffic(sessionId: string, limit?: number): TrafficEntry[] {
@@ -178,7 +180,8 @@ export class Relay {
 
   // ── agents ───────────────────────────────────────────────────────────────
 
-  addAgent(ws: WebSocket, dialect: Dialect, remotePort: number, doorPort: number): Session {
+  /** `remote`: the remote whose tunnel it came through (its token said so); null for an agent on this machine. */
+  addAgent(ws: WebSocket, dialect: Dialect, remotePort: number, doorPort: number, remote: RemoteSide | null = null): Session {
     const id = `s${++this.sessionSeq}`;
     const now = this.deps.now();
     const traffic = new TrafficLog(this.deps.trafficEntries);
@@ -197,6 +200,7 @@ export class Relay {
       dialect,
       link,
       remotePort,
+      remote,
       process: null,
       identity: 'looking',
       firstLookup: Promise.resolve(),
@@ -219,7 +223,8 @@ export class Relay {
       refusals: new ThrottledLog((line) => this.deps.log(`${id}: ${line}`), REFUSAL_LOG_INTERVAL_MS, this.deps.now),
     };
     this.sessions.set(id, session);
-    session.firstLookup = this.identify(session, () => this.deps.lookupPeer(remotePort, doorPort));
+    // Through a tunnel the peer here is ssh: the agent is looked up over there.
+    session.firstLookup = this.identify(session, remote ? () => remote.identify(id) : () => this.deps.lookupPeer(remotePort, doorPort));
     this.deps.onChange();
     return session;
   }
@@ -336,7 +341,8 @@ export class Relay {
     if (msg.method === 'ide_connected') {
       const pid = isObject(msg.params) ? msg.params.pid : undefined;
       if (typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 0 && pid !== session.process?.pid) {
-        session.firstLookup = this.identify(session, () => this.deps.processInfo(pid));
+        const { remote } = session;
+        session.firstLookup = this.identify(session, remote ? () => remote.processInfo(pid) : () => this.deps.processInfo(pid));
       }
     }
     const editor = this.boundEditor(session);
@@ -354,7 +360,13 @@ export class Relay {
    * Forwards to the bound editor (without one, says so in the agent's terms). With no
    * translation and the agent's own id kept, both the request and its answer pass as bytes.
    */
-  private async forward(session: Session, msg: RpcRequest, frame: Frame | null, translate: ((r: RpcResponse) => RpcResponse) | null): Promise<void> {
+  private async forward(
+    session: Session,
+    msg: RpcRequest,
+    frame: Frame | null,
+    translate: ((r: RpcResponse) => RpcResponse) | null,
+    pathsMapped = false,
+  ): Promise<void> {
     const editor = this.boundEditor(session);
     if (!editor) {
       if (msg.method === 'tools/call') {
@@ -363,6 +375,14 @@ export class Relay {
         session.link.respondError(msg.id, METHOD_NOT_FOUND, `Method not found: ${msg.method} (no editor is bound)`);
       }
       return;
+    }
+    const { remote } = session;
+    if (remote && !pathsMapped) {
+      // Its paths are the remote's: the editor gets them mapped here, the agent its answer mapped back.
+      msg = requestToLocal(msg, remote.maps);
+      frame = null;
+      const inner = translate;
+      translate = (r) => answerToRemote(inner ? inner(r) : r, remote.maps);
     }
     try {
       const link = await editor.connection.link();
@@ -374,6 +394,7 @@ export class Relay {
 
   private onAgentClose(session: SessionState): void {
     session.closed = true;
+    session.remote?.release(session.id);
     session.lookup.dispose();
     session.timers.dispose();
     // Its diffs are withdrawn: their tabs close on the editors' links, which stay for the others.
@@ -398,7 +419,11 @@ export class Relay {
       if (session.closed || session.editorId !== id) continue;
       session.traffic.record('down', id, frame.text, { kind: 'notification', msg }, this.deps.now(), frame.bytes.length);
       const translated = translateNotification(msg, editor.instance.dialect, session.dialect, fileOfTab);
-      if (translated === msg) session.link.forward(frame, { kind: 'notification', msg });
+      if (session.remote) {
+        // A file no map covers is not one the agent over there can open: it hears nothing of it.
+        const mapped = notificationToRemote(translated, session.remote.maps);
+        if (mapped) session.link.send(mapped);
+      } else if (translated === msg) session.link.forward(frame, { kind: 'notification', msg });
       else session.link.send(translated);
     }
   }
@@ -500,9 +525,10 @@ export class Relay {
     const live = entries.map((e) => ({ id: e.instance.id, workspaceFolders: e.instance.workspaceFolders, focusedAt: e.focusedAt }));
     let changed = false;
     for (const session of this.sessions.values()) {
-      const ancestors = session.process?.ancestors ?? [];
+      // A remote agent's parents are another machine's processes: never an editor's here.
+      const ancestors = session.remote ? [] : (session.process?.ancestors ?? []);
       const terminalOf = entries.filter((e) => ancestors.includes(e.instance.pid)).map((e) => e.instance.id);
-      const facts = { cwd: session.process?.cwd ?? null, manual: session.manual, memory: session.sticky, terminalOf };
+      const facts = { cwd: localCwd(session), manual: session.manual, memory: session.sticky, terminalOf };
       const choice = chooseEditor(facts, live);
       const automatic = chooseEditor({ ...facts, manual: undefined, memory: undefined }, live).editorId;
       if (automatic !== session.automatic) {

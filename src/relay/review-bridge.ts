@@ -1,6 +1,6 @@
 // Carries out what the review inbox decides (DESIGN §7): offers diffs to editors, closes their
 // tabs, answers agents. The inbox is pure; this is where its effects meet the sockets.
-import type { DecisionRecord, DiffSummary } from '../api/types.ts';
+import type { DecisionRecord, DiffSummary, RemotePlace } from '../api/types.ts';
 import { HubError } from '../api/types.ts';
 import { result, type RpcId, type RpcRequest, type RpcResponse } from '../protocol/jsonrpc.ts';
 import { holdsLazyText, LazyText } from '../protocol/lazy-json.ts';
@@ -61,7 +61,7 @@ export class ReviewBridge {
    * A diff from an agent: it waits in the inbox and is offered to the editor at once, before
    * its original is read (see originalRead). `answered` resolves once the agent has its answer.
    */
-  receive(session: Session, request: RpcRequest, frame: Frame, args: OpenDiffArgs): { id: string; answered: Promise<void> } {
+  receive(session: Session, request: RpcRequest, frame: Frame, args: OpenDiffArgs, remote?: RemotePlace): { id: string; answered: Promise<void> } {
     let answered!: () => void;
     const done = new Promise<void>((resolve) => (answered = resolve));
     const { id, effects } = this.inbox.arrive(
@@ -77,6 +77,7 @@ export class ReviewBridge {
         readingOriginal: true,
         agent: session.clientInfo?.name ?? session.dialect,
         reply: { id: request.id, answered },
+        ...(remote ? { remote } : {}),
       },
       { request, frame },
     );
@@ -234,8 +235,11 @@ function offerOn(link: RpcLink, args: OfferArgs, asSent: AsSent | undefined, own
   const reading = { lazyAnswer: true, expected: proposal, owner };
   if (asSent && 'request' in asSent) {
     const params = asSent.request.params as { arguments: Record<string, unknown> };
-    if (params.arguments.tab_name === args.tab_name) return link.relay(asSent.request, asSent.frame, reading).response;
-    const renamed: RpcRequest = { ...asSent.request, params: { ...params, arguments: { ...params.arguments, tab_name: args.tab_name } } };
+    const sent = params.arguments;
+    if (sent.tab_name === args.tab_name && sent.new_file_path === args.new_file_path) return link.relay(asSent.request, asSent.frame, reading).response;
+    // A remote agent's paths are this machine's for the editor (`args` has them mapped).
+    const paths = sent.new_file_path === args.new_file_path ? {} : { old_file_path: args.old_file_path, new_file_path: args.new_file_path };
+    const renamed: RpcRequest = { ...asSent.request, params: { ...params, arguments: { ...sent, ...paths, tab_name: args.tab_name } } };
     return link.relay(renamed, encodedFrame(renamed), reading).response;
   }
   return link.request('tools/call', { name: 'openDiff', arguments: args }, { lazy: proposal !== undefined, expected: proposal, owner }).response;

@@ -47,6 +47,7 @@ const decisionSchema = z.object({
   tool: z.enum(['write', 'edit', 'other']),
   editorId: z.string().max(NAME_CHARS).nullable(),
   agent: z.string().max(NAME_CHARS),
+  remote: z.object({ name: z.string().max(NAME_CHARS), path: z.string().max(MAX_PATH_BYTES), mapped: z.boolean() }).optional(),
 });
 
 const entrySchema = z.object({
@@ -184,6 +185,7 @@ export class DiffHistory {
       isNew: entry.isNew,
       tooLarge: entry.tooLarge,
       inEditor: false,
+      ...(record.remote ? { remote: record.remote } : {}),
       decision: record,
     } satisfies DiffSummary & { decision: DecisionRecord };
     if (entry.bytes === 0) {

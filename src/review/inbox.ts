@@ -1,7 +1,7 @@
 // The review inbox (DESIGN §7): every openDiff waits here until one decision is made.
 // A state machine: each transition returns the effects the relay must carry out, so the
 // rules are tested without sockets. The first decision wins; later answers are dropped.
-import { HubError, type DecidedBy, type DecisionRecord, type Dialect, type DiffDetail, type DiffSummary, type ReviewRoute } from '../api/types.ts';
+import { HubError, type RemotePlace, type DecidedBy, type DecisionRecord, type Dialect, type DiffDetail, type DiffSummary, type ReviewRoute } from '../api/types.ts';
 import { closesDecidedDiffs, editorTabName } from '../protocol/dialect.ts';
 import { textResult, type ToolResult } from '../protocol/mcp.ts';
 import { decisionFacts, type DecisionFacts } from './decision-facts.ts';
@@ -26,6 +26,8 @@ export interface NewDiff<R> {
   agent: string;
   /** How the relay answers the agent (its request id, and whoever waits for the answer). */
   reply: R;
+  /** From an agent on a remote; not `mapped`: no local editor is offered it (its path is not a file here). */
+  remote?: RemotePlace;
 }
 
 interface Diff<R> extends NewDiff<R> {
@@ -305,6 +307,7 @@ export class Inbox<R, F = never> {
 
   private offer(diff: Diff<R>): InboxEffect<R, F>[] {
     if (this.ctx.route() === 'patchbay-only') return [];
+    if (diff.remote && !diff.remote.mapped) return [];
     const editorId = this.ctx.boundEditor(diff.sessionId);
     if (!editorId) return [];
     // Back in the same editor, reuse its tab name (its old tab, if still open, is replaced)
@@ -402,6 +405,7 @@ export class Inbox<R, F = never> {
       tool: diff.tool,
       editorId: diff.editorId,
       agent: diff.agent,
+      ...(diff.remote ? { remote: diff.remote } : {}),
     };
     const result = accepted ? fileSaved(contents) : diffRejected(diff.tabName);
     // After the two items the protocol defines: what the person decided, in words.
@@ -442,5 +446,6 @@ function summary<R>(diff: Diff<R>): DiffSummary {
     isNew: diff.isNew,
     tooLarge: diff.tooLarge,
     inEditor: diff.inEditor,
+    ...(diff.remote ? { remote: diff.remote } : {}),
   };
 }

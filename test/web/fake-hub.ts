@@ -42,6 +42,7 @@ export function sampleSettings(): PatchbaySettings {
     allowPiExtensions: false,
     trustedLockDirs: [],
     piCommand: '',
+    remotes: [],
   };
 }
 
@@ -116,6 +117,7 @@ export function sampleSnapshot(): Snapshot {
     settings: sampleSettings(),
     hostedPi: { command: ['pi'], commandSource: 'default', allowExtensions: false, settingsFile: '/home/u/.config/Patchbay/config.json' },
     hosted: [],
+    remotes: [],
     warnings: ['the store was unreadable and moved aside'],
   };
 }
@@ -464,6 +466,7 @@ export function createFakeHub(): FakeHub {
     'pi.setAutoCompaction': ({ id, enabled }) => void (hostedSession(id).settings.autoCompaction = enabled),
     'pi.setAutoRetry': ({ id, enabled }) => void (hostedSession(id).settings.autoRetry = enabled),
     'pi.abortRetry': ({ id }) => void hostedSession(id),
+    'remotes.reload': () => [],
   };
 
   return {

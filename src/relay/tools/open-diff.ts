@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { LazyText } from '../../protocol/lazy-json.ts';
 import { cutToBytes, diffPathProblem, MAX_PATH_BYTES, MAX_TAB_NAME_BYTES, tabNameProblem } from '../../review/diff-limits.ts';
 import { diffRejected } from '../../review/inbox.ts';
+import { toLocal } from '../../remote/paths.ts';
 import { defineTool, text, type ToolCall, type ToolContext } from './tool.ts';
 
 /** A name (path, tab): a string; one big enough to stay undecoded in its frame is far over its cap. */
@@ -23,6 +24,9 @@ export const openDiffArgs = z.looseObject({
 });
 
 export type OpenDiffArgs = z.output<typeof openDiffArgs>;
+
+/** A remote file no map covers: its contents over there are not read (reviewed without the old side). */
+const UNSEEN = { contents: null, isNew: false, tooLarge: false };
 
 /** Why Patchbay will not hold this diff (DESIGN §10), or null. */
 function problemWith(args: OpenDiffArgs): string | null {
@@ -64,6 +68,19 @@ export const openDiff = defineTool({
     if (session.closed) return;
     const problem = problemWith(args) ?? ctx.review.overBudget(frame.bytes.length);
     if (problem) return reject(ctx, call, problem);
+    const remote = session.remote;
+    if (remote) {
+      // The file over there as it is here: reviewed there, in the editor and in Patchbay. With
+      // no map covering it, it is not a file here: only Patchbay reviews it, by its remote path.
+      const local = toLocal(remote.maps, args.new_file_path);
+      const place = { name: remote.name, path: args.new_file_path, mapped: local !== null };
+      const old = (args.old_file_path && toLocal(remote.maps, args.old_file_path)) || local;
+      const mapped = local === null ? args : { ...args, new_file_path: local, old_file_path: old ?? local };
+      const { id, answered } = ctx.review.receive(session, msg, frame, mapped, place);
+      ctx.review.originalRead(id, local === null ? UNSEEN : await ctx.readOriginal(mapped.old_file_path || mapped.new_file_path, ctx.review.room()));
+      await answered;
+      return;
+    }
     // The request stays open until a decision answers it.
     const { id, answered } = ctx.review.receive(session, msg, frame, args);
     ctx.review.originalRead(id, await ctx.readOriginal(args.old_file_path || args.new_file_path, ctx.review.room()));
