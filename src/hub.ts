@@ -43,6 +43,8 @@ import { PatchbayStore, type StoreBackend } from './settings/store.ts';
 import { suggestionModelPatch } from './suggestions/models.ts';
 import { Door, type DoorOptions } from './transport/door.ts';
 import { TerminalDoors } from './transport/terminal-doors.ts';
+import { addWorktree } from './worktree/add.ts';
+import { otherWorktrees, WorktreeIndex } from './worktree/worktrees.ts';
 import { newToken } from './transport/tokens.ts';
 
 export interface Hub extends HubApi {
@@ -56,6 +58,8 @@ export interface Hub extends HubApi {
 
 const SNAPSHOT_THROTTLE_MS = 25;
 const PROCESS_SCAN_MS = 5000;
+/** How often the editors' repositories are checked for worktrees added or removed (a stat each). */
+const WORKTREE_CHECK_MS = 3000;
 /** `remotes.reload` waits this long at most for a remote it was asked about to connect or fail. */
 const REMOTE_SETTLE_MS = 20_000;
 
@@ -121,6 +125,8 @@ class PatchbayHub implements Hub {
   private readonly pi: PiHost;
   /** Remotes whose agents reach the door over SSH tunnels. */
   private readonly remotes: RemoteManager;
+  /** The git worktrees of the repositories editors have open. */
+  private readonly worktrees: WorktreeIndex;
   private readonly tokens = { pi: newToken(), claude: newToken() };
   private door: Door | null = null;
   /** When the door was first advertised: a pi started earlier cannot have autoconnected to it. */
@@ -202,8 +208,17 @@ class PatchbayHub implements Hub {
       },
       onDiffDecided: (record) => this.emit({ type: 'diffDecided', record }),
       editorSuspect: (editor, how) => void this.discovery.markSuspect(editor.port, how),
+      worktrees: (editorId) => this.editorWorktrees(editorId),
       log,
       now,
+    });
+    this.worktrees = new WorktreeIndex({
+      env: options.toolEnv,
+      onChange: () => {
+        this.relay.rebalance();
+        void this.publishDoor();
+      },
+      log,
     });
     this.discovery = new EditorDiscovery({
       dirs: [
@@ -243,7 +258,7 @@ class PatchbayHub implements Hub {
     this.remotes = new RemoteManager({
       host: deps.childHost,
       ssh: options.sshCommand,
-      env: options.sshEnv,
+      env: options.toolEnv,
       aliveIntervalS: options.remoteAliveIntervalS,
       aliveCountMax: options.remoteAliveCountMax,
       connectTimeoutS: options.remoteConnectTimeoutS,
@@ -293,6 +308,7 @@ class PatchbayHub implements Hub {
     await this.publishDoor();
     void this.checkReviewFolders();
     void this.remotes.sync(this.store.settings().remotes);
+    this.timers.interval(WORKTREE_CHECK_MS, () => void this.worktrees.refresh());
     if (this.options.scanProcesses) {
       void this.scanIdle();
       this.timers.interval(PROCESS_SCAN_MS, () => void this.scanIdle());
@@ -301,14 +317,25 @@ class PatchbayHub implements Hub {
 
   private onDiscovery(state: DiscoveryState): void {
     this.state = state;
+    void this.worktrees.setFolders(state.editors.flatMap((e) => e.workspaceFolders));
     this.relay.setEditors(state.editors);
     void this.publishDoor();
     this.changed();
   }
 
-  /** What the door advertises: every live editor's folders, the review folders and hosted pi sessions' folders. */
+  /** An editor's other git worktrees: agents there are its, and find the door there. */
+  private editorWorktrees(editorId: string): string[] {
+    const editor = this.state.editors.find((e) => e.id === editorId);
+    return editor ? otherWorktrees(editor.workspaceFolders, (folder) => this.worktrees.worktreesOf(folder)) : [];
+  }
+
+  /**
+   * What the door advertises: every live editor's folders and its other worktrees (pi-ide offers
+   * only a lockfile whose folders contain its cwd), the review folders and hosted pi sessions' folders.
+   */
   private advertisedFolders(): string[] {
-    return [...this.state.editors.flatMap((e) => e.workspaceFolders), ...this.store.settings().reviewFolders, ...this.pi.folders()];
+    const editors = this.state.editors.flatMap((e) => [...e.workspaceFolders, ...this.editorWorktrees(e.id)]);
+    return [...editors, ...this.store.settings().reviewFolders, ...this.pi.folders()];
   }
 
   private async publishDoor(): Promise<void> {
@@ -453,8 +480,16 @@ class PatchbayHub implements Hub {
     'models.refresh': ({ sessionId }) => this.relay.refreshModels(sessionId),
     'suggestionModel.set': ({ choice, editorId }) =>
       this.updateSettings(suggestionModelPatch(this.store.settings(), choice, editorId)),
-    'pi.start': ({ cwd, model, args }) =>
-      this.pi.start({ cwd, ...(model !== undefined ? { model } : {}), ...(args !== undefined ? { args } : {}) }),
+    'pi.start': async ({ cwd, model, args, worktree }) => {
+      let dir = cwd;
+      if (worktree !== undefined) {
+        dir = (await addWorktree(cwd, worktree, this.options.toolEnv)).path;
+        // Its editor knows it at once: the pi's pi-ide finds the door there, and is bound.
+        await this.worktrees.refresh();
+        await this.publishDoor();
+      }
+      return this.pi.start({ cwd: dir, ...(model !== undefined ? { model } : {}), ...(args !== undefined ? { args } : {}) });
+    },
     'pi.resume': (request) => this.pi.resume(request),
     'pi.sessions': ({ sessionDir }) => this.pi.savedSessions(sessionDir),
     'pi.get': ({ id }) => this.pi.detail(id),
@@ -538,7 +573,10 @@ class PatchbayHub implements Hub {
       pid: process.pid,
       paused: this.paused,
       door: { port: this.door?.port ?? null, lockfiles: this.discovery.doorLockfiles(), problems: this.state.doorProblems },
-      editors: this.relay.editorViews(),
+      editors: this.relay.editorViews().map((e) => {
+        const worktrees = this.editorWorktrees(e.id);
+        return worktrees.length > 0 ? { ...e, worktrees } : e;
+      }),
       invalidLockfiles: this.state.invalid,
       sessions: this.relay.sessionViews(),
       // The scan runs every few seconds: an agent that connected since is not idle any more.
@@ -549,7 +587,7 @@ class PatchbayHub implements Hub {
       hostedPi: this.hostedPiView(),
       hosted: this.pi.views(),
       remotes: this.remotes.views(),
-      warnings: [...this.warnings, ...this.state.warnings, ...this.folderWarnings],
+      warnings: [...this.warnings, ...this.state.warnings, ...this.folderWarnings, ...this.worktrees.problems()],
     };
   }
 
@@ -607,6 +645,7 @@ class PatchbayHub implements Hub {
       await this.door?.close();
       await this.terminalDoors.close();
       await this.discovery.close();
+      this.worktrees.close();
       await this.pending.close();
       await this.history.close();
       this.listeners.clear();

@@ -65,8 +65,8 @@ export interface HubOptions {
   piStartTimeoutMs: number;
   /** The ssh program remotes are reached with (`ssh`: the one on PATH, so the person's own config applies). */
   sshCommand: string;
-  /** The environment ssh runs in (the entry point's: SSH_AUTH_SOCK, the person's HOME). */
-  sshEnv: NodeJS.ProcessEnv;
+  /** The environment the system tools Patchbay runs start in (ssh, git): the entry point's, so SSH_AUTH_SOCK and HOME apply. */
+  toolEnv: NodeJS.ProcessEnv;
   /** ServerAliveInterval (s) × ServerAliveCountMax: how long a silent remote takes to count as dropped. */
   remoteAliveIntervalS: number;
   remoteAliveCountMax: number;
@@ -160,7 +160,7 @@ export function resolveOptions(env: NodeJS.ProcessEnv, overrides: Partial<HubOpt
     piStopGraceMs: 3000,
     piIdeConnectMs: 1500,
     sshCommand: 'ssh',
-    sshEnv: env,
+    toolEnv: env,
     remoteAliveIntervalS: 15,
     remoteAliveCountMax: 3,
     remoteConnectTimeoutS: 20,

@@ -13,9 +13,14 @@ export function agentName(kind: SessionView['kind']): string {
   return AGENT_NAMES[kind];
 }
 
-export function sessionLabel(session: Pick<SessionView, 'kind' | 'cwd' | 'pid' | 'id'>): string {
+export function sessionLabel(session: Pick<SessionView, 'kind' | 'cwd' | 'pid' | 'id' | 'remote'>): string {
   const where = session.cwd !== null ? baseName(session.cwd) : session.pid !== null ? `pid ${session.pid}` : session.id;
-  return `${agentName(session.kind)} · ${where}`;
+  return `${agentName(session.kind)} · ${where}${session.remote === undefined ? '' : ` on ${session.remote}`}`;
+}
+
+/** The folder on this machine a session is bound by: its cwd, or a remote session's mapped one (null outside every map). */
+export function localFolder(session: Pick<SessionView, 'cwd' | 'remote' | 'localCwd'>): string | null {
+  return session.remote === undefined ? session.cwd : (session.localCwd ?? null);
 }
 
 /** The name of whatever serves a session: an editor, or Patchbay itself. */

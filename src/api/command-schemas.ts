@@ -94,6 +94,7 @@ export const COMMAND_SCHEMAS = {
     cwd: absolutePath,
     model: id('"provider/id"').optional(),
     args: z.array(text, { error: 'must be a list of strings' }).max(100, { error: 'must hold at most 100 arguments' }).optional(),
+    worktree: nonEmpty('a branch name', 200).optional(),
   }),
   'pi.resume': z.union([params({ id: hostedId }), params({ sessionFile })], {
     error: 'must be {"id": a hosted session id} or {"sessionFile": a pi session file}',

@@ -22,6 +22,8 @@ export interface EditorView {
   link?: EditorLinkState;
   /** Why there is no link now, for the person (e.g. another client took it). */
   linkProblem?: string | null;
+  /** Other git worktrees of the repositories it has open: agents there are bound to it (reason `worktree`). */
+  worktrees?: string[];
 }
 
 export type EditorLinkState = 'open' | 'opening' | 'down' | 'taken';
@@ -499,7 +501,12 @@ export interface HubCommands {
   'models.list': [{ sessionId?: string }, SessionModels[]];
   'models.refresh': [{ sessionId: string }, SessionModels];
   'suggestionModel.set': [{ choice: string; editorId?: string }, PatchbaySettings];
-  'pi.start': [{ cwd: string; model?: string; args?: string[] }, HostedView];
+  /**
+   * `worktree`: a branch; pi runs in that branch's git worktree beside the repository `cwd` is in
+   * (`<parent>/<branch>`, made with `git worktree add` unless it exists), bound to the editor that
+   * has the repository open (reason `worktree`).
+   */
+  'pi.start': [{ cwd: string; model?: string; args?: string[]; worktree?: string }, HostedView];
   /**
    * Starts a stopped hosted session again on its file (same id, transcript rebuilt), or opens
    * one of pi's saved sessions by its file. A pi already running on that file is returned.

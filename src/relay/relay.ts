@@ -55,6 +55,8 @@ export interface RelayDeps {
   onDiffDecided(record: DecisionRecord): void;
   /** An editor's link failed to open or closed by itself: discovery should check it now. */
   editorSuspect(editor: LiveEditor, how: LinkLoss): void;
+  /** An editor's other git worktrees (of the repositories it has open): an agent in one is its (reason `worktree`). */
+  worktrees?(editorId: string): readonly string[];
   /** Waits of the editor links (tests). */
   linkRetry?: ConnectionDeps['retry'];
   log(message: string): void;
@@ -522,7 +524,12 @@ export class Relay {
   rebalance(): void {
     if (this.closed) return;
     const entries = this.deps.paused() ? [] : [...this.editors.values()];
-    const live = entries.map((e) => ({ id: e.instance.id, workspaceFolders: e.instance.workspaceFolders, focusedAt: e.focusedAt }));
+    const live = entries.map((e) => ({
+      id: e.instance.id,
+      workspaceFolders: e.instance.workspaceFolders,
+      focusedAt: e.focusedAt,
+      worktrees: this.deps.worktrees?.(e.instance.id) ?? [],
+    }));
     let changed = false;
     for (const session of this.sessions.values()) {
       // A remote agent's parents are another machine's processes: never an editor's here.

@@ -40,7 +40,7 @@ async function world(t: TestContext, overrides: Partial<HubOptions> = {}): Promi
   const there = join(remote.dir.path, 'remote', 'work', 'project');
   await remote.bindMount(local, there);
   const options = isolatedOptions(dir.path, {
-    sshEnv: { PATH: remote.path, HOME: dir.path },
+    toolEnv: { PATH: remote.path, HOME: dir.path },
     remoteAliveIntervalS: 1,
     remoteAliveCountMax: 2,
     remoteRetryFirstMs: 200,
@@ -114,7 +114,7 @@ describe('remote agents over SSH', { skip: unavailable ?? false }, () => {
     const writing = agent.command({ cmd: 'write', path: join(there, 'a.txt'), contents: 'two\n' }, { timeoutMs: 15_000 });
     const diff = await editor.waitForDiff(undefined, { timeoutMs: 10_000 });
     assert.equal(diff.args.new_file_path, join(local, 'a.txt'));
-    const pending = (await hub.call('snapshot', undefined)).diffs[0]!;
+    const pending = await waitFor(async () => (await hub.call('snapshot', undefined)).diffs[0], { timeoutMs: 10_000 });
     assert.equal(pending.path, join(local, 'a.txt'));
     assert.deepEqual(pending.remote, { name: 'devbox', path: join(there, 'a.txt'), mapped: true });
     editor.decide(diff.tabName, 'saved');
@@ -183,7 +183,7 @@ describe('remote agents over SSH', { skip: unavailable ?? false }, () => {
   test('a host whose key is not known fails without asking, saying what to fix, and is retried', async (t) => {
     const remote = await startSshRemote(t);
     const dir = await tempDir('remote-hub');
-    const options = isolatedOptions(dir.path, { sshEnv: { PATH: remote.path, HOME: dir.path }, remoteRetryFirstMs: 200, remoteRetryMaxMs: 400 });
+    const options = isolatedOptions(dir.path, { toolEnv: { PATH: remote.path, HOME: dir.path }, remoteRetryFirstMs: 200, remoteRetryMaxMs: 400 });
     PatchbayStore.open(options.home).updateSettings({ remotes: [{ name: 'nokey', destination: remote.unknownHost, maps: [{ remote: '/srv/p', local: dir.path }] }] }, { local: true });
     const hub = await createHub(options);
     t.after(async () => {
