@@ -40,7 +40,7 @@ export function SessionCard({ session, editors, paused = false }: { session: Ses
       </p>
       {session.cwd !== null && <code className="path">{session.remote === undefined ? session.cwd : `${session.remote}:${session.cwd}`}</code>}
       {session.remote !== undefined && session.cwd !== null && (
-        <p className="meta">
+        <p className="meta inline-path">
           {session.localCwd ? (
             <>
               Here: <code className="path">{session.localCwd}</code>
