@@ -3,8 +3,8 @@
 // folder is not. Each editor folder's repository (its common git dir) is looked up once; its
 // worktree list is read again only when `<common dir>/worktrees` changed (one stat per refresh),
 // which is where git records every worktree it adds or removes.
-import { stat } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
+import { lstat, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { containingDepth } from '../broker/folders.ts';
 import { git } from './git.ts';
 
@@ -26,6 +26,16 @@ export function parseWorktreeList(text: string): string[] {
 export function otherWorktrees(folders: readonly string[], worktreesOf: (folder: string) => readonly string[]): string[] {
   const all = new Set(folders.flatMap((folder) => worktreesOf(folder)));
   return [...all].filter((worktree) => !folders.some((folder) => containingDepth([worktree], folder) >= 0));
+}
+
+/** Whether `folder` or a folder above it holds a `.git` (a checkout's dir, or a worktree's file): one lstat per level, no git run. */
+export async function underGit(folder: string): Promise<boolean> {
+  const isFolder = await stat(folder).then((s) => s.isDirectory(), () => false);
+  if (!isFolder) return false;
+  for (let dir = resolve(folder); ; dir = dirname(dir)) {
+    if (await lstat(join(dir, '.git')).then(() => true, () => false)) return true;
+    if (dirname(dir) === dir) return false;
+  }
 }
 
 interface Repository {
@@ -94,9 +104,8 @@ export class WorktreeIndex {
   }
 
   private async commonDirOf(folder: string): Promise<string | null> {
-    // A folder that is not here (an editor's on another machine, one deleted since) has no repository here.
-    const isFolder = await stat(folder).then((s) => s.isDirectory(), () => false);
-    if (!isFolder) return null;
+    // Most folders are in no repository: git is run only where one could be.
+    if (!(await underGit(folder))) return null;
     const found = await git(folder, ['rev-parse', '--path-format=absolute', '--git-common-dir'], this.opts.env);
     if (!found.ok) {
       // Outside a repository is the usual case for a folder, and nothing to report.

@@ -11,7 +11,7 @@ import { createHub, type Hub, type HubDeps } from '../../src/hub.ts';
 import type { HubOptions } from '../../src/options.ts';
 import { addWorktree, branchProblem, worktreePath } from '../../src/worktree/add.ts';
 import { git } from '../../src/worktree/git.ts';
-import { otherWorktrees, parseWorktreeList } from '../../src/worktree/worktrees.ts';
+import { otherWorktrees, parseWorktreeList, underGit } from '../../src/worktree/worktrees.ts';
 import { FakeEditor } from '../peers/fake-editor.ts';
 import { FakePiClient } from '../peers/fake-pi.ts';
 import { isolatedOptions } from '../peers/hub-options.ts';
@@ -71,6 +71,16 @@ describe('worktrees, with git', { skip: hasGit ? false : 'needs git' }, () => {
     const result = await git(open, ['status'], process.env);
     assert.equal(result.ok, false);
     assert.match(result.problem ?? '', /does not run git in .*open: its group and others may write it/);
+  });
+
+  test('git runs only where a repository could be: in a checkout or under one, not in a plain folder', async (t) => {
+    const dir = await tempDir('wt-under');
+    t.after(() => dir.cleanup());
+    const project = await repository(dir.path);
+    await mkdir(join(project, 'src'));
+    assert.equal(await underGit(join(project, 'src')), true);
+    assert.equal(await underGit(dir.path), false);
+    assert.equal(await underGit(join(dir.path, 'missing')), false);
   });
 
   async function hubWithEditor(t: TestContext, overrides: Partial<HubOptions> = {}, deps: HubDeps = {}): Promise<{ hub: Hub; options: HubOptions; project: string; root: string; editor: FakeEditor }> {
