@@ -13,8 +13,12 @@
 //   → forget <pi|claude> <port> <token>   (a lockfile an earlier tunnel left, removed if it still holds its token)
 //   → who <req> <port>                    ← conn <req> <agent port> <pid> <inode> … done <req>
 //   → proc <req> <pid>                    ← cwd <req> <path>, cmd <req> <command line>, done <req>
+//   → beat <seconds>                      (Patchbay is there: without another beat within <seconds>, it ends as if its input had)
 //   ← hello 1 <pid> · dir pi <path> · dir claude <path>   (at start)
 //   end of stdin (or HUP/TERM/PIPE): its lockfiles are removed if they still hold its tokens, and it exits.
+// The beats cover what sshd may not notice for hours: a client gone without a word (a laptop
+// closed, a network cut). Then the tunnel is dead but the helper's stdin stays open, and its
+// lockfile would name a live pid and a port that still accepts.
 
 export const HELPER_PROTOCOL = 1;
 
@@ -26,7 +30,7 @@ export const BOOTSTRAP =
 export const HELPER_SCRIPT = String.raw`umask 077
 pd=${'$'}{PI_IDE_LOCK_DIR:-$HOME/.pi/ide}
 cd=${'$'}{CLAUDE_CONFIG_DIR:-$HOME/.claude}/ide
-f_pi=; t_pi=; f_claude=; t_claude=
+f_pi=; t_pi=; f_claude=; t_claude=; w=
 say() { printf '%s\n' "$*"; }
 dirof() { case $1 in pi) d=$pd;; claude) d=$cd;; *) return 1;; esac; }
 prep() {
@@ -75,7 +79,15 @@ proc() {
   [ -r "/proc/$2/cmdline" ] && say "cmd $1 $(tr '\000\n' '  ' < "/proc/$2/cmdline" | cut -c1-2000)"
   say "done $1"
 }
+arm() {
+  case $1 in ''|*[!0-9]*) return 0;; esac
+  [ -n "$w" ] && kill "$w" 2>/dev/null
+  (trap 'kill $s 2>/dev/null; exit 0' TERM; sleep "$1" & s=$!; wait $s; kill -TERM $$) </dev/null >/dev/null 2>&1 &
+  w=$!
+}
 bye() {
+  [ -n "$w" ] && kill "$w" 2>/dev/null
+  w=
   [ -n "$f_pi" ] && mine "$f_pi" "$t_pi" && rm -f "$f_pi"
   [ -n "$f_claude" ] && mine "$f_claude" "$t_claude" && rm -f "$f_claude"
   f_pi=; f_claude=
@@ -90,6 +102,7 @@ while read -r c a b t r; do
     forget) forget "$a" "$b" "$t";;
     who) who "$a" "$b";;
     proc) proc "$a" "$b";;
+    beat) arm "$a";;
   esac
 done
 bye

@@ -287,6 +287,8 @@ export class RemoteManager {
       forget: link.leftBehind,
       upDeadlineMs: this.opts.upDeadlineMs,
       requestTimeoutMs: this.opts.requestTimeoutMs,
+      // The helper gives up as late as ssh does here (ServerAlive), and a beat more.
+      beat: { everyMs: this.opts.aliveIntervalS * 1000, deadS: this.opts.aliveIntervalS * (this.opts.aliveCountMax + 1) },
       onUp: (up) => {
         if (link.tunnel !== tunnel) return;
         link.up = up;

@@ -41,6 +41,8 @@ export interface TunnelOptions {
   upDeadlineMs: number;
   /** Each request to the helper must be answered this soon. */
   requestTimeoutMs: number;
+  /** Patchbay tells the helper it is there every `everyMs`; a helper that hears nothing for `deadS` ends (helper.ts). */
+  beat: { everyMs: number; deadS: number };
   onUp(up: TunnelUp): void;
   /** Once: it ended (before or after it was up), and why, for the person. */
   onDown(reason: string): void;
@@ -68,6 +70,7 @@ export class Tunnel {
   private up = false;
   private down = false;
   private deadline: NodeJS.Timeout | null = null;
+  private beats: NodeJS.Timeout | null = null;
   private readonly pending = new Map<number, Pending>();
   private seq = 0;
   private exited: Promise<void>;
@@ -129,6 +132,7 @@ export class Tunnel {
     this.endedBecause ??= 'stopped';
     const child = this.child;
     if (!child) return;
+    if (this.beats) clearInterval(this.beats);
     child.endInput();
     const timer = (ms: number, then: () => void): NodeJS.Timeout => {
       const t = setTimeout(then, ms);
@@ -177,6 +181,7 @@ export class Tunnel {
           return;
         }
         this.helperPid = line.pid;
+        this.startBeats();
         this.writeLockfiles();
         return;
       case 'dir':
@@ -227,8 +232,16 @@ export class Tunnel {
     this.opts.onUp({ remotePort: this.remotePort, helperPid: this.helperPid, lockfiles: [...this.written], problems: [...this.problems] });
   }
 
+  private startBeats(): void {
+    const beat = (): void => this.child?.write(`beat ${this.opts.beat.deadS}\n`);
+    beat();
+    this.beats = setInterval(beat, this.opts.beat.everyMs);
+    this.beats.unref();
+  }
+
   private onExit(exit: { code: number | null; signal: string | null; spawnError?: string }): void {
     if (this.deadline) clearTimeout(this.deadline);
+    if (this.beats) clearInterval(this.beats);
     for (const pending of this.pending.values()) {
       clearTimeout(pending.timer);
       pending.reject(new Error('the tunnel closed'));

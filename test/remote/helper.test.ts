@@ -102,6 +102,33 @@ describe('the remote helper', () => {
     assert.equal(existsSync(join(piDir, '41002.lock')), true);
   });
 
+  test('a helper that hears no beat from Patchbay ends and removes its lockfiles, though its input stays open (a client gone without a word)', async (t) => {
+    const dir = await tempDir('helper');
+    t.after(() => dir.cleanup());
+    const helper = runHelper(t, '/bin/sh', { HOME: dir.path, PI_IDE_LOCK_DIR: join(dir.path, 'pi'), CLAUDE_CONFIG_DIR: join(dir.path, 'claude') });
+    helper.send(writeLine('pi', 41003, 'tok', '{"authToken":"tok"}'));
+    await waitFor(() => helper.lines.some((l) => l.startsWith('wrote pi')), { ...SLOW, message: () => helper.lines.join('\n') });
+    helper.send('beat 1\n');
+    const started = Date.now();
+    assert.equal(await helper.exited, 0);
+    assert.ok(Date.now() - started >= 900, 'it waited for the beat that did not come');
+    assert.equal(existsSync(join(dir.path, 'pi', '41003.lock')), false);
+  });
+
+  test('beats keep a helper going', async (t) => {
+    const dir = await tempDir('helper');
+    t.after(() => dir.cleanup());
+    const helper = runHelper(t, '/bin/sh', { HOME: dir.path });
+    for (let i = 0; i < 4; i++) {
+      helper.send('beat 1\n');
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+    const now = await Promise.race([helper.exited.then(() => 'ended'), new Promise((resolve) => setTimeout(() => resolve('running'), 10))]);
+    assert.equal(now, 'running', 'alive after 1.6 s of beats, each due within a second');
+    helper.end();
+    await helper.exited;
+  });
+
   test('tells which process holds a connection to the forwarded port, and its folder', { skip: existsSync('/proc/net/tcp') ? false : 'needs /proc (Linux)' }, async (t) => {
     const dir = await tempDir('helper');
     const server = createServer(() => {});

@@ -4,7 +4,7 @@
 // diagnostics back at the agent's paths, a dropped tunnel coming back, and a stop that leaves
 // nothing behind over there.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chown, lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
@@ -55,6 +55,22 @@ async function world(t: TestContext, overrides: Partial<HubOptions> = {}): Promi
     await dir.cleanup();
   });
   return { remote, hub, options, local, there };
+}
+
+/** The ssh processes this process started (the hub's tunnels). */
+function sshChildren(): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        return comm === 'ssh' && ppid === process.pid ? [Number(pid)] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 async function remoteView(hub: Hub): Promise<RemoteView | undefined> {
@@ -168,6 +184,31 @@ describe('remote agents over SSH', { skip: unavailable ?? false }, () => {
     assert.ok(existsSync(again.lockfiles[0]!));
     assert.equal(existsSync(oldLock), false, 'the dropped tunnel’s lockfile is gone');
     assert.equal(await remote.remoteAccepts(again.remotePort!), true);
+  });
+
+  test('a client that goes silent (a laptop closed, a network cut) leaves no live lockfile over there; once back it connects again', async (t) => {
+    const { hub } = await world(t);
+    const first = await connected(hub);
+    // This process's ssh, frozen: to the server it is a client that stopped answering.
+    const ssh = sshChildren();
+    assert.equal(ssh.length, 1);
+    process.kill(ssh[0]!, 'SIGSTOP');
+    t.after(() => {
+      try {
+        process.kill(ssh[0]!, 'SIGCONT');
+      } catch {
+        // gone already
+      }
+    });
+    // The helper hears no beat for 3 s (1 s × (2 + 1)), so it ends and takes its lockfiles along.
+    await waitFor(() => first.lockfiles.every((f) => !existsSync(f)), { timeoutMs: 15_000, message: 'the silent tunnel’s lockfiles removed over there' });
+    process.kill(ssh[0]!, 'SIGCONT');
+    // Awake again, ssh finds its session ended: the tunnel is opened anew.
+    const again = await waitFor(async () => {
+      const view = await remoteView(hub);
+      return view?.state === 'connected' && view.remotePort !== first.remotePort ? view : null;
+    }, { timeoutMs: 30_000, message: 'a new tunnel' });
+    assert.ok(again.lockfiles.every((f) => existsSync(f)));
   });
 
   test('a full stop of Patchbay removes every lockfile it wrote over there', async (t) => {
