@@ -43,9 +43,9 @@ import { PatchbayStore, type StoreBackend } from './settings/store.ts';
 import { suggestionModelPatch } from './suggestions/models.ts';
 import { Door, type DoorOptions } from './transport/door.ts';
 import { TerminalDoors } from './transport/terminal-doors.ts';
+import { newToken } from './transport/tokens.ts';
 import { addWorktree } from './worktree/add.ts';
 import { otherWorktrees, WorktreeIndex } from './worktree/worktrees.ts';
-import { newToken } from './transport/tokens.ts';
 
 export interface Hub extends HubApi {
   readonly options: HubOptions;
@@ -563,7 +563,12 @@ class PatchbayHub implements Hub {
       void this.checkReviewFolders();
     }
     if (after.reviewRoute !== before.reviewRoute) this.relay.rebalance();
-    if (JSON.stringify(after.remotes) !== JSON.stringify(before.remotes)) void this.remotes.sync(after.remotes);
+    if (after.claude !== before.claude) {
+      // Each remote's lockfiles over there follow the dialects the door serves: written anew.
+      void this.remotes.sync([]).then(() => this.remotes.sync(this.store.settings().remotes));
+    } else if (JSON.stringify(after.remotes) !== JSON.stringify(before.remotes)) {
+      void this.remotes.sync(after.remotes);
+    }
     this.changed();
   }
 

@@ -21,7 +21,7 @@ import { EditorRequests } from './editor-requests.ts';
 import { lookUpProcess, type LookupPlan } from './process-lookup.ts';
 import { ReviewBridge, type RelayInbox } from './review-bridge.ts';
 import { answer, RpcLink, type Frame } from './rpc-link.ts';
-import { notificationToRemote, requestToLocal, answerToRemote } from './remote-paths.ts';
+import { answerToRemote, notificationToRemote, requestToLocal } from './remote-paths.ts';
 import { localCwd, sessionKey, sessionView, type RemoteSide, type Session } from './session.ts';
 import { askModels, noModels } from './session-models.ts';
 import { ThrottledLog } from './throttled-log.ts';
@@ -378,17 +378,14 @@ export class Relay {
       }
       return;
     }
+    // A remote agent's paths are the remote's: the editor gets them mapped here, the agent its answer mapped back.
     const { remote } = session;
-    if (remote && !pathsMapped) {
-      // Its paths are the remote's: the editor gets them mapped here, the agent its answer mapped back.
-      msg = requestToLocal(msg, remote.maps);
-      frame = null;
-      const inner = translate;
-      translate = (r) => answerToRemote(inner ? inner(r) : r, remote.maps);
-    }
+    const mapped = remote && !pathsMapped;
+    const request = mapped ? requestToLocal(msg, remote.maps) : msg;
+    const shape = mapped ? (r: RpcResponse) => answerToRemote(translate ? translate(r) : r, remote.maps) : translate;
     try {
       const link = await editor.connection.link();
-      answer(session.link, msg.id, await link.relay(msg, frame, { owner: session }).response, translate);
+      answer(session.link, msg.id, await link.relay(request, mapped ? null : frame, { owner: session }).response, shape);
     } catch (err) {
       session.link.respondError(msg.id, INTERNAL_ERROR, `Patchbay: ${(err as Error).message}`);
     }

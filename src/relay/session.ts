@@ -2,6 +2,7 @@
 import type { BindReason, Dialect, SessionModels, SessionView } from '../api/types.ts';
 import type { ProcessInfo } from '../discovery/peer-process.ts';
 import { toLocal, type PathMapping } from '../remote/paths.ts';
+import type { Original } from '../review/read-original.ts';
 import type { ReviewNote } from './review-notes.ts';
 import type { RpcLink } from './rpc-link.ts';
 import type { TrafficLog } from './traffic.ts';
@@ -16,6 +17,8 @@ export interface RemoteSide {
   /** The agent's process over there (a connection to the forwarded port no other session has). */
   identify(sessionId: string): Promise<ProcessInfo | null>;
   processInfo(pid: number): Promise<ProcessInfo | null>;
+  /** A file over there no map covers, as a diff of it is reviewed against (read over the tunnel). */
+  readOriginal(path: string, maxBytes: number): Promise<Original>;
   /** The session ended: its connection over there is free for another. */
   release(sessionId: string): void;
 }

@@ -13,6 +13,7 @@
 //   → forget <pi|claude> <port> <token>   (a lockfile an earlier tunnel left, removed if it still holds its token)
 //   → who <req> <port>                    ← conn <req> <agent port> <pid> <inode> … done <req>
 //   → proc <req> <pid>                    ← cwd <req> <path>, cmd <req> <command line>, done <req>
+//   → get <req> <max bytes> - <path>     ← file <req> + data <req> <base64>… | gone <req> | big <req>, then done <req> (a file no map covers, for its review)
 //   → beat <seconds>                      (Patchbay is there: without another beat within <seconds>, it ends as if its input had)
 //   ← hello 1 <pid> · dir pi <path> · dir claude <path>   (at start)
 //   end of stdin (or HUP/TERM/PIPE): its lockfiles are removed if they still hold its tokens, and it exits.
@@ -79,6 +80,17 @@ proc() {
   [ -r "/proc/$2/cmdline" ] && say "cmd $1 $(tr '\000\n' '  ' < "/proc/$2/cmdline" | cut -c1-2000)"
   say "done $1"
 }
+get() {
+  case $2 in ''|*[!0-9]*) say "done $1"; return 0;; esac
+  case $3 in /proc/*|/sys/*|/dev/*) ;; *)
+    if [ ! -e "$3" ] && [ ! -L "$3" ]; then say "gone $1"
+    elif [ -f "$3" ] && [ -r "$3" ]; then
+      n=$(wc -c < "$3" | tr -d ' ')
+      if [ "$n" -gt "$2" ]; then say "big $1"; else say "file $1"; base64 < "$3" | sed "s/^/data $1 /"; fi
+    fi;;
+  esac
+  say "done $1"
+}
 arm() {
   case $1 in ''|*[!0-9]*) return 0;; esac
   [ -n "$w" ] && kill "$w" 2>/dev/null
@@ -103,6 +115,7 @@ while read -r c a b t r; do
     who) who "$a" "$b";;
     proc) proc "$a" "$b";;
     beat) arm "$a";;
+    get) get "$a" "$b" "$r";;
   esac
 done
 bye
@@ -117,6 +130,10 @@ export type HelperLine =
   | { kind: 'conn'; req: number; agentPort: number; pid: number; inode: number }
   | { kind: 'cwd'; req: number; path: string }
   | { kind: 'cmd'; req: number; command: string }
+  | { kind: 'data'; req: number; base64: string }
+  | { kind: 'file'; req: number }
+  | { kind: 'gone'; req: number }
+  | { kind: 'big'; req: number }
   | { kind: 'done'; req: number };
 
 const DIALECT = '(pi|claude)';
@@ -128,6 +145,10 @@ const PATTERNS: [RegExp, (m: RegExpExecArray) => HelperLine][] = [
   [/^conn (\d+) (\d+) (\d+) (\d+)$/, (m) => ({ kind: 'conn', req: Number(m[1]), agentPort: Number(m[2]), pid: Number(m[3]), inode: Number(m[4]) })],
   [/^cwd (\d+) (\/.*)$/, (m) => ({ kind: 'cwd', req: Number(m[1]), path: m[2]! })],
   [/^cmd (\d+) (.*)$/, (m) => ({ kind: 'cmd', req: Number(m[1]), command: m[2]!.trim() })],
+  [/^data (\d+) ([A-Za-z0-9+/=]+)$/, (m) => ({ kind: 'data', req: Number(m[1]), base64: m[2]! })],
+  [/^file (\d+)$/, (m) => ({ kind: 'file', req: Number(m[1]) })],
+  [/^gone (\d+)$/, (m) => ({ kind: 'gone', req: Number(m[1]) })],
+  [/^big (\d+)$/, (m) => ({ kind: 'big', req: Number(m[1]) })],
   [/^done (\d+)$/, (m) => ({ kind: 'done', req: Number(m[1]) })],
 ];
 

@@ -6,6 +6,8 @@ import type { Dialect, RemoteConfig, RemoteView } from '../api/types.ts';
 import type { ProcessInfo } from '../discovery/peer-process.ts';
 import { DOOR_IDE_NAME } from '../discovery/takeover.ts';
 import { serializeLockfile } from '../protocol/lockfile.ts';
+import type { RemoteSide } from '../relay/session.ts';
+import type { Original } from '../review/read-original.ts';
 import { newToken } from '../transport/tokens.ts';
 import type { ChildHost } from './child-host.ts';
 import type { PathMapping } from './paths.ts';
@@ -21,17 +23,8 @@ export interface RemoteKey {
   remote: string;
 }
 
-/** What the relay knows of the remote a session came through. */
-export interface RemoteOrigin {
-  readonly name: string;
-  readonly maps: readonly PathMapping[];
-  /** The agent's process over there, for this session: a connection to the forwarded port no other session has. */
-  identify(sessionId: string): Promise<ProcessInfo | null>;
-  /** A process over there by its pid (Claude Code names its own in `ide_connected`). */
-  processInfo(pid: number): Promise<ProcessInfo | null>;
-  /** The session ended: its connection is free for another. */
-  release(sessionId: string): void;
-}
+/** What the relay knows of the remote a session came through (the relay's RemoteSide). */
+export type RemoteOrigin = RemoteSide;
 
 export interface RemoteManagerOptions {
   host: ChildHost;
@@ -54,6 +47,9 @@ export interface RemoteManagerOptions {
   log(message: string): void;
   now(): number;
 }
+
+/** A file over there is read for a review up to this: it comes over the tunnel as base64 lines. */
+const REMOTE_READ_BYTES = 2 * 1024 * 1024;
 
 class RemoteLink implements RemoteOrigin {
   state: LinkState = initialState();
@@ -107,6 +103,22 @@ class RemoteLink implements RemoteOrigin {
     const { cwd, command } = await tunnel.process(pid);
     if (cwd === null && command === null) return null;
     return { pid, cwd, command, startedAt: null };
+  }
+
+  async readOriginal(path: string, maxBytes: number): Promise<Original> {
+    const unseen = { contents: null, isNew: false, tooLarge: false };
+    const tunnel = this.tunnel;
+    if (!tunnel || this.state.state !== 'connected') return unseen;
+    try {
+      const read = await tunnel.readFile(path, Math.min(maxBytes, REMOTE_READ_BYTES));
+      if (read.kind === 'bytes') return { contents: read.bytes, isNew: false, tooLarge: false };
+      if (read.kind === 'missing') return { contents: null, isNew: true, tooLarge: false };
+      if (read.kind === 'too-large') return { contents: null, isNew: false, tooLarge: true };
+      return unseen;
+    } catch {
+      // The tunnel went down meanwhile: reviewed without the old side rather than not at all.
+      return unseen;
+    }
   }
 
   release(sessionId: string): void {

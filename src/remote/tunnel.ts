@@ -125,6 +125,20 @@ export class Tunnel {
   }
 
   /**
+   * A file over there, read up to `maxBytes` (the review of a file no map covers): its bytes,
+   * `missing`, `too-large`, or `unread` (not a regular file, not readable, a kernel file).
+   */
+  async readFile(path: string, maxBytes: number): Promise<{ kind: 'bytes'; bytes: Buffer } | { kind: 'missing' | 'too-large' | 'unread' }> {
+    if (!path.startsWith('/') || /[\0\r\n]/.test(path)) return { kind: 'unread' };
+    const lines = await this.request(`get %s ${Math.max(0, Math.floor(maxBytes))} - ${path}`);
+    if (lines.some((l) => l.kind === 'gone')) return { kind: 'missing' };
+    if (lines.some((l) => l.kind === 'big')) return { kind: 'too-large' };
+    if (!lines.some((l) => l.kind === 'file')) return { kind: 'unread' };
+    const data = lines.flatMap((l) => (l.kind === 'data' ? [l.base64] : []));
+    return { kind: 'bytes', bytes: Buffer.from(data.join(''), 'base64') };
+  }
+
+  /**
    * Ends it: the helper's stdin closes, so it removes its lockfiles and exits, and ssh with it;
    * after `graceMs` ssh is terminated. Resolves once ssh has exited. Safe to call twice.
    */

@@ -129,6 +129,29 @@ describe('the remote helper', () => {
     await helper.exited;
   });
 
+  test('reads a file over there for the review of an edit no map covers: bounded, missing, or refused', async (t) => {
+    const dir = await tempDir('helper');
+    t.after(() => dir.cleanup());
+    const file = join(dir.path, 'a b.txt');
+    await writeFile(file, 'héllo\n'.repeat(100));
+    await writeFile(join(dir.path, 'empty'), '');
+    const helper = runHelper(t, '/bin/sh', { HOME: dir.path });
+    helper.send(`get 1 100000 - ${file}\n`);
+    helper.send(`get 2 10 - ${file}\n`);
+    helper.send(`get 3 10 - ${join(dir.path, 'missing')}\n`);
+    helper.send(`get 4 10 - ${join(dir.path, 'empty')}\n`);
+    helper.send('get 5 100000 - /proc/self/status\n');
+    await waitFor(() => helper.lines.includes('done 5'), { ...SLOW, message: () => helper.lines.join('\n') });
+    const parsed = helper.lines.map(parseHelperLine);
+    const data = (req: number) => Buffer.from(parsed.flatMap((l) => (l?.kind === 'data' && l.req === req ? [l.base64] : [])).join(''), 'base64').toString();
+    assert.equal(data(1), 'héllo\n'.repeat(100));
+    assert.ok(parsed.some((l) => l?.kind === 'big' && l.req === 2));
+    assert.ok(parsed.some((l) => l?.kind === 'gone' && l.req === 3));
+    assert.ok(parsed.some((l) => l?.kind === 'file' && l.req === 4));
+    assert.equal(data(4), '');
+    assert.ok(!parsed.some((l) => l !== null && l.kind !== 'done' && 'req' in l && l.req === 5), 'a kernel file is not read');
+  });
+
   test('tells which process holds a connection to the forwarded port, and its folder', { skip: existsSync('/proc/net/tcp') ? false : 'needs /proc (Linux)' }, async (t) => {
     const dir = await tempDir('helper');
     const server = createServer(() => {});

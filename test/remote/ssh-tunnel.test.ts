@@ -163,11 +163,16 @@ describe('remote agents over SSH', { skip: unavailable ?? false }, () => {
     t.after(() => agent.stop());
     await waitFor(async () => (await hub.call('snapshot', undefined)).sessions[0]?.editorId, { timeoutMs: 10_000 });
     const outside = join(remote.dir.path, 'remote', 'elsewhere.txt');
+    await writeFile(outside, 'as it is over there\n');
     const writing = agent.command({ cmd: 'write', path: outside, contents: 'x\n' }, { timeoutMs: 15_000 });
     const diff = await waitFor(async () => (await hub.call('snapshot', undefined)).diffs[0], { timeoutMs: 10_000 });
     assert.equal(diff.path, outside);
     assert.deepEqual(diff.remote, { name: 'devbox', path: outside, mapped: false });
     assert.equal(diff.inEditor, false);
+    // Reviewed against the file as it is over there, read through the tunnel.
+    const detail = await hub.call('diffs.get', { id: diff.id });
+    assert.equal(detail.oldContents, 'as it is over there\n');
+    assert.equal(detail.isNew, false);
     await hub.call('diffs.reject', { id: diff.id, reason: 'not there' });
     assert.equal(((await writing) as { outcome: string }).outcome, 'rejected');
     assert.equal(editor.calls('openDiff').length, 0);

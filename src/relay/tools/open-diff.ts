@@ -25,9 +25,6 @@ export const openDiffArgs = z.looseObject({
 
 export type OpenDiffArgs = z.output<typeof openDiffArgs>;
 
-/** A remote file no map covers: its contents over there are not read (reviewed without the old side). */
-const UNSEEN = { contents: null, isNew: false, tooLarge: false };
-
 /** Why Patchbay will not hold this diff (DESIGN §10), or null. */
 function problemWith(args: OpenDiffArgs): string | null {
   const problem =
@@ -77,7 +74,9 @@ export const openDiff = defineTool({
       const old = (args.old_file_path && toLocal(remote.maps, args.old_file_path)) || local;
       const mapped = local === null ? args : { ...args, new_file_path: local, old_file_path: old ?? local };
       const { id, answered } = ctx.review.receive(session, msg, frame, mapped, place);
-      ctx.review.originalRead(id, local === null ? UNSEEN : await ctx.readOriginal(mapped.old_file_path || mapped.new_file_path, ctx.review.room()));
+      const room = ctx.review.room();
+      const original = local === null ? await remote.readOriginal(args.new_file_path, room) : await ctx.readOriginal(mapped.old_file_path || mapped.new_file_path, room);
+      ctx.review.originalRead(id, original);
       await answered;
       return;
     }
