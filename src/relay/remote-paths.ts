@@ -6,7 +6,7 @@ import { isObject } from '../api/json.ts';
 import type { Dialect } from '../api/types.ts';
 import type { RpcRequest, RpcResponse } from '../protocol/jsonrpc.ts';
 import { mapFileUrl, toLocal, toRemote, type PathMapping } from '../remote/paths.ts';
-import { resultTexts, textResult } from '../protocol/mcp.ts';
+import { firstTextJson, resultTexts, textResult } from '../protocol/mcp.ts';
 
 /** Keys that hold a file's path or URL in the tools' arguments and answers. */
 const PATH_KEYS = new Set(['filePath', 'path', 'old_file_path', 'new_file_path', 'rootPath']);
@@ -94,14 +94,9 @@ export function notificationToRemote<N extends { method: string; params?: unknow
  * named as the agent knows them; files no map covers are left out.
  */
 export function diagnosticsToRemote(result: unknown, dialect: Dialect, maps: readonly PathMapping[]): unknown {
-  const text = resultTexts(result)?.[0];
-  if (text === undefined) return result;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return result;
-  }
+  const first = firstTextJson(result);
+  if (first === null) return result;
+  const parsed = first.value;
   const uri = (u: string): string | null => (u.startsWith('/') ? mapPath(maps, u, 'to-remote') : mapUrl(maps, u, 'to-remote'));
   let mapped: unknown;
   if (dialect === 'pi' && isObject(parsed)) {
@@ -123,14 +118,9 @@ export function diagnosticsToRemote(result: unknown, dialect: Dialect, maps: rea
 
 /** Open editor tabs already in the agent's dialect, as the agent names their files; tabs no map covers are left out. */
 export function tabsToRemote(result: unknown, maps: readonly PathMapping[]): unknown {
-  const text = resultTexts(result)?.[0];
-  if (text === undefined) return result;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return result;
-  }
+  const first = firstTextJson(result);
+  if (first === null) return result;
+  const parsed = first.value;
   const keep = (tabs: unknown[]): unknown[] =>
     tabs.flatMap((tab) => {
       let outside = false;
