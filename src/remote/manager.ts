@@ -11,8 +11,6 @@ import type { Original } from '../review/read-original.ts';
 import { newToken } from '../transport/tokens.ts';
 import type { ChildHost } from './child-host.ts';
 import type { PathMapping } from './paths.ts';
-
-export type { RemoteConfig, RemoteView };
 import { BACKOFF, initialState, transition, type BackoffPolicy, type LinkEffect, type LinkEvent, type LinkState } from './state.ts';
 import { Tunnel, type RemoteLockfile, type TunnelUp } from './tunnel.ts';
 
