@@ -3,13 +3,17 @@
 // the page is hidden). The timing rule is a pure function; the scheduler owns one timer and an
 // injected clock.
 import type { DiffSummary, Snapshot } from '../../src/api/types.ts';
+import { awaitsDecision } from '../../src/review/decision-words.ts';
 import { baseName, count, sessionLabel } from './labels.ts';
 
 export const NOTIFY_AFTER_MS = 3000;
 
-/** Edits waiting for a decision: the tray's badge, the Review tab's count, the page title's. */
+/**
+ * Edits waiting for a decision: the tray's badge, the Review tab's count, the page title's (and the
+ * CLI's). One decided a moment ago, on its way to the agent, no longer counts, everywhere at once.
+ */
 export function pendingCount(snapshot: Pick<Snapshot, 'diffs'>): number {
-  return snapshot.diffs.filter((d) => d.status === 'pending').length;
+  return snapshot.diffs.filter(awaitsDecision).length;
 }
 
 export interface DueNotifications {

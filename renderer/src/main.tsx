@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app/App.tsx';
 import { connectHub } from './hub/connect.ts';
 import { HubProvider } from './hub/HubProvider.tsx';
+import { preloadDiffEditor } from './review/lazy-merge-editor.ts';
 import './styles.css';
 
 const root = document.getElementById('root');
@@ -16,3 +17,5 @@ createRoot(root).render(
     </HubProvider>
   </StrictMode>,
 );
+// Beside the connection to Patchbay, so the first diff does not wait for it.
+preloadDiffEditor();

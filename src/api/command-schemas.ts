@@ -27,6 +27,17 @@ const changeNumbers = z
   .max(100_000, { error: 'must be a list of change numbers (1, 2, …)' });
 /** Words for the agent: a short note, not a file. */
 const reason = z.string({ error: 'must be a string' }).max(2000, { error: 'must be at most 2000 characters' });
+const notes = z
+  .array(
+    z.strictObject(
+      { line: changeNumber.describe('line'), text: reason.refine((t) => t.trim() !== '', { error: 'must not be empty' }) },
+      { error: 'must be {"line": 12, "text": "…"}' },
+    ),
+    { error: 'must be a list of notes {"line", "text"}' },
+  )
+  .max(100, { error: 'must hold at most 100 notes' });
+const diffIds = z.array(diffId, { error: 'must be a list of diff ids' }).min(1, { error: 'must name at least one diff' }).max(1000, { error: 'must name at most 1000 diffs' });
+const reviewMode = z.enum(['before', 'after'], { error: 'must be "before" or "after"' });
 /** Commands without parameters take nothing, or an empty object. */
 const none = z
   .strictObject({}, { error: 'takes no parameters' })
@@ -69,8 +80,28 @@ export const COMMAND_SCHEMAS = {
   restore: none,
   setPaused: params({ paused: flag }),
   'diffs.get': params({ id: diffId }),
-  'diffs.accept': params({ id: diffId, contents: text.optional(), changes: changeNumbers.optional(), reason: reason.optional() }),
-  'diffs.reject': params({ id: diffId, reason: reason.optional() }),
+  'diffs.accept': params({ id: diffId, contents: text.optional(), changes: changeNumbers.optional(), reason: reason.optional(), notes: notes.optional() }),
+  'diffs.reject': params({ id: diffId, reason: reason.optional(), notes: notes.optional() }),
+  'diffs.decideLater': params({
+    id: diffId,
+    outcome: z.enum(['accept', 'reject'], { error: 'must be "accept" or "reject"' }),
+    contents: text.optional(),
+    changes: changeNumbers.optional(),
+    reason: reason.optional(),
+    notes: notes.optional(),
+    graceMs: z.number({ error: 'must be milliseconds from 0 to 60000' }).int({ error: 'must be milliseconds from 0 to 60000' }).min(0, { error: 'must be milliseconds from 0 to 60000' }).max(60_000, { error: 'must be milliseconds from 0 to 60000' }),
+    batch: id('a batch name'),
+    verb: z.string({ error: 'must be a string' }).max(200, { error: 'must be at most 200 characters' }),
+    what: z.string({ error: 'must be a string' }).max(1000, { error: 'must be at most 1000 characters' }),
+  }),
+  'diffs.takeBack': params({ ids: diffIds }),
+  'diffs.sendNow': params({ ids: diffIds }),
+  'diffs.keep': params({ id: diffId, notes: notes.optional(), reason: reason.optional() }),
+  'diffs.undo': params({ id: diffId, changes: changeNumbers.optional(), notes: notes.optional(), reason: reason.optional() }),
+  'diffs.keepAll': params({ ids: diffIds }),
+  'diffs.undoAll': params({ ids: diffIds, reason: reason.optional() }),
+  'reviewMode.get': params({ project: absolutePath.optional() }),
+  'reviewMode.set': params({ project: absolutePath.optional(), value: reviewMode.nullable() }),
   'diffs.acceptAll': params({ sessionId }),
   'diffs.rejectAll': params({ sessionId }),
   traffic: params({
@@ -83,6 +114,8 @@ export const COMMAND_SCHEMAS = {
       .optional(),
   }),
   'settings.get': none,
+  restart: none,
+  'notices.dismiss': params({ id: id('a notice id') }),
   // The patch itself is checked field by field by the settings' own schemas (unknown keys refused).
   'settings.set': params({ patch: z.record(z.string(), z.unknown(), { error: 'must be an object of settings' }) }),
   'autoconnect.get': params({ project: absolutePath.optional() }),

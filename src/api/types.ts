@@ -13,6 +13,11 @@ export interface EditorView {
   port: number;
   pid: number;
   dialect: Dialect;
+  /**
+   * Whether the editor asks for a token: false for one whose lockfile has none (claude-code-ide.el
+   * in Emacs), whose server any local user can reach. Patchbay sends it none.
+   */
+  authenticated: boolean;
   alive: boolean;
   /** Where its lockfile lives now (adopted into `.patchbay/` under takeover). */
   lockfile: string;
@@ -31,6 +36,18 @@ export type EditorLinkState = 'open' | 'opening' | 'down' | 'taken';
 export interface InvalidLockfile {
   path: string;
   reason: string;
+}
+
+/**
+ * Another protocol's lockfile in a lock dir, such as the "Pi IDE Protocol v1" of other pi
+ * extensions: another tool's, which Patchbay lists and never moves, rewrites or deletes.
+ */
+export interface OtherLockfile {
+  path: string;
+  /** Its `protocol` field. */
+  protocol: string;
+  /** "Pi IDE Protocol v1 (VS Code, pid 4242)". */
+  description: string;
 }
 
 export interface SessionView {
@@ -71,10 +88,49 @@ export interface IdleAgent {
   reason: string;
 }
 
-/** `interrupted`: Patchbay stopped unexpectedly (a crash, kill -9) before any decision. */
-export type DiffStatus = 'pending' | 'accepted' | 'rejected' | 'withdrawn' | 'interrupted';
-/** `crash`: nobody decided; Patchbay went away with the diff pending (the agent may have written it unreviewed). */
-export type DecidedBy = 'editor' | 'patchbay' | 'agent' | 'shutdown' | 'crash';
+/**
+ * `interrupted`: Patchbay stopped unexpectedly (a crash, kill -9) before any decision.
+ * Reviewed after (`review-mode after`): `applied` (written at once, not reviewed yet), `kept`
+ * (reviewed, left as written), `undone` (every change taken back; see `undone` for some of them).
+ */
+export type DiffStatus = 'pending' | 'accepted' | 'rejected' | 'withdrawn' | 'interrupted' | 'applied' | 'kept' | 'undone';
+/**
+ * `crash`: nobody decided; Patchbay went away with the diff pending (the agent may have written it unreviewed).
+ * `review-after`: nobody decided yet: the folder's edits are applied at once and reviewed after.
+ */
+export type DecidedBy = 'editor' | 'patchbay' | 'agent' | 'shutdown' | 'crash' | 'review-after';
+
+/** When a folder's edits are reviewed: `before` they are written (the agent waits), or `after`. */
+export type ReviewMode = 'before' | 'after';
+
+/**
+ * One change of an edit, numbered as `diffs show` numbers it: lines `oldStart`… (`oldLines` of
+ * them) of the file before become lines `newStart`… of what was written (1-based; a side with no
+ * lines names the line before it, as `diff -u` does).
+ */
+export interface NumberedChange {
+  number: number;
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+}
+
+/** The agent's turn an edit was made in (a hosted pi's run, a Claude Code prompt), for grouping. */
+export interface AgentTurn {
+  /** The same for every edit of one turn. */
+  key: string;
+  /** For people: the prompt that started it, or when it started. */
+  label: string;
+  startedAt: number;
+}
+
+/** A person's note on one line of an edit, sent to the agent with the decision. */
+export interface LineNote {
+  /** 1-based, in the text that is written (the proposal as the person left it). */
+  line: number;
+  text: string;
+}
 
 /** A remote agent's file, as its remote names it; `mapped` false: no map covers it, so it is reviewed in Patchbay only. */
 export interface RemotePlace {
@@ -96,10 +152,36 @@ export interface DiffSummary {
   isNew: boolean;
   /** The on-disk file was over the size cap; its old contents are not kept. */
   tooLarge: boolean;
+  /**
+   * Why the on-disk file could not be read (not a regular file, a kernel file, no permission): the
+   * diff has no old side. Absent when it was read, is new, or is too large.
+   */
+  unreadable?: string;
   /** Currently open in the bound editor. */
   inEditor: boolean;
   /** From an agent on a remote: its file as the remote names it (`path` is the file here, or the remote's when no map covers it). */
   remote?: RemotePlace;
+  /** Applied edits (status `applied`): their changes, numbered as `diffs show` numbers them. */
+  changes?: NumberedChange[];
+  /** Changes of what was written that were taken back since (1-based). */
+  undone?: number[];
+  /** The agent's turn it came in. */
+  turn?: AgentTurn;
+  /** In a folder reviewed after, why this edit waits for review before all the same. */
+  reviewedBefore?: string;
+  /** Decided by a person, and sent to the agent at `dueAt` unless taken back before (`diffs.decideLater`). */
+  deciding?: Deciding;
+}
+
+/** A decision made that the agent hears a few seconds later, so that a slip can be taken back. */
+export interface Deciding {
+  outcome: 'accept' | 'reject';
+  dueAt: number;
+  /** Decisions made together (a group's Accept all) share it, and are taken back together. */
+  batch: string;
+  /** For people: "Applying 2 of 3 changes to", and what: "src/a.ts", "3 edits from pi · proj". */
+  verb: string;
+  what: string;
 }
 
 /** A diff with its contents: pending (`decision` null) or from the history (decided). */
@@ -125,7 +207,10 @@ export interface DecisionRecord {
   id: string;
   sessionId: string;
   path: string;
-  outcome: 'accepted' | 'rejected' | 'withdrawn' | 'interrupted';
+  /** `applied`: written at once, to be reviewed after (review-mode after). */
+  outcome: 'accepted' | 'rejected' | 'withdrawn' | 'interrupted' | 'applied';
+  /** Where the edit is now: its outcome, or what a review after (keep, undo) made of it. */
+  status: DiffStatus;
   by: DecidedBy;
   at: number;
   /** The person typed into the proposal (beyond taking or leaving whole changes). */
@@ -143,6 +228,16 @@ export interface DecisionRecord {
   agent: string;
   /** From an agent on a remote: its file as the remote names it. */
   remote?: RemotePlace;
+  /** The person's notes on lines of the edit, sent to the agent with the decision. */
+  notes?: LineNote[];
+  /** The agent's turn it came in. */
+  turn?: AgentTurn;
+  /** Changes of what was written that were taken back later (1-based, numbered as `diffs show` numbers them). */
+  undone?: number[];
+  /** When it was last kept or undone. */
+  reviewedAt?: number;
+  /** What the agent was told of the last keep or undo, and how it heard it. */
+  afterwards?: { told: string; heard: 'steered' | 'diagnostics' | 'not connected' };
 }
 
 export interface TrafficEntry {
@@ -205,6 +300,10 @@ export interface PatchbaySettings {
   maxFrameBytes: number;
   maxPendingPerSession: number;
   reviewRoute: ReviewRoute;
+  /** When edits are reviewed where no folder says otherwise (`patchbay review-mode`). */
+  reviewMode: ReviewMode;
+  /** Folder → when its edits (and its subfolders', unless a deeper folder says) are reviewed. */
+  reviewModePerFolder: Record<string, ReviewMode>;
   /** `editor` | `session` | `provider/id`; applied where no per-editor choice exists. */
   suggestionModel: string;
   suggestionModelPerEditor: Record<string, string>;
@@ -241,6 +340,18 @@ export interface SessionModels {
   models: SuggestionModel[];
   fetchedAt: number | null;
   error: string | null;
+}
+
+/** When edits are reviewed: globally, for a folder, and what holds there. */
+export interface ReviewModeView {
+  global: ReviewMode;
+  /** The folder asked about, when one was. */
+  project: string | null;
+  /** The folder's own setting (null: none). */
+  projectMode: ReviewMode | null;
+  /** The folder whose setting holds there (itself or a parent), null when the global one holds. */
+  from: string | null;
+  effective: ReviewMode;
 }
 
 export interface AutoconnectView {
@@ -295,7 +406,12 @@ export type TranscriptItem =
   | { kind: 'user'; text: string; at: number; images?: number }
   | { kind: 'assistant'; text: string; thinking: string; at: number; done: boolean }
   /** `diffId`: the inbox diff a write or edit was sent to for review (by its tab name `pi-write:<toolCallId>`). */
-  | { kind: 'tool'; toolCallId: string; name: string; args: unknown; output: string; isError: boolean; done: boolean; at: number; diffId?: string }
+  /**
+   * `parentToolCallId` (pi 0.99 and later): a call another tool made (codemode, `ctx.executeTool`);
+   * its id is `<parent>/<n>`. Such calls are no messages of their own: a resumed session shows them
+   * from their parent's result (`nestedCalls`), without their output.
+   */
+  | { kind: 'tool'; toolCallId: string; name: string; args: unknown; output: string; isError: boolean; done: boolean; at: number; diffId?: string; parentToolCallId?: string }
   /** A shell command the person ran (`!cmd`; `excluded`: `!!cmd`, kept out of the model's context). */
   | {
       kind: 'bash';
@@ -382,7 +498,11 @@ export interface BashResult {
  * Patchbay carries out with pi's RPC commands (`/compact`, `/name`, `!cmd`…), never sent to the model.
  */
 export type PromptOutcome =
-  | { ran: 'prompt' }
+  /**
+   * `disposition` (pi 0.99 and later): the prompt `started` a run, was `queued` into the running
+   * one, or was `handled` by an extension's command with no run (then no agent_settled follows).
+   */
+  | { ran: 'prompt'; disposition?: 'started' | 'queued' | 'handled' }
   | { ran: 'compact'; result: unknown }
   | { ran: 'name'; name: string }
   | { ran: 'new' | 'clone'; cancelled: boolean }
@@ -438,9 +558,62 @@ export interface HostedPiView {
   settingsFile: string;
 }
 
+/** What Patchbay's core is and how it came to run (it restarts under the daemon's keeper). */
+export interface CoreView {
+  /** Why this core started: the daemon's first, after `patchbay restart`, or after the one before died. */
+  reason: 'start' | 'restart' | 'crash';
+  startedAt: number;
+  /** Cores the daemon started before this one (restarts and crashes). */
+  restarts: number;
+  /** When the daemon (the keeper) started; null when the core runs in one process with it (the desktop app's own hub). */
+  daemonSince: number | null;
+}
+
+/** Something the person should know about until they dismiss it (`notices.dismiss`). */
+export interface Notice {
+  id: string;
+  kind: 'core-crashed' | 'crash-trace' | 'port-taken';
+  /** When it happened (a crash: the last moment the dead run was known to be alive). */
+  at: number;
+  message: string;
+  /** crash-trace: what became of each edit that was waiting for review. */
+  files?: TraceEntry[];
+}
+
+/** An edit that waited for review when Patchbay died, and what its file holds now. */
+export interface TraceEntry {
+  diffId: string;
+  path: string;
+  agent: string;
+  sessionId: string;
+  /**
+   * `written`: the file now equals the proposal (written without review); `not-written`: it is
+   * as it was; `changed`: it is neither (changed since); `unknown`: the proposal was not kept.
+   */
+  verdict: 'written' | 'not-written' | 'changed' | 'unknown';
+}
+
+/** An agent that was connected when Patchbay last stopped and has not come back (it will not by itself: pi-ide). */
+export interface LostSession {
+  /** Its session id before the stop: it gets it back when it reconnects. */
+  sessionId: string;
+  pid: number;
+  kind: Dialect;
+  cwd: string | null;
+  clientName: string | null;
+  /** When Patchbay stopped. */
+  since: number;
+  /** What to do: `/ide` in that pi. */
+  hint: string;
+}
+
 export interface Snapshot {
   version: string;
+  /** The daemon's pid (the keeper's: what lockfiles name, what a full stop signals). */
   pid: number;
+  /** The core's pid (the hub and control server; it restarts under the daemon). */
+  corePid: number;
+  core: CoreView;
   paused: boolean;
   door: {
     port: number | null;
@@ -450,6 +623,8 @@ export interface Snapshot {
   };
   editors: EditorView[];
   invalidLockfiles: InvalidLockfile[];
+  /** Other tools' lockfiles sharing the lock dirs (another protocol's): left alone. */
+  otherLockfiles: OtherLockfile[];
   sessions: SessionView[];
   idleAgents: IdleAgent[];
   diffs: DiffSummary[];
@@ -461,6 +636,10 @@ export interface Snapshot {
   remotes: RemoteView[];
   /** Problems the person should see (unparsable store moved aside, another instance…). */
   warnings: string[];
+  /** What happened that the person should know until they dismiss it (a crash, its trace). */
+  notices: Notice[];
+  /** Agents connected before the last stop that have not come back. */
+  notReconnected: LostSession[];
 }
 
 export interface RestoreReport {
@@ -473,6 +652,9 @@ export interface RestoreReport {
 /** command → [params, result] */
 export interface HubCommands {
   snapshot: [void, Snapshot];
+  /** Restarts the core (agents and editors stay connected); answers with the pid of the core that is stopping. */
+  restart: [void, { corePid: number }];
+  'notices.dismiss': [{ id: string }, void];
   bind: [{ sessionId: string; editorId: string | null }, SessionView];
   /** Forget the person's choice for a session (and its folder): the broker's rules decide again. */
   unpin: [{ sessionId: string }, SessionView];
@@ -483,9 +665,45 @@ export interface HubCommands {
    * `changes`: the proposal's changes to take (1-based); the others keep the disk's lines.
    * `contents`: what to write instead (the person's edits); `reason`: words for the agent.
    */
-  'diffs.accept': [{ id: string; contents?: string; changes?: number[]; reason?: string }, DecisionRecord];
-  'diffs.reject': [{ id: string; reason?: string }, DecisionRecord];
+  'diffs.accept': [{ id: string; contents?: string; changes?: number[]; reason?: string; notes?: LineNote[] }, DecisionRecord];
+  'diffs.reject': [{ id: string; reason?: string; notes?: LineNote[] }, DecisionRecord];
   'diffs.acceptAll': [{ sessionId: string }, DecisionRecord[]];
+  /**
+   * A person's decision, heard by the agent after `graceMs` (every face shows the diff as deciding
+   * meanwhile); the same checks as accept / reject, now. Taken back with `diffs.takeBack`.
+   */
+  'diffs.decideLater': [
+    {
+      id: string;
+      outcome: 'accept' | 'reject';
+      contents?: string;
+      changes?: number[];
+      reason?: string;
+      notes?: LineNote[];
+      graceMs: number;
+      batch: string;
+      verb: string;
+      what: string;
+    },
+    DiffSummary,
+  ];
+  /** Decisions still waiting to be sent are dropped: the diffs wait again. Returns the ids taken back. */
+  'diffs.takeBack': [{ ids: string[] }, string[]];
+  /** Decisions still waiting are sent at once. */
+  'diffs.sendNow': [{ ids: string[] }, DecisionRecord[]];
+  /** An applied edit (review after) is reviewed and stays as written; `notes` go to the agent. */
+  'diffs.keep': [{ id: string; notes?: LineNote[]; reason?: string }, DecisionRecord];
+  /**
+   * Takes back an applied or accepted edit's `changes` (1-based; all by default) in the file as it
+   * is now: later edits elsewhere stay. Refuses, changing nothing, where those lines changed since.
+   */
+  'diffs.undo': [{ id: string; changes?: number[]; notes?: LineNote[]; reason?: string }, DecisionRecord];
+  /** Several edits at once (a turn's): all are kept, or all undone (newest first), or none is. */
+  'diffs.keepAll': [{ ids: string[] }, DecisionRecord[]];
+  'diffs.undoAll': [{ ids: string[]; reason?: string }, DecisionRecord[]];
+  'reviewMode.get': [{ project?: string }, ReviewModeView];
+  /** `value` null removes the folder's own setting (the global one: back to `before`). */
+  'reviewMode.set': [{ project?: string; value: ReviewMode | null }, ReviewModeView];
   'diffs.rejectAll': [{ sessionId: string }, DecisionRecord[]];
   traffic: [{ sessionId: string; limit?: number }, TrafficEntry[]];
   'settings.get': [void, PatchbaySettings];
@@ -563,10 +781,18 @@ export type HubEvent =
   | { type: 'diffAdded'; diff: DiffSummary }
   | { type: 'diffDecided'; record: DecisionRecord }
   /** A hosted session's raw RPC event (message_update deltas, tool_execution_*, agent_end…). */
-  | { type: 'pi'; id: string; event: Record<string, unknown> };
+  | { type: 'pi'; id: string; event: Record<string, unknown> }
+  /** Something the person should know (the core died and came back, a dead run's trace…). */
+  | { type: 'notice'; notice: Notice };
 
 export interface HubApi {
   call<M extends HubMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
+  /**
+   * For a face that sends results on as JSON text (the control server): the same result, but a
+   * big text in it may still be the JSON bytes it arrived or was kept in (src/protocol/lazy-json.ts),
+   * to be written out as they are. Optional: `call` where it is missing.
+   */
+  callForJson?<M extends HubMethod>(method: M, params: ParamsOf<M>): Promise<unknown>;
   /** Returns an unsubscribe function. */
   subscribe(listener: (event: HubEvent) => void): () => void;
 }
@@ -585,6 +811,8 @@ export class HubError extends Error {
 /** Every method, as a record so the compiler refuses a missing one (the wire and IPC accept only these). */
 const METHODS: Record<HubMethod, true> = {
   snapshot: true,
+  restart: true,
+  'notices.dismiss': true,
   bind: true,
   unpin: true,
   restore: true,
@@ -594,6 +822,15 @@ const METHODS: Record<HubMethod, true> = {
   'diffs.reject': true,
   'diffs.acceptAll': true,
   'diffs.rejectAll': true,
+  'diffs.decideLater': true,
+  'diffs.takeBack': true,
+  'diffs.sendNow': true,
+  'diffs.keep': true,
+  'diffs.undo': true,
+  'diffs.keepAll': true,
+  'diffs.undoAll': true,
+  'reviewMode.get': true,
+  'reviewMode.set': true,
   traffic: true,
   'settings.get': true,
   'settings.set': true,

@@ -4,7 +4,8 @@ import { readFile, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DIRECTIONS, filterTraffic } from '../api/traffic.ts';
-import type { DiffDetail, HubApi, PatchbaySettings } from '../api/types.ts';
+import type { AutoconnectView, DiffDetail, HubApi, PatchbaySettings, ReviewMode, ReviewModeView } from '../api/types.ts';
+import { readArgFile } from './arg-file.ts';
 import { colorDiff, colorWanted } from './color.ts';
 import { isLocalOnlySetting, localSettingTakesEffect, type LocalOnlySetting } from '../settings/local-only.ts';
 import { UsageError, parse, positionals, printJson, type Command, type CommandContext } from './command.ts';
@@ -16,6 +17,8 @@ import {
   formatDecision,
   formatDiffList,
   formatModels,
+  formatReviewed,
+  formatReviewMode,
   formatSettings,
   formatStatus,
   formatSuggestionChoices,
@@ -23,6 +26,9 @@ import {
   outsideFolderWarning,
   overrideWarnings,
 } from './format.ts';
+
+/** Edited contents given for a diff: as much as a diff may propose (the default frame cap). */
+const MAX_CONTENTS_BYTES = 64 * 1024 * 1024;
 
 // For `open` alone: the HTTP client and child_process load when it runs.
 const controlClient = () => import('../web/control-client.ts');
@@ -80,7 +86,13 @@ The choice is remembered for the agent's folder; auto forgets it and lets the ru
  */
 export async function unifiedDiff(detail: DiffDetail): Promise<{ patch: string; summary: string }> {
   const { changeModel, lineCounts, unifiedPatch } = await import('../review/changes.ts');
-  const oldHeader = detail.isNew ? 'new file' : detail.tooLarge ? 'on disk (too large to show)' : 'on disk';
+  const oldHeader = detail.isNew
+    ? 'new file'
+    : detail.tooLarge
+      ? 'on disk (too large to show)'
+      : detail.unreadable !== undefined
+        ? `on disk (could not be read: ${detail.unreadable})`
+        : 'on disk';
   const written = detail.finalContents !== null;
   const newHeader = written ? (detail.decision?.edited ? 'written (edited)' : 'written') : detail.decision ? 'proposed (rejected)' : 'proposed';
   // The same changes, numbered the same, as the review editor shows (and `accept --changes` takes).
@@ -102,7 +114,12 @@ const DIFFS_USAGE = `Usage:
       --reason         words the agent receives with the decision
   patchbay diffs reject <id> [--reason TEXT]
   patchbay diffs accept-all --session <id>
-  patchbay diffs reject-all --session <id>`;
+  patchbay diffs reject-all --session <id>
+  patchbay diffs keep <id> [--reason TEXT]        an applied edit (review after) is reviewed
+  patchbay diffs undo <id> [--changes 1,3] [--reason TEXT]
+      takes the edit's changes (all by default) back in the file as it is now; later edits
+      to other lines stay. Refuses, changing nothing, where those lines changed since.
+      Works for applied edits and, from the history, for accepted ones.`;
 
 /** "1,3" or "1 3" → [1, 3]. */
 function changeNumbers(text: string): number[] {
@@ -156,7 +173,7 @@ export const diffs: Command = {
         const [id] = positionals(given, ['id']) as [string];
         const file = values['contents-file'];
         const changes = values.changes === undefined ? undefined : changeNumbers(values.changes);
-        const contents = file === undefined ? undefined : await readFile(resolve(ctx.io.cwd, file), 'utf8');
+        const contents = file === undefined ? undefined : (await readArgFile(ctx.io.cwd, file, MAX_CONTENTS_BYTES, '--contents-file')).toString('utf8');
         const record = await (await ctx.connect()).call('diffs.accept', {
           id,
           ...(contents !== undefined ? { contents } : {}),
@@ -171,6 +188,18 @@ export const diffs: Command = {
         const [id] = positionals(given, ['id']) as [string];
         const record = await (await ctx.connect()).call('diffs.reject', values.reason === undefined ? { id } : { id, reason: values.reason });
         ctx.io.stdout.write(formatDecision(record));
+        return 0;
+      }
+      case 'keep':
+      case 'undo': {
+        const { values, positionals: given } = parse(rest, sub === 'undo' ? { changes: { type: 'string' }, reason: { type: 'string' } } : { reason: { type: 'string' } });
+        const [id] = positionals(given, ['id']) as [string];
+        const reason = typeof values.reason === 'string' ? { reason: values.reason } : {};
+        const hub = await ctx.connect();
+        const changes = typeof values.changes === 'string' ? changeNumbers(values.changes) : undefined;
+        const record =
+          sub === 'keep' ? await hub.call('diffs.keep', { id, ...reason }) : await hub.call('diffs.undo', { id, ...(changes ? { changes } : {}), ...reason });
+        ctx.io.stdout.write(formatReviewed(record));
         return 0;
       }
       case 'accept-all':
@@ -239,28 +268,60 @@ Without a value, prints the current choices.`,
   },
 };
 
-const AUTOCONNECT_VALUES: Record<string, boolean | null> = { on: true, off: false, unset: null };
+/**
+ * `<command> [--project <dir>] [<word>] [--json]`: prints a setting that holds globally or for a
+ * folder (and what holds there), or sets it from one of `words` (`unset` among them).
+ */
+function folderSetting<V, View>(spec: {
+  summary: string;
+  usage: string;
+  words: Record<string, V>;
+  get(hub: HubApi, where: { project?: string }): Promise<View>;
+  set(hub: HubApi, where: { project?: string }, value: V): Promise<View>;
+  format(view: View): string;
+}): Command {
+  const names = Object.keys(spec.words);
+  return {
+    summary: spec.summary,
+    usage: spec.usage,
+    async run(args, ctx) {
+      const { values, positionals: given } = parse(args, { project: { type: 'string' }, json: { type: 'boolean' } });
+      const [word] = positionals(given, [names.join('|')], 1);
+      if (word !== undefined && !Object.hasOwn(spec.words, word)) throw new UsageError(`expected ${names.slice(0, -1).join(', ')} or ${names.at(-1)}, not "${word}"`);
+      const where = values.project === undefined ? {} : { project: resolve(ctx.io.cwd, values.project) };
+      const hub = await ctx.connect();
+      const view = word === undefined ? await spec.get(hub, where) : await spec.set(hub, where, spec.words[word]!);
+      if (values.json) printJson(ctx.io, view);
+      else ctx.io.stdout.write(spec.format(view));
+      return 0;
+    },
+  };
+}
 
-export const autoconnect: Command = {
+export const reviewMode = folderSetting<ReviewMode | null, ReviewModeView>({
+  summary: 'Show or set when edits are reviewed (before they are written, or after), globally or for a folder',
+  usage: `Usage: patchbay review-mode [--project <dir>] [before|after|unset] [--json]
+  before   edits wait for your decision before they are written (the default)
+  after    edits are written at once; keep or undo them later (patchbay diffs keep|undo)
+  unset    the folder follows its parent folder's setting, or the global one (globally: before)
+  --project  the folder (and its subfolders); default: globally
+Without a value, prints the setting and what holds there.`,
+  words: { before: 'before', after: 'after', unset: null },
+  get: (hub, where) => hub.call('reviewMode.get', where),
+  set: (hub, where, value) => hub.call('reviewMode.set', { ...where, value }),
+  format: formatReviewMode,
+});
+
+export const autoconnect = folderSetting<boolean | null, AutoconnectView>({
   summary: 'Show or set pi-ide’s autoconnect, globally or for a project',
   usage: `Usage: patchbay autoconnect [--project <dir>] [on|off|unset] [--json]
   --project  the project folder (its .pi/settings.json); default: pi's global settings
 Without a value, prints the global and project values and the effective one.`,
-  async run(args, ctx) {
-    const { values, positionals: given } = parse(args, { project: { type: 'string' }, json: { type: 'boolean' } });
-    const [word] = positionals(given, ['on|off|unset'], 1);
-    if (word !== undefined && !(word in AUTOCONNECT_VALUES)) throw new UsageError(`expected on, off or unset, not "${word}"`);
-    const project = values.project === undefined ? {} : { project: resolve(ctx.io.cwd, values.project) };
-    const hub = await ctx.connect();
-    const view =
-      word === undefined
-        ? await hub.call('autoconnect.get', project)
-        : await hub.call('autoconnect.set', { ...project, value: AUTOCONNECT_VALUES[word] ?? null });
-    if (values.json) printJson(ctx.io, view);
-    else ctx.io.stdout.write(formatAutoconnect(view));
-    return 0;
-  },
-};
+  words: { on: true, off: false, unset: null },
+  get: (hub, where) => hub.call('autoconnect.get', where),
+  set: (hub, where, value) => hub.call('autoconnect.set', { ...where, value }),
+  format: formatAutoconnect,
+});
 
 /**
  * piCommand, allowPiExtensions, trustedLockDirs: what makes Patchbay run a program or trust
@@ -418,6 +479,21 @@ is printed.`,
       ctx.io.stderr.write(`patchbay: could not open a browser: ${failed}. Paste this link into your browser's address bar (it works once, within 2 minutes):\n`);
       ctx.io.stdout.write(`${await client.requestOpenUrl(ctx.options.home)}\n`);
     }
+    return 0;
+  },
+};
+
+export const dismiss: Command = {
+  summary: 'Dismiss a notice (a crash and what it left) once you have read it',
+  usage: `Usage: patchbay dismiss <notice-id> | all
+Notices (what a crash left, a core that restarted after a crash, a door that had to move) stay
+in status and the UI until dismissed; status lists their ids.`,
+  async run(args, ctx) {
+    const [which] = positionals(parse(args, {}).positionals, ['notice-id']);
+    const hub = await ctx.connect();
+    const ids = which === 'all' ? (await hub.call('snapshot', undefined)).notices.map((n) => n.id) : [which!];
+    for (const id of ids) await hub.call('notices.dismiss', { id });
+    ctx.io.stdout.write(ids.length === 0 ? 'no notices\n' : `dismissed ${ids.join(', ')}\n`);
     return 0;
   },
 };

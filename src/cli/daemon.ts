@@ -1,20 +1,14 @@
-// `patchbay daemon`: the hub plus its control server, until SIGINT/SIGTERM (or SIGHUP from its terminal).
-import type { HubApi } from '../api/types.ts';
-import type { HubOptions } from '../options.ts';
-import type { ControlServer, ControlServerOptions } from '../web/control-server.ts';
+// `patchbay daemon`: the keeper (src/keeper/), which runs the core (the hub and its control
+// server) as a child it restarts, until SIGINT/SIGTERM (or SIGHUP from its terminal). Then the
+// core ends review cleanly (pending diffs rejected, lockfiles put back) and everything closes.
+import type { CoreEntry } from '../keeper/core-process.ts';
 import { checkHome } from '../fs/home-check.ts';
 import { acquireInstanceLock } from '../web/instance-lock.ts';
 import { parse, positionals, type CommandContext } from './command.ts';
 
-/** What the daemon needs of the hub (src/hub.ts's Hub has more). */
-export interface DaemonHub extends HubApi {
-  /** Rejects pending diffs and restores lockfiles. */
-  close(reason?: string): Promise<void>;
-}
-
 export interface DaemonDeps {
-  createHub(options: HubOptions, log: (message: string) => void): Promise<DaemonHub>;
-  startControlServer(options: ControlServerOptions): Promise<ControlServer>;
+  /** How the keeper starts a core (`patchbay __core`). */
+  coreEntry(): CoreEntry;
   /** Resolves with the signal's name when the daemon is asked to stop. */
   stopRequested(): Promise<string>;
 }
@@ -35,47 +29,26 @@ export async function runDaemon(args: string[], ctx: CommandContext, deps: Daemo
 
 async function serve({ options, io }: CommandContext, deps: DaemonDeps): Promise<number> {
   const log = (message: string) => io.stderr.write(`patchbay: ${message}\n`);
-  const hub = await deps.createHub(options, log);
-  let server: ControlServer;
-  try {
-    server = await deps.startControlServer({
-      hub,
-      host: options.host,
-      port: options.controlPort,
-      home: options.home,
-      version: options.version,
-      maxPending: options.maxPendingConnections,
-      upgradeDeadlineMs: options.upgradeDeadlineMs,
-      log,
-    });
-  } catch (err) {
-    await hub.close('the control server did not start');
-    throw err;
-  }
+  const { Keeper } = await import('../keeper/keeper.ts');
+  const keeper = new Keeper({ entry: deps.coreEntry(), log, stderr: (text) => io.stderr.write(text) });
   const stopping = deps.stopRequested();
-  // pi-ide tells its user only "rejected in IDE": the terminal says which edits and why.
-  const unsubscribe = hub.subscribe((event) => {
-    if (event.type === 'diffDecided' && event.record.by === 'shutdown') {
-      io.stderr.write(`patchbay: rejected ${event.record.id} (${event.record.path}): Patchbay is stopping\n`);
-    }
-  });
-  try {
-    const snapshot = await hub.call('snapshot', undefined);
-    const door = snapshot.door.port === null ? 'not open' : `${options.host}:${snapshot.door.port}`;
-    io.stdout.write(`Patchbay ${options.version} running (pid ${process.pid}): door ${door}, control ${server.url}\n`);
-    for (const warning of snapshot.warnings) io.stderr.write(`patchbay: warning: ${warning}\n`);
-    const signal = await stopping;
-    io.stderr.write(`patchbay: stopping (${signal})\n`);
-  } finally {
-    // The control server goes first so no command lands on a hub that is closing.
-    await server.close();
-    await hub.close('Patchbay is stopping');
-    unsubscribe();
+  const serving = await Promise.race([keeper.start(), stopping.then((signal) => ({ signal }))]);
+  if ('signal' in serving) {
+    io.stderr.write(`patchbay: stopping (${serving.signal})\n`);
+    await keeper.stop('Patchbay is stopping');
+    return 0;
   }
+  const door = serving.door === null ? 'not open' : `${options.host}:${serving.door}`;
+  io.stdout.write(`Patchbay ${options.version} running (pid ${process.pid}): door ${door}, control ${serving.control}\n`);
+  for (const warning of serving.warnings) io.stderr.write(`patchbay: warning: ${warning}\n`);
+  const signal = await stopping;
+  io.stderr.write(`patchbay: stopping (${signal})\n`);
+  await keeper.stop('Patchbay is stopping');
   return 0;
 }
 
 export const daemonUsage = `Usage: patchbay daemon
 Runs Patchbay without the desktop app: the door for agents and a control server for the
-CLI and the browser UI (patchbay open). Stops on Ctrl-C, SIGTERM or its terminal closing,
-restoring lockfiles.`;
+CLI and the browser UI (patchbay open). Its core restarts under it (patchbay restart, or by
+itself after a crash) without dropping agents or editors. Stops on Ctrl-C, SIGTERM or its
+terminal closing, rejecting pending edits and restoring lockfiles.`;

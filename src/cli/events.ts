@@ -1,25 +1,73 @@
 // `patchbay events` and `patchbay status --watch`: Patchbay's state as it changes, until
 // interrupted, for scripts, status bars and for timing discovery (each line says when it came).
 import { clockTime } from '../api/traffic.ts';
+import type { RemoteHub } from '../api/remote.ts';
 import type { HubEvent, Snapshot } from '../api/types.ts';
 import { parse, positionals, type Command, type CommandContext } from './command.ts';
-import { whatWasWritten } from '../review/decision-words.ts';
+import { awaitsDecision, whatWasWritten } from '../review/decision-words.ts';
 import { editorLabel, formatStatus } from './format.ts';
+
+/** How long `follow` looks for the daemon's next core after its connection ended (a restart takes well under a second). */
+const RECONNECT_MS = 15_000;
 
 /**
  * Hands `print` the current snapshot, then every event as it arrives (in the daemon's order),
- * each with the time it was received. Ends with 0 when interrupted, 1 when the daemon goes away.
+ * each with the time it was received. When the core restarts under the daemon (its connection
+ * ends), it follows the next core, telling `restarted`; notices the next core brought are
+ * printed as events. Ends with 0 when interrupted, 1 when the daemon goes away.
  */
-async function follow(ctx: CommandContext, print: (event: HubEvent, at: number) => void): Promise<number> {
-  const hub = await ctx.connect();
-  const closed = new Promise<string>((resolve) => hub.onClose(resolve));
-  hub.subscribe((event) => print(event, ctx.now()));
-  const snapshot = await hub.call('snapshot', undefined);
-  print({ type: 'snapshot', snapshot }, ctx.now());
-  const ended = await Promise.race([ctx.interrupted().then(() => null), closed]);
-  if (ended === null) return 0;
-  ctx.io.stderr.write(`patchbay: ${ended}\n`);
-  return 1;
+async function follow(
+  ctx: CommandContext,
+  print: (event: HubEvent, at: number) => void,
+  restarted: (before: Snapshot, after: Snapshot, at: number) => void = () => {},
+): Promise<number> {
+  let hub: RemoteHub = await ctx.connect();
+  let own = false;
+  let last: Snapshot | null = null;
+  const seen = new Set<string>();
+  try {
+    for (;;) {
+      const closed = new Promise<string>((resolve) => hub.onClose(resolve));
+      hub.subscribe((event) => {
+        if (event.type === 'notice') seen.add(event.notice.id);
+        print(event, ctx.now());
+      });
+      const snapshot = await hub.call('snapshot', undefined);
+      if (last !== null) {
+        restarted(last, snapshot, ctx.now());
+        for (const notice of snapshot.notices) if (!seen.has(notice.id)) print({ type: 'notice', notice }, ctx.now());
+      }
+      for (const notice of snapshot.notices) seen.add(notice.id);
+      last = snapshot;
+      print({ type: 'snapshot', snapshot }, ctx.now());
+      const ended = await Promise.race([ctx.interrupted().then(() => null), closed]);
+      if (ended === null) return 0;
+      const next = await nextCore(ctx, ctx.now() + RECONNECT_MS);
+      if (next === null) {
+        ctx.io.stderr.write(`patchbay: ${ended}\n`);
+        return 1;
+      }
+      if (own) hub.close();
+      hub = next;
+      own = true;
+    }
+  } finally {
+    if (own) hub.close();
+  }
+}
+
+/** The daemon's next core, once it answers; null when there is no daemon any more. */
+async function nextCore(ctx: CommandContext, deadline: number): Promise<RemoteHub | null> {
+  const { connectControl, NotRunningError } = await import('../web/control-client.ts');
+  while (ctx.now() < deadline) {
+    try {
+      return await connectControl(ctx.options.home);
+    } catch (err) {
+      if (err instanceof NotRunningError) return null;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return null;
 }
 
 const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
@@ -32,7 +80,7 @@ export interface EventFilter {
 
 /** Whether an event is one the filter keeps (the first state is shown whatever it is). */
 export function keeps(event: HubEvent, filter: EventFilter, snapshot: Snapshot | null): boolean {
-  if (filter.diffs && event.type !== 'diffAdded' && event.type !== 'diffDecided') return false;
+  if (filter.diffs && event.type !== 'diffAdded' && event.type !== 'diffDecided' && event.type !== 'notice') return false;
   if (filter.session === null) return true;
   switch (event.type) {
     case 'snapshot':
@@ -43,6 +91,8 @@ export function keeps(event: HubEvent, filter: EventFilter, snapshot: Snapshot |
       return event.record.sessionId === filter.session;
     case 'pi':
       return event.id === filter.session || snapshot?.hosted.find((h) => h.id === event.id)?.sessionId === filter.session;
+    case 'notice':
+      return event.notice.files?.some((f) => f.sessionId === filter.session) ?? false;
   }
 }
 
@@ -99,7 +149,7 @@ export function describeEvent(event: HubEvent, host: string, snapshot: Snapshot 
     case 'snapshot': {
       const s = event.snapshot;
       const door = s.door.port === null ? 'door not open' : `door ${host}:${s.door.port}`;
-      const pending = s.diffs.filter((d) => d.status === 'pending').length;
+      const pending = s.diffs.filter(awaitsDecision).length;
       const live = s.editors.filter((e) => e.alive).length;
       return `${door}${s.paused ? ' (paused)' : ''}, ${plural(s.editors.length, 'editor')} (${live} alive), ${plural(s.sessions.length, 'session')}, ${plural(pending, 'pending diff')}`;
     }
@@ -107,7 +157,8 @@ export function describeEvent(event: HubEvent, host: string, snapshot: Snapshot 
       return `${event.diff.id} proposed: ${event.diff.tool} ${event.diff.path} (session ${event.diff.sessionId}, review in ${editorLabel(event.diff.editorId)})`;
     case 'diffDecided': {
       const r = event.record;
-      const where = r.by === 'editor' ? `in ${r.editorId ?? 'the editor'}` : r.by === 'patchbay' ? 'in Patchbay' : `by ${r.by}`;
+      const where =
+        r.by === 'editor' ? `in ${r.editorId ?? 'the editor'}` : r.by === 'patchbay' ? 'in Patchbay' : r.by === 'review-after' ? 'at once, to review after' : `by ${r.by}`;
       const reason = r.reason ? `; reason: ${quote(r.reason)}` : '';
       return `${r.id} ${r.outcome} ${where}${whatWasWritten(r, ' (', ')')}: ${r.path}${reason}`;
     }
@@ -115,7 +166,15 @@ export function describeEvent(event: HubEvent, host: string, snapshot: Snapshot 
       const said = describePi(event.event);
       return said === null ? null : `pi ${hostedName(event.id, snapshot)}: ${said}`;
     }
+    case 'notice':
+      return `notice ${event.notice.id}: ${event.notice.message}`;
   }
+}
+
+/** The line `events` prints when it follows a core that took over from the one before. */
+export function describeRestart(before: Snapshot, after: Snapshot): string {
+  const why = after.core.reason === 'crash' ? 'after a crash' : after.core.reason === 'restart' ? 'as asked' : 'after a full restart';
+  return `Patchbay's core restarted ${why} (pid ${before.corePid} → ${after.corePid})`;
 }
 
 export const events: Command = {
@@ -149,6 +208,9 @@ Runs until Ctrl-C; exits 1 if Patchbay stops.
       if (line === null || (event.type === 'snapshot' && line === lastSummary)) return;
       if (event.type === 'snapshot') lastSummary = line;
       ctx.io.stdout.write(`${clockTime(at)} ${line}\n`);
+    }, (before, after, at) => {
+      if (values.json) ctx.io.stdout.write(`${JSON.stringify({ at, type: 'coreRestarted', corePid: before.corePid, nextCorePid: after.corePid, reason: after.core.reason })}\n`);
+      else ctx.io.stdout.write(`${clockTime(at)} ${describeRestart(before, after)}\n`);
     });
   },
 };

@@ -9,15 +9,17 @@ import type {
   PatchbaySettings,
   RemoteView,
   RestoreReport,
+  ReviewModeView,
   SessionModels,
   SessionView,
   Snapshot,
+  TraceEntry,
   TrafficEntry,
 } from '../api/types.ts';
 import { DIRECTIONS, byteSize, clockTime, durationText, requestTimings, rowLabels, shortId } from '../api/traffic.ts';
 import { containingDepth } from '../broker/folders.ts';
 import { editorLabel as editorName } from '../api/labels.ts';
-import { whatWasWritten } from '../review/decision-words.ts';
+import { awaitsDecision, decidingText, whatWasWritten } from '../review/decision-words.ts';
 import { age, onOff, table } from './table.ts';
 
 const dash = (value: string | number | null | undefined): string =>
@@ -35,8 +37,22 @@ function section(title: string, rows: string[][], header: string[], emptyText?: 
 
 export function formatStatus(snapshot: Snapshot, host: string): string {
   const { door } = snapshot;
-  const pending = snapshot.diffs.filter((d) => d.status === 'pending').length;
-  let out = `Patchbay ${snapshot.version}, pid ${snapshot.pid}${snapshot.paused ? ', routing PAUSED' : ''}\n`;
+  const pending = snapshot.diffs.filter(awaitsDecision).length;
+  const deciding = snapshot.diffs.filter((d) => d.status === 'pending' && d.deciding !== undefined).length;
+  const applied = snapshot.diffs.filter((d) => d.status === 'applied').length;
+  const core = snapshot.corePid === snapshot.pid ? '' : `, core ${snapshot.corePid}${coreHistory(snapshot)}`;
+  let out = `Patchbay ${snapshot.version}, pid ${snapshot.pid}${core}${snapshot.paused ? ', routing PAUSED' : ''}\n`;
+  // What needs the person first: what a crash left, and agents that did not come back.
+  for (const notice of snapshot.notices) {
+    out += `NOTICE ${notice.id} (${new Date(notice.at).toLocaleString()}): ${notice.message}\n`;
+    for (const f of notice.files ?? []) out += `  ${f.path}: ${TRACE_WORDS[f.verdict]} (${f.diffId}, session ${f.sessionId}, ${f.agent})\n`;
+  }
+  if (snapshot.notices.length > 0) out += `  (patchbay dismiss <id>, or all, once read)\n`;
+  out += section(
+    'NOT RECONNECTED since Patchbay stopped',
+    snapshot.notReconnected.map((l) => [l.sessionId, l.kind, String(l.pid), dash(l.cwd), l.hint]),
+    ['WAS', 'KIND', 'PID', 'CWD', 'TO RECONNECT'],
+  );
   out += door.port === null ? 'Door: not open\n' : `Door: ${host}:${door.port}\n`;
   for (const lockfile of door.lockfiles) out += `  ${lockfile}\n`;
   for (const problem of door.problems) out += `  STALE: ${problem}\n`;
@@ -55,6 +71,9 @@ export function formatStatus(snapshot: Snapshot, host: string): string {
     'none',
   );
   for (const e of snapshot.editors) if (e.linkProblem) out += `  ${e.id} (${editorName(e)}): ${e.linkProblem}\n`;
+  for (const e of snapshot.editors) {
+    if (!e.authenticated) out += `  ${e.id} (${editorName(e)}): unauthenticated: its lockfile has no token, so any local user can reach it\n`;
+  }
   out += section(
     'Sessions',
     snapshot.sessions.map((s) => [s.id, s.kind, dash(s.pid), sessionPlace(s), editorLabel(s.editorId), s.reason]),
@@ -72,7 +91,13 @@ export function formatStatus(snapshot: Snapshot, host: string): string {
     snapshot.invalidLockfiles.map((l) => [l.path, l.reason]),
     ['PATH', 'REASON'],
   );
-  out += `Pending diffs: ${pending}\n`;
+  out += section(
+    "Other tools' lockfiles (another protocol's; left alone)",
+    snapshot.otherLockfiles.map((l) => [l.path, l.description]),
+    ['PATH', 'WHOSE'],
+  );
+  out += `Pending diffs: ${pending}${deciding > 0 ? ` (and ${deciding} decided, on ${deciding === 1 ? 'its' : 'their'} way to the agent)` : ''}\n`;
+  if (applied > 0) out += `Applied, to review after: ${applied} (patchbay diffs)\n`;
   for (const warning of snapshot.warnings) out += `Warning: ${warning}\n`;
   return out;
 }
@@ -98,26 +123,83 @@ export function formatRemotes(remotes: readonly RemoteView[], indent = ''): stri
   return out;
 }
 
-function diffPath(d: DiffSummary): string {
+const TRACE_WORDS: Record<TraceEntry['verdict'], string> = {
+  written: 'WRITTEN WITHOUT REVIEW',
+  'not-written': 'not written',
+  changed: 'changed since',
+  unknown: 'cannot tell',
+};
+
+/** ", restarted 2 times, the last after a crash" */
+function coreHistory(snapshot: Snapshot): string {
+  const { restarts, reason } = snapshot.core;
+  if (restarts === 0) return '';
+  return ` (restarted ${restarts} ${restarts === 1 ? 'time' : 'times'}, the last ${reason === 'crash' ? 'after a crash' : 'as asked'})`;
+}
+
+function diffPath(d: DiffSummary, now = 0): string {
   const remote = d.remote === undefined ? null : d.remote.mapped ? `from ${d.remote.name}` : `on ${d.remote.name} only: reviewed here`;
-  const flags = [d.isNew && 'new file', d.tooLarge && 'too large to show', d.inEditor && 'open in editor', remote].filter(Boolean);
+  const flags = [
+    d.isNew && 'new file',
+    d.tooLarge && 'too large to show',
+    d.unreadable !== undefined && 'on disk: could not be read',
+    d.inEditor && 'open in editor',
+    remote,
+    decidingText(d, now),
+  ].filter(Boolean);
   return flags.length > 0 ? `${d.path} (${flags.join(', ')})` : d.path;
 }
 
 export function formatDiffList(diffs: DiffSummary[], history: DecisionRecord[], now: number): string {
   const pending = diffs.filter((d) => d.status === 'pending');
+  const applied = diffs.filter((d) => d.status === 'applied');
   let out = section(
     'Pending',
-    pending.map((d) => [d.id, d.sessionId, editorLabel(d.editorId), d.tool, age(d.createdAt, now), diffPath(d)]),
+    pending.map((d) => [d.id, d.sessionId, editorLabel(d.editorId), d.tool, age(d.createdAt, now), diffPath(d, now)]),
     ['ID', 'SESSION', 'EDITOR', 'TOOL', 'AGE', 'PATH'],
     'none',
   );
   out += section(
+    'Applied, to review (patchbay diffs keep|undo <id>)',
+    applied.map((d) => [d.id, d.sessionId, d.tool, changesText(d), d.turn?.label ?? '-', age(d.createdAt, now), diffPath(d)]),
+    ['ID', 'SESSION', 'TOOL', 'CHANGES', 'TURN', 'AGE', 'PATH'],
+  );
+  out += section(
     'Recent decisions',
-    history.map((r) => [r.id, `${r.outcome}${whatWasWritten(r, ' (', ')')}`, r.by, `${age(r.at, now)} ago`, r.path]),
+    history.map((r) => [r.id, `${statusText(r)}${whatWasWritten(r, ' (', ')')}`, r.by, `${age(r.at, now)} ago`, r.path]),
     ['ID', 'OUTCOME', 'BY', 'WHEN', 'PATH'],
   );
   return out;
+}
+
+/** "3 changes", "3 changes, 2 undone". */
+function changesText(d: DiffSummary): string {
+  const n = d.changes?.length ?? 0;
+  const undone = d.undone?.length ? `, ${d.undone.length === 1 ? 'change' : 'changes'} ${d.undone.join(', ')} undone` : '';
+  return `${n} ${n === 1 ? 'change' : 'changes'}${undone}`;
+}
+
+/** Where an edit is now: its outcome, and what a review after made of it ("applied, kept", "accepted, change 2 undone"). */
+export function statusText(record: DecisionRecord): string {
+  const undone = record.status !== 'undone' && record.undone?.length ? `, ${record.undone.length === 1 ? 'change' : 'changes'} ${record.undone.join(', ')} undone` : '';
+  const now = record.status === record.outcome ? '' : `, ${record.status}`;
+  return `${record.outcome}${now}${undone}`;
+}
+
+/** What a keep or an undo did, and how the agent heard of it. */
+export function formatReviewed(record: DecisionRecord): string {
+  const what =
+    record.status === 'kept'
+      ? 'kept'
+      : record.status === 'undone'
+        ? 'undone'
+        : record.undone?.length
+          ? `partly undone (${record.undone.length === 1 ? 'change' : 'changes'} ${record.undone.join(', ')})`
+          : record.status;
+  const heard = record.afterwards
+    ? `  ${record.agent} ${record.afterwards.heard === 'steered' ? 'was steered with' : record.afterwards.heard === 'diagnostics' ? 'reads at its next diagnostics' : 'is not connected; the history keeps'}: ${record.afterwards.told}\n`
+    : '';
+  return `${what} ${record.id} ${record.path}\n${heard}`;
 }
 
 /** A past decision in words: "d3 accepted in the editor nvim-proj, 2 of 3 changes (pi-ide, 2026-11-23 14:02)". */
@@ -125,7 +207,7 @@ export function formatDecided(record: DecisionRecord): string {
   const where = record.by === 'editor' ? `in the editor ${record.editorId ?? ''}`.trimEnd() : DECIDED_BY[record.by];
   const when = new Date(record.at).toISOString().slice(0, 16).replace('T', ' ');
   const reason = record.reason ? `\n  reason: ${record.reason}` : '';
-  return `${record.id} ${record.outcome} ${where}${whatWasWritten(record, ', ')} (${record.agent}, ${when} UTC)${reason}\n`;
+  return `${record.id} ${statusText(record)} ${where}${whatWasWritten(record, ', ')} (${record.agent}, ${when} UTC)${reason}\n`;
 }
 
 const DECIDED_BY: Record<Exclude<DecisionRecord['by'], 'editor'>, string> = {
@@ -133,6 +215,7 @@ const DECIDED_BY: Record<Exclude<DecisionRecord['by'], 'editor'>, string> = {
   agent: 'by the agent',
   shutdown: 'as Patchbay stopped',
   crash: 'by nobody: Patchbay stopped unexpectedly (pi-ide may have written it without review)',
+  'review-after': 'at once (its folder is reviewed after)',
 };
 
 /** What the agent was told in words, when it was told more than FILE_SAVED / DIFF_REJECTED. */
@@ -193,6 +276,16 @@ export function formatSuggestionChoices(settings: PatchbaySettings, editorId?: s
   for (const [id, choice] of Object.entries(settings.suggestionModelPerEditor).sort(([a], [b]) => a.localeCompare(b))) {
     rows.push([`editor ${id}`, choice]);
   }
+  return table(rows, '');
+}
+
+export function formatReviewMode(view: ReviewModeView): string {
+  const rows = [['global', view.global]];
+  if (view.project !== null) {
+    rows.push(['project', view.projectMode ?? '-', view.project]);
+    if (view.from !== null && view.from !== view.project) rows.push(['from', view.effective, view.from]);
+  }
+  rows.push(['effective', view.effective, view.effective === 'after' ? 'edits are written at once; keep or undo them after' : 'edits wait for your decision before they are written']);
   return table(rows, '');
 }
 

@@ -7,11 +7,13 @@
 import type { RemoteHub } from '../api/remote.ts';
 import { outliveOutputReaders, processStopSignals } from '../lifecycle/stop-signals.ts';
 import { resolveOptions } from '../options.ts';
+import { CORE_COMMAND } from '../keeper/protocol.ts';
 import { UsageError, type CliIo, type Command, type CommandContext, type LazyCommand } from './command.ts';
-import { autoconnect, bind, diffs, models, open, pause, resume, settings, status, suggestionModel, traffic } from './commands.ts';
+import { autoconnect, bind, diffs, dismiss, models, open, pause, resume, reviewMode, settings, status, suggestionModel, traffic } from './commands.ts';
 import type { DaemonDeps } from './daemon.ts';
 import { events } from './events.ts';
 import { restore } from './restore.ts';
+import { restart } from './restart.ts';
 
 /** conf's atomic writer (when-exit) re-raises a signal it caught, at once: that is no second request. */
 const SIGNAL_ECHO_MS = 1000;
@@ -34,8 +36,8 @@ function processStopRequested(): Promise<string> {
 }
 
 const defaultDaemonDeps: DaemonDeps = {
-  createHub: async (options, log) => (await import('../hub.ts')).createHub(options, { log }),
-  startControlServer: async (options) => (await import('../web/control-server.ts')).startControlServer(options),
+  // The core is this same `patchbay` (its script and Node flags) with the internal subcommand.
+  coreEntry: () => ({ script: process.argv[1]!, execArgv: process.execArgv }),
   stopRequested: processStopRequested,
 };
 
@@ -55,6 +57,8 @@ function commands(daemonDeps: DaemonDeps): Record<string, Command | LazyCommand>
       run: async (args, ctx) => (await import('./start.ts')).runStart(args, ctx.io.env),
     },
     status,
+    restart,
+    dismiss,
     events,
     bind,
     restore,
@@ -62,6 +66,7 @@ function commands(daemonDeps: DaemonDeps): Record<string, Command | LazyCommand>
     models,
     'suggestion-model': suggestionModel,
     autoconnect,
+    'review-mode': reviewMode,
     settings,
     pi: {
       summary: 'Hosted pi sessions: start, prompt, resume, fork, and pi’s own commands',
@@ -91,7 +96,7 @@ Run \`patchbay <command> --help\` for a command's options.
 }
 
 /** Commands that hold what others rely on (the door, pending edits, moved lockfiles). */
-const OUTLIVE_THEIR_READER = new Set(['daemon', 'start']);
+const OUTLIVE_THEIR_READER = new Set(['daemon', 'start', CORE_COMMAND]);
 
 function processIo(command: string | undefined): CliIo {
   if (command !== undefined && OUTLIVE_THEIR_READER.has(command)) {
@@ -130,6 +135,7 @@ export async function main(argv: string[], io: CliIo = processIo(argv[0]), daemo
     return 0;
   }
   const options = resolveOptions(io.env);
+  if (name === CORE_COMMAND) return (await import('../core/main.ts')).runCore(options);
   if (name === '--version' || name === 'version') {
     io.stdout.write(`${options.version}\n`);
     return 0;

@@ -1,12 +1,11 @@
 // `patchbay pi prompt`: what to send (words, standard input, a file, images) and how it comes
 // back: the reply streams to stdout, tool calls, dialogs, reviews and problems to stderr; pi's
 // TUI commands (`/name`, `!cmd`…) print what they did.
-import { readFile, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import type { DiffSummary, HostedReview, HubApi, HubEvent, PromptImage, PromptOutcome } from '../api/types.ts';
 import { isObject } from '../api/json.ts';
 import { MAX_IMAGE_BYTES, imageMimeType } from '../rpc/images.ts';
 import { isDialogMethod } from '../rpc/protocol.ts';
+import { readArgFile } from './arg-file.ts';
 import { UsageError, type CliIo } from './command.ts';
 import { editorLabel } from './format.ts';
 
@@ -37,7 +36,7 @@ export async function promptInput(io: CliIo, words: string[], file: string | und
   let text: string;
   if (file !== undefined) {
     if (words.length > 0) throw new UsageError('give the prompt as words, as - (standard input) or with --file, not two of them');
-    text = await readBounded(resolve(io.cwd, file), MAX_PROMPT_BYTES, 'the prompt file');
+    text = (await readArgFile(io.cwd, file, MAX_PROMPT_BYTES, '--file')).toString('utf8');
   } else if (words.length === 1 && words[0] === '-') {
     if (!io.readStdin) throw new UsageError('- (standard input) is not available here');
     text = await io.readStdin(MAX_PROMPT_BYTES);
@@ -46,26 +45,13 @@ export async function promptInput(io: CliIo, words: string[], file: string | und
   }
   const images: PromptImage[] = [];
   for (const image of imageFiles) {
-    const path = resolve(io.cwd, image);
-    const bytes = await readFile(path).catch((err: NodeJS.ErrnoException) => {
-      throw new Error(`--image ${image}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
-    });
-    if (bytes.length > MAX_IMAGE_BYTES) throw new Error(`--image ${image}: larger than ${MAX_IMAGE_BYTES / 1024 / 1024} MiB`);
+    const bytes = await readArgFile(io.cwd, image, MAX_IMAGE_BYTES, '--image');
     const mimeType = imageMimeType(bytes);
     if (mimeType === null) throw new Error(`--image ${image}: not a PNG, JPEG, GIF or WebP image`);
     images.push({ data: bytes.toString('base64'), mimeType });
   }
   if (text.trim() === '' && images.length === 0) throw new UsageError('the prompt is empty');
   return { text, images };
-}
-
-async function readBounded(path: string, maxBytes: number, what: string): Promise<string> {
-  const info = await stat(path).catch((err: NodeJS.ErrnoException) => {
-    throw new Error(`${what} ${path}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
-  });
-  if (!info.isFile()) throw new Error(`${what} ${path} is not a regular file`);
-  if (info.size > maxBytes) throw new Error(`${what} ${path} is larger than ${maxBytes} bytes`);
-  return readFile(path, 'utf8');
 }
 
 function oneLine(value: unknown, max = 80): string {
@@ -245,8 +231,10 @@ export async function streamPrompt(hub: HubApi, io: CliIo, request: PromptReques
       io.stdout.write(describeOutcome(outcome));
       return 0;
     }
-    if (!started) {
-      // An extension command (`/ask`) may run no agent at all: then pi is idle once it answered.
+    // An extension command (`/ask`) runs no agent at all: pi 0.99 and later say so
+    // (`handled`); with an older pi, its state says whether anything still runs.
+    if (outcome.disposition === 'handled') finish(0);
+    else if (!started && outcome.disposition === undefined) {
       const state = await hub.call('pi.state', { id });
       if (!started && !(isObject(state) && state.isStreaming === true)) finish(0);
     }

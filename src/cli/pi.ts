@@ -6,6 +6,7 @@ import { isObject } from '../api/json.ts';
 import { UsageError, parse, positionals, printJson, type Command, type CommandContext } from './command.ts';
 import { formatCommands, formatForkPoints, formatHosted, formatQueue, formatSessions, formatState, formatStats, formatTree } from './pi-format.ts';
 import { promptInput, streamPrompt } from './pi-prompt.ts';
+import { withStartProgress } from './pi-start.ts';
 
 const USAGE = `Usage:
   patchbay pi start <dir> [--worktree <branch>] [--model provider/id] [--json] [-- <pi args>]
@@ -80,12 +81,17 @@ const SUBCOMMANDS: Record<string, Sub> = {
     const piArgs = split === -1 ? [] : args.slice(split + 1);
     const { values, positionals: given } = parse(own, { model: { type: 'string' }, json: { type: 'boolean' }, worktree: { type: 'string' } });
     const [dir] = positionals(given, ['dir']) as [string];
-    const view = await (await ctx.connect()).call('pi.start', {
-      cwd: resolve(ctx.io.cwd, dir),
-      ...(values.model !== undefined ? { model: values.model } : {}),
-      ...(values.worktree !== undefined ? { worktree: values.worktree } : {}),
-      ...(piArgs.length > 0 ? { args: piArgs } : {}),
-    });
+    const cwd = resolve(ctx.io.cwd, dir);
+    const hub = await ctx.connect();
+    // In a worktree pi starts in the branch's folder, which the daemon picks: follow whichever starts.
+    const view = await withStartProgress(hub, ctx.io, values.worktree === undefined ? { cwd } : {}, () =>
+      hub.call('pi.start', {
+        cwd,
+        ...(values.model !== undefined ? { model: values.model } : {}),
+        ...(values.worktree !== undefined ? { worktree: values.worktree } : {}),
+        ...(piArgs.length > 0 ? { args: piArgs } : {}),
+      }),
+    );
     if (values.json) printJson(ctx.io, view);
     else ctx.io.stdout.write(`${view.id}\n`);
     if (!values.json && view.review === 'unreviewed') ctx.io.stderr.write('[this pi has no pi-ide: its edits are written without review]\n');
@@ -120,7 +126,8 @@ const SUBCOMMANDS: Record<string, Sub> = {
     const [which] = positionals(given, ['id|session-file']) as [string];
     // A session file is a path (pi's end in .jsonl); anything else is a hosted session's id.
     const request = which.endsWith('.jsonl') || which.includes('/') ? { sessionFile: resolve(ctx.io.cwd, which) } : { id: which };
-    const view = await (await ctx.connect()).call('pi.resume', request);
+    const hub = await ctx.connect();
+    const view = await withStartProgress(hub, ctx.io, 'id' in request ? { id: request.id } : {}, () => hub.call('pi.resume', request));
     if (values.json) printJson(ctx.io, view);
     else ctx.io.stdout.write(`${view.id}\n`);
     return 0;

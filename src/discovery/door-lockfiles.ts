@@ -203,7 +203,10 @@ export class DoorLockfiles {
 
   private async remove(path: string): Promise<void> {
     try {
-      await removeFile(path);
+      // Another tool may have written its own lockfile there since (another protocol's): it stays.
+      const there = await readLockfile(path, 'pi', this.opts.maxLockfileBytes);
+      if (!there.ok && there.failure === 'other') this.opts.log(`door lockfile ${path}: replaced by another tool's lockfile (${there.other.description}); left alone`);
+      else await removeFile(path);
     } catch (err) {
       this.opts.log(`door lockfile ${path}: cannot remove: ${errorReason(err)}`);
     }

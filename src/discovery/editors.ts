@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { InvalidLockfile, RestoreReport } from '../api/types.ts';
 import { DisposableStore } from '../lifecycle/disposables.ts';
 import { basename } from 'node:path';
-import { portFromName, type Dialect, type EditorInstance, type LockEntry } from '../protocol/lockfile.ts';
+import { portFromName, type Dialect, type EditorInstance, type LockEntry, type OtherLockfile } from '../protocol/lockfile.ts';
 import { DoorLockfiles, type DiscoveryDir, type DoorSpec } from './door-lockfiles.ts';
 import { LockDirWatcher, currentUid, errorReason, scanLockDir, type ScanResult } from './lock-dir.ts';
 import { isLocalProbeError, pidAlive, probeEditor, type ProbeResult } from './liveness.ts';
@@ -33,6 +33,8 @@ export type DiscoveredEditor = EditorInstance;
 export interface DiscoveryState {
   editors: DiscoveredEditor[];
   invalid: InvalidLockfile[];
+  /** Other protocols' lockfiles in the lock dirs (other tools'): listed, left alone. */
+  others: OtherLockfile[];
   /** Lock dirs whose lockfiles cannot be trusted as they are, and why (for status and the UI). */
   warnings: string[];
   /** Door lockfiles that are out of date, and why. */
@@ -77,7 +79,7 @@ export function editorId(ideName: string, workspaceFolders: readonly string[]): 
 interface CachedProbe {
   port: number;
   mtimeMs: number;
-  token: string;
+  token: string | null;
   outcome: ProbeOutcome;
   at: number;
   /** The relay lost its link after it had opened: who holds the port is checked again, the token is not resent. */
@@ -91,6 +93,7 @@ export type LinkLoss = 'lost' | 'handshake';
 interface SlotListing {
   editor: DiscoveredEditor | null;
   invalid: InvalidLockfile[];
+  others: OtherLockfile[];
 }
 
 const EMPTY: RestoreReport = { restored: [], removed: [] };
@@ -114,7 +117,7 @@ export class EditorDiscovery {
   private slots = new Map<string, SlotListing>();
   /** Per slot: the last reason it was kept as it was, so the log says it once. */
   private keptWhy = new Map<string, string>();
-  private state: DiscoveryState = { editors: [], invalid: [], warnings: [], doorProblems: [] };
+  private state: DiscoveryState = { editors: [], invalid: [], others: [], warnings: [], doorProblems: [] };
   private emitted: string | null = null;
   /** fs-changing work runs one step at a time: checks, door writes, restores. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -294,6 +297,19 @@ export class EditorDiscovery {
     return report.warnings.length > 0 ? report : { restored: report.restored, removed: report.removed };
   }
 
+  /**
+   * Stops watching and changes nothing in the lock dirs (a graceful restart: the next core goes
+   * on with the door's lockfiles and the adopted ones as they are).
+   */
+  async detach(): Promise<void> {
+    if (this.closing) return;
+    this.closed = true;
+    this.resources.dispose();
+    this.closing = Promise.resolve(EMPTY);
+    await Promise.all(this.inflight.values());
+    await this.queue;
+  }
+
   /** Stops watching, removes the door's lockfiles and restores adopted ones. Safe to call twice. */
   close(): Promise<RestoreReport> {
     if (this.closing) return this.closing;
@@ -327,7 +343,8 @@ export class EditorDiscovery {
       for (const entry of entries) {
         if (!isOwnDoor(entry, this.uid)) continue;
         const owner = doorOwner(entry.lock);
-        if (owner === this.opts.selfPid && this.doors.lockfiles().includes(entry.path)) continue;
+        // Ours: this Patchbay's keeper wrote it for an earlier core (a restart); publishing rewrites it in place.
+        if (owner === this.opts.selfPid) continue;
         if (isOtherPatchbay(entry.lock, this.opts.selfPid, pidAlive)) {
           // Whether the Patchbay it names serves the port (the lockfile's pid may be an editor's).
           const { result: probe, holdsPort } = await this.probeNow({ ...entry, lock: { ...entry.lock, pid: owner } });
@@ -353,7 +370,7 @@ export class EditorDiscovery {
   private probeNowRaw(entry: LockEntry): Promise<ProbeResult> {
     return (this.opts.probe ?? probeEditor)({
       port: entry.port,
-      token: entry.lock.authToken,
+      token: entry.lock.authToken ?? null,
       dialect: entry.dialect,
       timeoutMs: this.probeTimeoutMs,
     });
@@ -369,7 +386,7 @@ export class EditorDiscovery {
    */
   private probe(entry: LockEntry, started: Promise<unknown>[]): ProbeOutcome | undefined {
     // One version of one lockfile: the same file keeps its outcome when it is adopted (moved).
-    const key = `${originalPath(entry.dir, entry.port)}\0${entry.mtimeMs}\0${entry.lock.authToken}`;
+    const key = `${originalPath(entry.dir, entry.port)}\0${entry.mtimeMs}\0${entry.lock.authToken ?? ''}`;
     this.used.add(key);
     const cached = this.probes.get(key);
     const same = cached !== undefined;
@@ -379,7 +396,7 @@ export class EditorDiscovery {
       const probing = this.probeNow(entry, reuse).then((outcome) => {
         this.inflight.delete(key);
         if (!isLocalProbeError(outcome.result)) {
-          this.probes.set(key, { port: entry.port, mtimeMs: entry.mtimeMs, token: entry.lock.authToken, outcome, at: Date.now() });
+          this.probes.set(key, { port: entry.port, mtimeMs: entry.mtimeMs, token: entry.lock.authToken ?? null, outcome, at: Date.now() });
         }
         // Another pass lists what it found (the caller of check() waits for that one itself).
         if (!same || outcome.result !== cached.outcome.result || outcome.holdsPort !== cached.outcome.holdsPort) void this.pass();
@@ -410,6 +427,7 @@ export class EditorDiscovery {
   private async runCheck(started: Promise<unknown>[]): Promise<void> {
     const byPort = new Map<number, DiscoveredEditor>();
     const invalid: InvalidLockfile[] = [];
+    const others: OtherLockfile[] = [];
     const warnings: string[] = [];
     const probed = new Set<string>();
     // Distinct dirs side by side (each touches only its own slots), their findings merged in
@@ -420,6 +438,7 @@ export class EditorDiscovery {
     for (const found of founds) {
       if (this.closed || found === null) return;
       invalid.push(...found.invalid);
+      others.push(...found.others);
       warnings.push(...found.warnings);
       for (const editor of found.editors) {
         const other = byPort.get(editor.port);
@@ -437,7 +456,8 @@ export class EditorDiscovery {
     await this.doors.verify();
     const editors = [...byPort.values()].sort((a, b) => a.port - b.port);
     invalid.sort((a, b) => a.path.localeCompare(b.path));
-    this.publish({ editors, invalid, warnings, doorProblems: this.doors.problems() });
+    others.sort((a, b) => a.path.localeCompare(b.path));
+    this.publish({ editors, invalid, others, warnings, doorProblems: this.doors.problems() });
   }
 
   /** Whether the dir's lockfiles may be adopted (who may write it), and why not. */
@@ -466,7 +486,7 @@ export class EditorDiscovery {
     dialect: Dialect,
     probed: Set<string>,
     started: Promise<unknown>[],
-  ): Promise<{ editors: DiscoveredEditor[]; invalid: InvalidLockfile[]; warnings: string[] }> {
+  ): Promise<{ editors: DiscoveredEditor[]; invalid: InvalidLockfile[]; others: OtherLockfile[]; warnings: string[] }> {
     const caps = { maxBytes: this.opts.maxLockfileBytes };
     const [top, adopted, trust] = await Promise.all([scanLockDir(dir, dialect, caps), listAdopted(dir, dialect, caps, this.uid), this.trustOf(dir)]);
     const warnings: string[] = [];
@@ -481,12 +501,14 @@ export class EditorDiscovery {
       return {
         editors: kept.flatMap(([, listing]) => (listing.editor ? [listing.editor] : [])),
         invalid: kept.flatMap(([, listing]) => listing.invalid),
+        others: kept.flatMap(([, listing]) => listing.others),
         warnings,
       };
     }
     this.keptWhy.delete(`${dir}\0*`);
 
     const invalid: InvalidLockfile[] = [];
+    const others: OtherLockfile[] = [];
     const candidates = new Map<number, Candidate>();
     const slot = (port: number): Candidate => {
       let candidate = candidates.get(port);
@@ -500,12 +522,14 @@ export class EditorDiscovery {
           this.uid !== null && entry.uid !== this.uid ? { kind: 'foreign', entry } : { kind: 'lock', entry, alive: pidAlive(entry.lock.pid) };
         slot(entry.port)[which] = state;
       }
-      for (const bad of scan.unreadable) withPort(bad, (port) => (slot(port)[which] = { kind: 'unreadable', ...bad }));
-      for (const bad of scan.invalid) withPort(bad, (port) => (slot(port)[which] = { kind: 'invalid', ...bad }));
+      for (const bad of scan.unreadable) withPort(bad, () => invalid.push(bad), (port) => (slot(port)[which] = { kind: 'unreadable', ...bad }));
+      for (const bad of scan.invalid) withPort(bad, () => invalid.push(bad), (port) => (slot(port)[which] = { kind: 'invalid', ...bad }));
+      for (const other of scan.others) withPort(other, () => others.push(other), (port) => (slot(port)[which] = { kind: 'other', other }));
     };
-    const withPort = (bad: InvalidLockfile, put: (port: number) => void) => {
-      const port = portFromName(basename(bad.path));
-      if (port === null) invalid.push(bad); // not <port>.lock: listed, nothing to pair it with
+    // Not <port>.lock: listed, nothing to pair it with.
+    const withPort = (file: { path: string }, list: () => void, put: (port: number) => void) => {
+      const port = portFromName(basename(file.path));
+      if (port === null) list();
       else put(port);
     };
     place(top, 'top');
@@ -530,10 +554,11 @@ export class EditorDiscovery {
     for (const listing of listings) {
       if (listing?.editor) editors.push(listing.editor);
       invalid.push(...(listing?.invalid ?? []));
+      others.push(...(listing?.others ?? []));
     }
     for (const key of this.slots.keys()) if (key.startsWith(prefix) && !seen.has(key)) this.slots.delete(key);
     for (const key of this.keptWhy.keys()) if (key.startsWith(prefix) && !seen.has(key)) this.keptWhy.delete(key);
-    return { editors, invalid, warnings };
+    return { editors, invalid, others, warnings };
   }
 
   /**
@@ -560,13 +585,13 @@ export class EditorDiscovery {
         if (outcome) probes[which] = outcome;
         else waiting = true;
       }
-      if (waiting) return this.slots.get(key) ?? { editor: null, invalid: [] };
+      if (waiting) return this.slots.get(key) ?? { editor: null, invalid: [], others: [] };
       plan = planLockfile(candidate, probes, ctx);
     }
     if (plan.kind === 'probe') throw new Error(`planning ${originalPath(dir, candidate.port)}: probes asked for twice`);
     if (plan.kind === 'keep') {
       this.keep(key, plan.why);
-      return this.slots.get(key) ?? { editor: null, invalid: [] };
+      return this.slots.get(key) ?? { editor: null, invalid: [], others: [] };
     }
     this.keptWhy.delete(key);
     const moved = await this.carryOut(plan.steps, dir);
@@ -621,19 +646,25 @@ export class EditorDiscovery {
       const path = where(bad.path);
       return path === null ? [] : [{ path, reason: bad.reason }];
     });
+    // Another tool's file at the top is never moved; one found in `.patchbay/` may have gone back.
+    const others = plan.others.flatMap((other) => {
+      const path = where(other.path);
+      return path === null ? [] : [{ ...other, path }];
+    });
     const source = plan.editor;
     const path = source ? where(source.path) : null;
-    if (!source || path === null) return { editor: null, invalid };
+    if (!source || path === null) return { editor: null, invalid, others };
     const { entry } = source;
     return {
       invalid,
+      others,
       editor: {
         id: editorId(entry.lock.ideName, entry.lock.workspaceFolders),
         port: entry.port,
         pid: entry.lock.pid,
         ideName: entry.lock.ideName,
         workspaceFolders: entry.lock.workspaceFolders,
-        authToken: entry.lock.authToken,
+        authToken: entry.lock.authToken ?? null,
         dialect,
         lockfile: path,
       },

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import WebSocket from 'ws';
-import { AUTH_HEADER, type Dialect } from '../protocol/dialect.ts';
+import { editorHandshake, type Dialect } from '../protocol/dialect.ts';
 
 /**
  * Signal 0 tests for existence; EPERM means it exists under another user. A zombie still
@@ -61,7 +61,8 @@ export function isLocalProbeError(result: ProbeResult): result is LocalProbeErro
 
 export interface ProbeOptions {
   port: number;
-  token: string;
+  /** Null: the editor has none (claude-code-ide.el), so none is sent. */
+  token: string | null;
   dialect: Dialect;
   timeoutMs: number;
 }
@@ -83,10 +84,13 @@ export function classifyProbeError(code: string | undefined): ProbeResult {
 }
 
 /**
- * Opens a WebSocket with the dialect's auth header and closes it at once. pi-ide.nvim answers
- * a bad token with 400 before the upgrade, other servers with 401/403, VS Code's extension with
- * a close 1008 right after it: all mean "rejected". Only ever sent to a port whose owner was
- * checked first (see portHeldBy).
+ * Opens a WebSocket as the relay's link will (editorHandshake: the dialect's auth header, and
+ * subprotocol `mcp` for a Claude-dialect editor) and closes it at once. pi-ide.nvim answers a
+ * bad token with 400 before the upgrade, other servers with 401/403, VS Code's extension with a
+ * close 1008 right after it: all mean "rejected". JetBrains' plugin (the MCP Kotlin SDK) refuses
+ * a connection without subprotocol `mcp` too, so a probe without it read that as a wrong token.
+ * An editor without a token (claude-code-ide.el) gets no auth header. Only ever sent to a port
+ * whose owner was checked first (see portHeldBy).
  * Resolves once the socket is closed, so a probe leaves nothing open behind it.
  */
 export function probeEditor({ port, token, dialect, timeoutMs }: ProbeOptions): Promise<ProbeResult> {
@@ -94,8 +98,9 @@ export function probeEditor({ port, token, dialect, timeoutMs }: ProbeOptions): 
     let result: ProbeResult | null = null;
     let ws: WebSocket;
     try {
-      ws = new WebSocket(`ws://127.0.0.1:${port}`, {
-        headers: { [AUTH_HEADER[dialect]]: token },
+      const { protocols, headers } = editorHandshake({ token, dialect });
+      ws = new WebSocket(`ws://127.0.0.1:${port}`, protocols, {
+        headers,
         perMessageDeflate: false,
         followRedirects: false,
       });

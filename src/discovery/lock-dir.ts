@@ -4,7 +4,7 @@ import { chmod, lstat, mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InvalidLockfile } from '../api/types.ts';
 import { unlessMissing } from '../fs/unless-missing.ts';
-import { readLockfile, type Dialect, type LockEntry } from '../protocol/lockfile.ts';
+import { readLockfile, type Dialect, type LockEntry, type OtherLockfile } from '../protocol/lockfile.ts';
 
 /** Where Patchbay keeps the lockfiles it adopted, inside each lock dir. */
 export const ADOPTED_DIR = '.patchbay';
@@ -12,6 +12,8 @@ export const ADOPTED_DIR = '.patchbay';
 export interface ScanResult {
   entries: LockEntry[];
   invalid: InvalidLockfile[];
+  /** Other protocols' lockfiles (another tool's, sharing the dir): never Patchbay's to touch. */
+  others: OtherLockfile[];
   /**
    * Files that could not be read for a reason of this machine's (out of descriptors, an I/O
    * error): nothing is known about them, so whoever acts on the scan keeps what it knew.
@@ -41,7 +43,7 @@ export function errorReason(err: unknown): string {
  * not a folder holds nothing.
  */
 export async function scanFolder(folder: string, ownerDir: string, dialect: Dialect, opts: ScanOptions): Promise<ScanResult> {
-  const scan: ScanResult = { entries: [], invalid: [], unreadable: [], unlisted: null };
+  const scan: ScanResult = { entries: [], invalid: [], others: [], unreadable: [], unlisted: null };
   let names: string[];
   try {
     names = await readdir(folder);
@@ -54,6 +56,7 @@ export async function scanFolder(folder: string, ownerDir: string, dialect: Dial
   const results = await Promise.all(lockNames.map((name) => readLockfile(join(folder, name), dialect, opts.maxBytes, ownerDir)));
   for (const result of results) {
     if (result.ok) scan.entries.push(result.entry);
+    else if (result.failure === 'other') scan.others.push(result.other);
     else if (result.failure === 'invalid') scan.invalid.push({ path: result.path, reason: result.reason });
     else if (result.failure === 'unreadable') scan.unreadable.push({ path: result.path, reason: result.reason });
   }

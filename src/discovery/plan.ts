@@ -3,7 +3,7 @@
 // listed as unusable and which moves to make. The file system and the sockets stay outside:
 // the discovery loop scans, probes and carries out the steps.
 import type { InvalidLockfile } from '../api/types.ts';
-import type { LockEntry } from '../protocol/lockfile.ts';
+import type { LockEntry, OtherLockfile } from '../protocol/lockfile.ts';
 import { describeProbe, isLocalProbeError, type ProbeResult } from './liveness.ts';
 
 /** One lockfile as the scan found it. */
@@ -13,6 +13,8 @@ export type FileState =
   /** Valid, but another user's: never trusted (DESIGN §10). */
   | { kind: 'foreign'; entry: LockEntry }
   | { kind: 'invalid'; path: string; reason: string }
+  /** Another protocol's lockfile (another tool's): listed, never moved, rewritten or deleted. */
+  | { kind: 'other'; other: OtherLockfile }
   /** Could not be read for a reason of this machine's (out of descriptors…): nothing is known. */
   | { kind: 'unreadable'; path: string; reason: string };
 
@@ -59,6 +61,8 @@ export interface Listing {
   editor: { which: Which; entry: LockEntry; path: string } | null;
   /** Unusable files with the reason, by where they are before the steps. */
   invalid: InvalidLockfile[];
+  /** Other protocols' lockfiles: left where they are. */
+  others: OtherLockfile[];
 }
 
 export type Plan =
@@ -69,11 +73,13 @@ export type Plan =
   | ({ kind: 'act'; steps: Step[] } & Listing);
 
 function pathOf(file: FileState): string {
+  if (file.kind === 'other') return file.other.path;
   return file.kind === 'lock' || file.kind === 'foreign' ? file.entry.path : file.path;
 }
 
 /** Why a file that is not a live editor's lockfile of ours is listed. */
 function refusal(file: Exclude<FileState, { kind: 'lock' }>, uid: number | null): string {
+  if (file.kind === 'other') return `another protocol's lockfile: ${file.other.description}`;
   if (file.kind !== 'foreign') return file.reason;
   return `owned by uid ${file.entry.uid}, not by you (uid ${uid}): Patchbay uses only your own lockfiles`;
 }
@@ -110,10 +116,12 @@ function judge(file: Extract<FileState, { kind: 'lock' }>, probe: ProbeOutcome |
  *   editor and is adopted (replacing an older adopted copy), or, without takeover here, stays
  *   and the older copy goes.
  * - Otherwise the adopted file stands on its own: a live editor stays adopted (given back
- *   without takeover), a dead one is deleted, one that is no editor stays held while agents
- *   would count it and is given back otherwise. Whatever sits at the original path does not
+ *   without takeover), a dead one or one whose port closed is deleted, one that is no editor
+ *   stays held while agents would count it and is given back otherwise. Whatever sits at the original path does not
  *   remove it.
- * - A give-back never runs into a live editor's lockfile of ours (that would drop the copy).
+ * - A give-back never runs into a live editor's lockfile of ours (that would drop the copy),
+ *   nor into another protocol's lockfile: another tool's file is never moved, rewritten or
+ *   deleted, wherever it is.
  */
 export function planLockfile(c: Candidate, probes: Partial<Record<Which, ProbeOutcome>>, ctx: PlanContext): Plan {
   for (const file of [c.top, c.adopted]) {
@@ -131,12 +139,13 @@ export function planLockfile(c: Candidate, probes: Partial<Record<Which, ProbeOu
   }
 
   const steps: Step[] = [];
-  const listing: Listing = { editor: null, invalid: [] };
+  const listing: Listing = { editor: null, invalid: [], others: [] };
   const act = (): Plan => ({ kind: 'act', steps, ...listing });
   const { top, adopted } = c;
   const takeover = ctx.takeoverOff === null;
 
-  if (top !== null && top.kind !== 'lock') listing.invalid.push({ path: pathOf(top), reason: refusal(top, ctx.uid) });
+  if (top?.kind === 'other') listing.others.push(top.other);
+  else if (top !== null && top.kind !== 'lock') listing.invalid.push({ path: pathOf(top), reason: refusal(top, ctx.uid) });
   if (top?.kind === 'lock') {
     const verdict = judge(top, probes.top, ctx);
     if (verdict.editor) {
@@ -154,11 +163,13 @@ export function planLockfile(c: Candidate, probes: Partial<Record<Which, ProbeOu
   }
   if (adopted === null) return act();
 
-  // Giving back onto a live editor's lockfile of ours would drop the adopted copy instead.
-  const blocked = top?.kind === 'lock' && top.alive;
+  // Giving back onto a live editor's lockfile of ours would drop the adopted copy instead, and
+  // onto another tool's would move that aside.
+  const blocked = (top?.kind === 'lock' && top.alive) || top?.kind === 'other';
   if (adopted.kind !== 'lock') {
     const reason = refusal(adopted, ctx.uid);
-    listing.invalid.push({ path: pathOf(adopted), reason });
+    if (adopted.kind === 'other') listing.others.push(adopted.other);
+    else listing.invalid.push({ path: pathOf(adopted), reason });
     // Not Patchbay's to hold; moved back only where nothing else sits, or it would push that aside.
     if (top === null) steps.push({ op: 'give-back', from: pathOf(adopted), why: `adopted lockfile is unusable (${reason})` });
     return act();
@@ -166,6 +177,12 @@ export function planLockfile(c: Candidate, probes: Partial<Record<Which, ProbeOu
   const verdict = judge(adopted, probes.adopted, ctx);
   if (!verdict.editor && verdict.dead) {
     steps.push({ op: 'remove', path: adopted.entry.path, why: `editor pid ${adopted.entry.lock.pid} is gone` });
+    return act();
+  }
+  // Its port closed: the editor quit (or is quitting; `:qa!` closes the port before the process
+  // ends). Given back, its lockfile would stay in the agents' dir with a dead pid: it goes.
+  if (!verdict.editor && probes.adopted?.result === 'refused') {
+    steps.push({ op: 'remove', path: adopted.entry.path, why: `port ${adopted.entry.port} is closed: the editor is gone` });
     return act();
   }
   if (verdict.editor) {

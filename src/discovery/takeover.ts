@@ -2,7 +2,7 @@
 // see only the door, and moved back when Patchbay stops. Every move is one rename, and a live
 // editor's lockfile is never deleted: what sits in its way on the way back is moved aside.
 import { randomBytes } from 'node:crypto';
-import { link, lstat, open, rename, unlink } from 'node:fs/promises';
+import { link, lstat, open, rename, rmdir, unlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { RestoreReport } from '../api/types.ts';
 import { readLockfile, serializeLockfile, type Dialect, type LockEntry, type Lockfile } from '../protocol/lockfile.ts';
@@ -42,7 +42,7 @@ const noCap = { maxBytes: 64 * 1024 };
 /** The lockfiles Patchbay holds adopted for one lock dir; none from a `.patchbay` it cannot trust. */
 export async function listAdopted(dir: string, dialect: Dialect, opts = noCap, uid: number | null = currentUid()): Promise<ScanResult & { refused: string | null }> {
   const refused = await ownDirProblem(adoptedDir(dir), uid);
-  if (refused !== null) return { entries: [], invalid: [], unreadable: [], unlisted: null, refused };
+  if (refused !== null) return { entries: [], invalid: [], others: [], unreadable: [], unlisted: null, refused };
   return { ...(await scanFolder(adoptedDir(dir), dir, dialect, opts)), refused };
 }
 
@@ -97,8 +97,9 @@ const RETURN_ATTEMPTS = 3;
 
 /**
  * Moves one adopted file back to `<dir>/`. If a newer lockfile of the current user's, whose
- * pid lives, sits there, the editor has spoken again: the adopted copy is deleted. Anything
- * else in the way (garbage, someone else's file, a stale one) is moved aside to
+ * pid lives, sits there, the editor has spoken again: the adopted copy is deleted. Another
+ * protocol's lockfile there is another tool's, left exactly as it is: the adopted copy stays.
+ * Anything else in the way (garbage, someone else's file, a stale one) is moved aside to
  * `<port>.lock.displaced-<time>` (agents read only `*.lock`), so the editor's file goes back.
  * A file that cannot go back stays adopted: it is never deleted while its editor may live.
  */
@@ -115,6 +116,9 @@ export async function returnAdopted(path: string, dir: string, opts: ReturnOptio
         return { kind: 'superseded', path };
       }
       if (!occupant.ok && occupant.failure === 'missing') continue; // gone meanwhile: try again
+      if (!occupant.ok && occupant.failure === 'other') {
+        return { kind: 'stuck', path, reason: `${dest} is another tool's lockfile (${occupant.other.description}), which Patchbay leaves alone` };
+      }
       if (!occupant.ok && occupant.failure === 'unreadable') {
         return { kind: 'stuck', path, reason: `cannot read what is at ${dest}: ${occupant.reason}` };
       }
@@ -182,6 +186,8 @@ export async function restoreAdopted(
   for (const bad of invalid) {
     if (basename(bad.path).endsWith('.lock')) await back(bad.path, `restore; ${bad.reason}`);
   }
+  // Nothing of Patchbay's stays in an agent's lock dir: an emptied `.patchbay/` goes too.
+  if (refused === null) await rmdir(adoptedDir(dir)).catch(() => {});
   return report;
 }
 
@@ -192,6 +198,10 @@ export async function restoreAdopted(
 export async function writeDoorLockfile(dir: string, port: number, lock: Lockfile): Promise<string> {
   await ensureLockDir(dir);
   const dest = originalPath(dir, port);
+  // Renamed over whatever is there, except another tool's lockfile (a narrow race remains: one
+  // written between this read and the rename is replaced).
+  const there = await readLockfile(dest, 'pi', noCap.maxBytes, dir);
+  if (!there.ok && there.failure === 'other') throw new Error(`${dest} is another tool's lockfile (${there.other.description}), which Patchbay leaves alone`);
   const temp = join(dir, `.${port}.lock.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx', 0o600);
   try {

@@ -23,6 +23,11 @@ export type BoundedRead =
 export interface BoundedReadOptions {
   /** Refuse a symlink as the last part of the path (lockfiles); default: followed. */
   noFollow?: boolean;
+  /**
+   * Never more than one of node's fs threads at a time (a listing of many files): the checks on
+   * the descriptor run one after the other; default: side by side.
+   */
+  oneAtATime?: boolean;
 }
 
 /** True for a path in /proc or /sys, as written (callers resolve symlinks first when they must). */
@@ -30,12 +35,17 @@ export function inKernelDir(path: string): boolean {
   return KERNEL_DIRS.some((dir) => path === dir || path.startsWith(`${dir}/`));
 }
 
+/** A regular file opened for reading, checked on its descriptor; the caller closes `handle`. */
+export type OpenedRegular = { kind: 'open'; handle: FileHandle; stats: Stats };
+
 /**
- * At most `maxBytes` of the file at `path`: its bytes, or why not. A file that does not exist
- * is `missing`; one over the cap is `too-large` however small its size says it is. Other
- * failures (permissions, I/O) are thrown with node's message, naming the path.
+ * Opens `path` once, non-blocking (a FIFO swapped in cannot hang the open, nor a thread of
+ * node's pool), and checks what was opened, on its descriptor: a regular file outside /proc and
+ * /sys, else `refused` (and closed). The file is never looked up by its path again, so what is
+ * read is what was checked. `missing`: it does not exist. Other failures are thrown with node's
+ * message, naming the path.
  */
-export async function readBounded(path: string, maxBytes: number, options: BoundedReadOptions = {}): Promise<BoundedRead> {
+export async function openRegular(path: string, options: BoundedReadOptions = {}): Promise<OpenedRegular | { kind: 'missing' } | { kind: 'refused'; why: string }> {
   let handle: FileHandle;
   try {
     handle = await open(path, OPEN_FLAGS | (options.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0));
@@ -47,16 +57,39 @@ export async function readBounded(path: string, maxBytes: number, options: Bound
   }
   try {
     // Side by side: a lockfile's read is on the way to listing a new editor.
-    const [stats, where] = await Promise.all([handle.stat(), openedPath(handle, path)]);
-    if (!stats.isFile()) return { kind: 'refused', why: describeNonRegular(stats) };
-    if (inKernelDir(where)) return { kind: 'refused', why: `it is a kernel file (${where})` };
+    const [stats, where] = options.oneAtATime
+      ? [await handle.stat(), await openedPath(handle, path)]
+      : await Promise.all([handle.stat(), openedPath(handle, path)]);
+    if (!stats.isFile()) return await closed(handle, { kind: 'refused', why: describeNonRegular(stats) });
+    if (inKernelDir(where)) return await closed(handle, { kind: 'refused', why: `it is a kernel file (${where})` });
+    return { kind: 'open', handle, stats };
+  } catch (err) {
+    return closed(handle, Promise.reject(err as Error));
+  }
+}
+
+async function closed<T>(handle: FileHandle, result: T | Promise<T>): Promise<T> {
+  await handle.close().catch(() => {
+    // A failed close of a read-only descriptor loses nothing; the result stands.
+  });
+  return result;
+}
+
+/**
+ * At most `maxBytes` of the file at `path`: its bytes, or why not. A file that does not exist
+ * is `missing`; one over the cap is `too-large` however small its size says it is. Other
+ * failures (permissions, I/O) are thrown with node's message, naming the path.
+ */
+export async function readBounded(path: string, maxBytes: number, options: BoundedReadOptions = {}): Promise<BoundedRead> {
+  const opened = await openRegular(path, options);
+  if (opened.kind !== 'open') return opened;
+  const { handle, stats } = opened;
+  try {
     if (stats.size > maxBytes) return { kind: 'too-large', stats };
     const bytes = await readUpTo(handle, maxBytes, stats.size);
     return bytes === null ? { kind: 'too-large', stats } : { kind: 'bytes', bytes, stats };
   } finally {
-    await handle.close().catch(() => {
-      // A failed close of a read-only descriptor loses nothing; the result stands.
-    });
+    await closed(handle, null);
   }
 }
 

@@ -11,4 +11,12 @@ export const HOME_FILES = {
   signIn: 'sign-in',
   hostedSessions: 'hosted-sessions.json',
   pending: 'pending.json',
+  /** Agents' openDiff requests no decision answered yet (review/held-diffs.ts). */
+  held: 'held',
+  /** The door's port and tokens, kept for the next start (transport/door-memory.ts). */
+  door: 'door.json',
+  /** Which agent process had which session id (relay/stable-ids.ts). */
+  sessionIds: 'session-ids.json',
+  /** What the last run left to tell the person until they dismiss it (review/crash-trace.ts). */
+  notices: 'notices.json',
 } as const;

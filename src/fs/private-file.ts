@@ -6,7 +6,8 @@ import { constants } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-export async function writePrivateFile(path: string, text: string | Buffer): Promise<void> {
+/** `sync`: on disk before it is renamed into place (a record that must outlive a power cut). */
+export async function writePrivateFile(path: string, text: string | Buffer, { sync = false }: { sync?: boolean } = {}): Promise<void> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
@@ -16,6 +17,7 @@ export async function writePrivateFile(path: string, text: string | Buffer): Pro
     try {
       await handle.writeFile(text, 'utf8');
       await handle.chmod(0o600); // the umask may have taken bits off; never more
+      if (sync) await handle.sync();
     } finally {
       await handle.close();
     }

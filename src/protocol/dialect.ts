@@ -13,6 +13,19 @@ export const AUTH_HEADER: Record<Dialect, string> = {
   claude: 'x-claude-code-ide-authorization',
 };
 
+/**
+ * How Patchbay opens a connection to an editor (its links and its probes alike): the token in
+ * the dialect's header, none for an editor that has none (claude-code-ide.el), and subprotocol
+ * `mcp` offered to a Claude-dialect editor, alone (JetBrains' plugin takes only exactly `mcp`;
+ * VS Code's extension, claudecode.nvim and Emacs echo it).
+ */
+export function editorHandshake({ token, dialect }: { token: string | null; dialect: Dialect }): { protocols: string[]; headers: Record<string, string> } {
+  return {
+    protocols: dialect === 'claude' ? ['mcp'] : [],
+    headers: token === null ? {} : { [AUTH_HEADER[dialect]]: token },
+  };
+}
+
 /** What VS Code's extension looks for in a tab's label to close it before every openDiff. */
 const CLAUDE_CODE_LABEL = '[Claude Code]';
 

@@ -3,10 +3,10 @@
 // needs the small parts (id, "FILE_SAVED") to pass the frame on, and the file itself later.
 // Skipping a string is a memchr for its closing quote, so the walk costs a few ms.
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-/** Deeper than any peer's frame; deeper input goes to JSON.parse, which says what is wrong. */
-const MAX_DEPTH = 64;
+import { CONTAINER_COST, MAX_DEPTH, SCALAR_COST } from './frame-cost.ts';
+import { BACKSLASH, isDelimiter, isHex, QUOTE, stringEnd, type ByteRange } from './json-scan.ts';
+
+export type { ByteRange };
 
 /**
  * A JSON string still in its frame's bytes (quotes and escapes included). It keeps the frame
@@ -33,6 +33,32 @@ export class LazyText {
   occursAt(frame: Buffer, at: number): boolean {
     const length = this.end - this.start;
     return frame.length - at >= length && frame.compare(this.bytes, this.start, this.end, at, at + length) === 0;
+  }
+
+  /**
+   * Whether its bytes are a well-formed JSON string (every escape valid, no raw control character),
+   * as JSON.parse would accept it, without decoding it: what a reader may be sent as is.
+   */
+  wellFormed(): boolean {
+    const { bytes, start, end } = this;
+    if (end - start < 2 || bytes[start] !== QUOTE || bytes[end - 1] !== QUOTE) return false;
+    for (let i = start + 1; i < end - 1; i++) {
+      const c = bytes[i]!;
+      if (c < 0x20) return false;
+      if (c !== BACKSLASH) continue;
+      // An escape must not reach into the closing quote.
+      if (++i >= end - 1) return false;
+      const e = bytes[i];
+      if (e === 0x75) {
+        // \uXXXX
+        if (i + 4 >= end - 1) return false;
+        for (let k = 1; k <= 4; k++) if (!isHex(bytes[i + k])) return false;
+        i += 4;
+      } else if (e !== QUOTE && e !== BACKSLASH && e !== 0x2f && e !== 0x62 && e !== 0x66 && e !== 0x6e && e !== 0x72 && e !== 0x74) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Decodes it; throws a SyntaxError for a malformed string (an invalid escape, a control character). */
@@ -102,17 +128,39 @@ export function holdsLazyText(value: unknown): boolean {
 class NotReadable extends Error {}
 
 /**
+ * A frame read lazily: its value, where the top-level object's "id" value sits (null: it has
+ * none), and about what its values cost in memory beside the frame's bytes (frame-cost.ts).
+ */
+export interface LazyRead {
+  value: unknown;
+  idAt: ByteRange | null;
+  cost: number;
+}
+
+/**
  * Reads `bytes` as JSON.parse would, except that strings of `lazyBytes` bytes or more come back
- * as LazyText. Returns undefined for anything it does not read (malformed, too deep): the caller
- * then uses JSON.parse, whose error names the problem.
+ * as LazyText. Returns undefined for anything it does not read (malformed, too deep, a key
+ * twice in one object, values that would cost more than `maxCost`): the caller then weighs the
+ * frame and uses JSON.parse, whose error names the problem.
+ *
+ * A key twice is not read because peers disagree about it (JSON.parse keeps the last, some
+ * parsers the first): a frame passed on as its bytes must mean to the peer what it meant here.
+ * With every key once, the top-level "id" found here is the one any parser finds, so the frame
+ * can be sent on under another id by replacing only those bytes (see `idAt`).
  *
  * `known`: big strings the frame is expected to hold (an editor's FILE_SAVED of the proposal it
  * was sent): where one of them stands byte for byte, it is returned itself, found with a memcmp
  * instead of a scan for its end. That is sound: a known string's bytes hold no unescaped quote
  * before their last, so the same bytes here end where it ends.
  */
-export function parseLazily(bytes: Buffer, lazyBytes: number, known: readonly LazyText[] = []): unknown {
+export function parseLazily(bytes: Buffer, lazyBytes: number, known: readonly LazyText[] = [], maxCost = Infinity): LazyRead | undefined {
   let at = 0;
+  let idAt: ByteRange | null = null;
+  let cost = 0;
+  const costs = (n: number): void => {
+    cost += n;
+    if (cost > maxCost) throw new NotReadable();
+  };
 
   const space = (): void => {
     for (;;) {
@@ -134,13 +182,19 @@ export function parseLazily(bytes: Buffer, lazyBytes: number, known: readonly La
       for (const text of known) {
         if (text.occursAt(bytes, start)) {
           at = start + text.byteLength;
+          costs(SCALAR_COST);
           return text;
         }
       }
     }
     const end = stringEnd(bytes, start);
+    if (end < 0) throw new NotReadable();
     at = end;
-    if (lazy && end - start >= lazyBytes) return new LazyText(bytes, start, end);
+    if (lazy && end - start >= lazyBytes) {
+      costs(SCALAR_COST);
+      return new LazyText(bytes, start, end);
+    }
+    costs(SCALAR_COST + end - start);
     return JSON.parse(bytes.toString('utf8', start, end)) as string;
   };
 
@@ -155,11 +209,13 @@ export function parseLazily(bytes: Buffer, lazyBytes: number, known: readonly La
     const start = at;
     while (at < bytes.length && !isDelimiter(bytes[at]!)) at++;
     if (at === start) throw new NotReadable();
+    costs(SCALAR_COST);
     return JSON.parse(bytes.toString('latin1', start, at));
   };
 
   const object = (depth: number): Record<string, unknown> => {
     at++; // {
+    costs(CONTAINER_COST);
     const out: Record<string, unknown> = {};
     space();
     if (bytes[at] === 0x7d) {
@@ -170,9 +226,13 @@ export function parseLazily(bytes: Buffer, lazyBytes: number, known: readonly La
       space();
       if (bytes[at] !== QUOTE) throw new NotReadable();
       const key = string(false) as string;
+      if (Object.hasOwn(out, key)) throw new NotReadable();
       expect(0x3a);
+      space();
+      const start = at;
       // defineProperty: a "__proto__" key is data, as with JSON.parse.
       Object.defineProperty(out, key, { value: value(depth + 1), enumerable: true, writable: true, configurable: true });
+      if (depth === 0 && key === 'id') idAt = { start, end: at };
       space();
       const next = bytes[at++];
       if (next === 0x7d) return out;
@@ -182,6 +242,7 @@ export function parseLazily(bytes: Buffer, lazyBytes: number, known: readonly La
 
   const array = (depth: number): unknown[] => {
     at++; // [
+    costs(CONTAINER_COST);
     const out: unknown[] = [];
     space();
     if (bytes[at] === 0x5d) {
@@ -200,31 +261,9 @@ export function parseLazily(bytes: Buffer, lazyBytes: number, known: readonly La
   try {
     const result = value(0);
     space();
-    return at === bytes.length ? result : undefined;
+    return at === bytes.length ? { value: result, idAt, cost } : undefined;
   } catch (err) {
     if (err instanceof NotReadable || err instanceof SyntaxError || err instanceof RangeError) return undefined;
     throw err;
   }
-}
-
-/**
- * Index just past the closing quote of the string starting at `start`. A module-level function,
- * not a closure made per frame: it is the one hot loop (a quote in every ~40 bytes of source).
- */
-function stringEnd(bytes: Buffer, start: number): number {
-  let from = start + 1;
-  for (;;) {
-    const quote = bytes.indexOf(QUOTE, from);
-    if (quote < 0) throw new NotReadable();
-    if (bytes[quote - 1] !== BACKSLASH) return quote + 1;
-    // Escaped unless the backslashes before it escape each other.
-    let before = quote - 2;
-    while (bytes[before] === BACKSLASH) before--;
-    if ((quote - 1 - before) % 2 === 0) return quote + 1;
-    from = quote + 1;
-  }
-}
-
-function isDelimiter(c: number): boolean {
-  return c === 0x2c || c === 0x7d || c === 0x5d || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }

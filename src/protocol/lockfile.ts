@@ -2,7 +2,7 @@
 // value or a reason a person can read. The port comes from the file name, never the body.
 import { basename, dirname, isAbsolute } from 'node:path';
 import { z } from 'zod';
-import type { Dialect } from '../api/types.ts';
+import type { Dialect, OtherLockfile } from '../api/types.ts';
 import { readBounded, type BoundedRead } from '../fs/bounded-read.ts';
 
 export type { Dialect };
@@ -23,7 +23,11 @@ const lockfileSchema = z.object({
   ),
   ideName: z.string(field('ideName', 'a string')),
   transport: z.literal('ws', field('transport', '"ws"')),
-  authToken: z.string(field('authToken', 'a non-empty string')).min(1, field('authToken', 'a non-empty string')),
+  /**
+   * Absent where the editor checks none: claude-code-ide.el (Emacs) writes none, and takes any
+   * connection. Present, it must be a token.
+   */
+  authToken: z.string(field('authToken', 'a non-empty string')).min(1, field('authToken', 'a non-empty string')).optional(),
   /**
    * Patchbay's own door lockfiles only, when `pid` names an editor (whose terminals' Claude Code
    * trusts only lockfiles of its ancestors): the Patchbay that serves the port.
@@ -41,7 +45,8 @@ export interface EditorInstance {
   pid: number;
   ideName: string;
   workspaceFolders: string[];
-  authToken: string;
+  /** Null: the editor has none and checks none (claude-code-ide.el): nothing is sent. */
+  authToken: string | null;
   dialect: Dialect;
   /** Where the lockfile is now. */
   lockfile: string;
@@ -71,9 +76,34 @@ export interface LockEntry {
  */
 export type ReadFailure = 'invalid' | 'missing' | 'unreadable';
 
+/**
+ * A lockfile of another protocol in the same dir, such as the "Pi IDE Protocol v1"
+ * (xl0/pi-lovely-ide) in `~/.pi/ide`: `{"protocol":"pi-ide","version":1,…}`. Not MCP, not an
+ * editor Patchbay can serve: listed, and never moved, rewritten or deleted.
+ */
+export type { OtherLockfile };
+
 export type ReadResult =
   | { ok: true; entry: LockEntry }
-  | { ok: false; path: string; reason: string; failure: ReadFailure };
+  | { ok: false; path: string; reason: string; failure: ReadFailure }
+  | { ok: false; path: string; reason: string; failure: 'other'; other: OtherLockfile };
+
+/** Protocols known by name: `protocol` and `version` as their lockfiles write them. */
+const KNOWN_PROTOCOLS: Readonly<Record<string, string>> = { 'pi-ide 1': 'Pi IDE Protocol v1' };
+
+/**
+ * Another protocol's lockfile, told apart by its `protocol` field (the editors' MCP lockfiles
+ * have none); null for anything else.
+ */
+export function otherProtocol(value: unknown, path: string): OtherLockfile | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const { protocol, version, ide, pid } = value as Record<string, unknown>;
+  if (typeof protocol !== 'string' || protocol === '') return null;
+  const versioned = typeof version === 'number' || typeof version === 'string' ? ` ${String(version)}` : '';
+  const name = KNOWN_PROTOCOLS[`${protocol}${versioned}`] ?? `the "${protocol.slice(0, 64)}" protocol${versioned ? ` v${versioned.trim()}` : ''}`;
+  const who = [typeof ide === 'string' && ide !== '' ? ide.slice(0, 64) : null, typeof pid === 'number' ? `pid ${pid}` : null].filter((p) => p !== null);
+  return { path, protocol, description: `${name}${who.length > 0 ? ` (${who.join(', ')})` : ''}` };
+}
 
 /** Error codes that say something about the file itself; any other code is this machine's trouble. */
 const FILE_FAULTS = new Set(['ELOOP', 'EACCES', 'EPERM', 'EISDIR', 'ENOTDIR', 'EFBIG', 'ENXIO', 'EINVAL', 'ENAMETOOLONG']);
@@ -116,17 +146,20 @@ export async function readLockfile(
   ownerDir: string = dirname(path),
 ): Promise<ReadResult> {
   const fail = (reason: string, failure: ReadFailure = 'invalid'): ReadResult => ({ ok: false, path, reason, failure });
+  // Another protocol's file may be named as it likes: its name is judged after its contents.
   const port = portFromName(basename(path));
-  if (port === null) return fail('file name is not <port>.lock');
 
+  const badName = (): ReadResult => fail('file name is not <port>.lock');
   let read: BoundedRead;
   try {
     read = await readBounded(path, maxBytes, { noFollow: true });
   } catch (err) {
     const failure = readFailureOf((err as NodeJS.ErrnoException).code);
+    if (failure === 'invalid' && port === null) return badName();
     return fail(failure === 'missing' ? 'file vanished' : `cannot read: ${(err as Error).message}`, failure);
   }
   if (read.kind === 'missing') return fail('file vanished', 'missing');
+  if (port === null && read.kind !== 'bytes') return badName();
   if (read.kind === 'refused') return fail(read.why);
   if (read.kind === 'too-large') return fail(`larger than ${maxBytes} bytes`);
   const text = read.bytes.toString('utf8');
@@ -137,8 +170,11 @@ export async function readLockfile(
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return fail(`not JSON: ${(err as Error).message}`);
+    return port === null ? badName() : fail(`not JSON: ${(err as Error).message}`);
   }
+  const other = otherProtocol(value, path);
+  if (other !== null) return { ok: false, path, reason: `another protocol's lockfile: ${other.description}`, failure: 'other', other };
+  if (port === null) return badName();
   const parsed = parseLockfile(value);
   if (!parsed.ok) return fail(parsed.reason);
   return { ok: true, entry: { path, dir: ownerDir, port, lock: parsed.lock, dialect, mtimeMs, uid, mode } };
@@ -147,5 +183,5 @@ export async function readLockfile(
 /** The bytes Patchbay writes for its own door lockfile. */
 export function serializeLockfile(lock: Lockfile): string {
   const { pid, workspaceFolders, ideName, transport, authToken, patchbayPid } = lock;
-  return JSON.stringify({ pid, workspaceFolders, ideName, transport, authToken, ...(patchbayPid === undefined ? {} : { patchbayPid }) });
+  return JSON.stringify({ pid, workspaceFolders, ideName, transport, ...(authToken === undefined ? {} : { authToken }), ...(patchbayPid === undefined ? {} : { patchbayPid }) });
 }

@@ -1,16 +1,20 @@
 // Patchbay's one link to one editor instance (DESIGN §6): every session bound to the editor
 // and Patchbay's own watch (tool list, focus, liveness, suggestions) share it, with requests'
-// ids kept apart by the link (an agent's id is kept when free, else replaced and mapped back).
+// ids kept apart by the link: each carries an id the link minted, never a session's own.
 // VS Code's extension serves one client at a time, so a second link would close the first:
 // there is never a second. When another client takes the editor, Patchbay lets it have it
 // (said once, shown in status) until an agent needs the editor or a long wait has passed.
 import type { EditorLinkState } from '../api/types.ts';
+import type { CoreHost } from '../core/host.ts';
 import { portAccepting } from '../discovery/liveness.ts';
 import { DisposableStore, type Disposable } from '../lifecycle/disposables.ts';
 import type { RpcMessage, RpcNotification, RpcRequest } from '../protocol/jsonrpc.ts';
 import type { ToolSpec } from '../protocol/mcp.ts';
-import { fetchTools, openEditorLink, type LiveEditor } from './editor-link.ts';
-import type { Frame, RpcLink } from './rpc-link.ts';
+import { adoptEditorLink, fetchTools, openEditorLink, type LiveEditor } from './editor-link.ts';
+import type { Frame, LinkHandlers, RpcLink } from './rpc-link.ts';
+import { ThrottledLog } from './throttled-log.ts';
+import { editorMeta, type ConnMeta, type EditorMeta } from './conn-meta.ts';
+import type { Socket } from 'node:net';
 
 /** A lost link is opened again after this, doubling up to DOWN_RETRY_MAX_MS while it keeps failing. */
 export const DOWN_RETRY_FIRST_MS = 1000;
@@ -22,12 +26,31 @@ export const TAKEN_RETRY_MAX_MS = 10 * 60_000;
 const STABLE_MS = 60_000;
 /** How long the check of whether the editor still listens may take, after a link closed. */
 const STILL_THERE_MS = 500;
+/** Frames the link dropped (malformed, answers to ids it did not send) are logged at most once per this. */
+const DROPPED_LOG_INTERVAL_MS = 5000;
 
 /** Why a link went away: it could not open, or it closed after opening. */
 export type LinkLoss = 'handshake' | 'lost';
 
+/** A link to an editor an earlier core opened, waiting for this core's connection to the editor. */
+export interface ParkedLink {
+  connId: string;
+  socket: Socket;
+  /** Bytes the earlier core read but did not consume. */
+  head: Buffer;
+  meta: EditorMeta;
+}
+
 export interface ConnectionDeps {
   version: string;
+  /** Who opens the TCP connection (default: this process). */
+  host?: CoreHost;
+  /** A connection to this editor an earlier core had open (a restart): taken over instead of opening one. */
+  parked?(): ParkedLink | null;
+  /** Keeps what a next core needs of the link with the host. */
+  keep?(connId: string, meta: ConnMeta): void;
+  /** A taken-over link is open: what an earlier core asked on it (offers) is waited for here now. */
+  onAdopted?(link: RpcLink): void;
   maxFrame(): number;
   onRequest(link: RpcLink, msg: RpcRequest, frame: Frame): void;
   onNotification(link: RpcLink, msg: RpcNotification, frame: Frame): void;
@@ -54,7 +77,7 @@ type State =
   | { kind: 'closed' };
 
 export class EditorConnection {
-  /** The editor's tools, from its first answer to `tools/list`. */
+  /** The editor's tools, from its answer to `tools/list` (asked again when it says they changed). */
   tools: ToolSpec[] | null = null;
   private state: State = { kind: 'idle' };
   private readonly timers = new DisposableStore();
@@ -62,6 +85,8 @@ export class EditorConnection {
   private takenWaitMs: number;
   /** A takeover was logged and the link has not been stable since: the next one is not logged again. */
   private takenSaid = false;
+  /** An agent can make the editor answer ids Patchbay no longer waits for (or send junk): a flood is not logged whole. */
+  private readonly dropped: ThrottledLog;
 
   constructor(
     readonly editor: LiveEditor,
@@ -69,6 +94,7 @@ export class EditorConnection {
   ) {
     this.downWaitMs = this.waits.downFirstMs;
     this.takenWaitMs = this.waits.takenFirstMs;
+    this.dropped = new ThrottledLog((line) => deps.log(line), DROPPED_LOG_INTERVAL_MS, Date.now);
   }
 
   private get waits(): Required<NonNullable<ConnectionDeps['retry']>> {
@@ -122,13 +148,18 @@ export class EditorConnection {
     if (previous.kind === 'down' || previous.kind === 'taken') this.timers.release(previous.retry);
     // Assigned once the handshake is done: a close before that is the open failing (below).
     let opened: RpcLink | null = null;
-    const ready = openEditorLink(this.editor, { name: 'patchbay', version: this.deps.version }, this.deps.maxFrame(), {
+    const handlers: LinkHandlers = {
       onRequest: (msg, link, frame) => this.deps.onRequest(link, msg, frame),
       onNotification: (msg, link, frame) => this.deps.onNotification(link, msg, frame),
       onFrame: (direction, text, message, bytes, owner) => this.deps.onFrame(direction, text, message, bytes, owner),
-      onMalformed: (problem) => this.deps.log(problem),
+      onMalformed: (problem) => this.dropped.note(problem),
       onClose: () => opened && void this.lost(opened),
-    }).then(
+    };
+    const parked = this.deps.parked?.() ?? null;
+    const linking = parked
+      ? Promise.resolve(adoptEditorLink(this.editor, parked, this.deps.maxFrame(), handlers))
+      : openEditorLink(this.editor, { name: 'patchbay', version: this.deps.version }, this.deps.maxFrame(), handlers, this.deps.host);
+    const ready = linking.then(
       (link) => {
         if (this.state.kind === 'closed') {
           link.close();
@@ -136,7 +167,10 @@ export class EditorConnection {
         }
         if (!link.isOpen) throw new Error(`${link.label}: closed right after the handshake`);
         opened = link;
+        this.keep(link);
+        link.onIdsReserved = () => this.keep(link);
         this.state = { kind: 'open', link, since: Date.now() };
+        if (parked) this.deps.onAdopted?.(link);
         this.deps.onChange();
         this.deps.onOpened();
         if (this.tools === null) void this.fetchTools(link);
@@ -154,6 +188,29 @@ export class EditorConnection {
     this.state = { kind: 'opening', ready };
     this.deps.onChange();
     return ready;
+  }
+
+  /**
+   * The editor said its tools changed (`notifications/tools/list_changed`: JetBrains' plugin,
+   * claude-code-ide.el right after initialize): its list is asked for again. Resolves once the
+   * new list is in (or could not be had: the old one stays).
+   */
+  async refreshTools(): Promise<void> {
+    const link = this.openLink();
+    if (!link) return;
+    const tools = await fetchTools(link).catch((err: Error) => {
+      this.deps.log(`${link.label}: its changed tool list could not be read: ${err.message}`);
+      return null;
+    });
+    if (tools && this.openLink() === link) {
+      this.tools = tools;
+      this.deps.onChange();
+    }
+  }
+
+  /** What a next core needs of the link, with the host. */
+  private keep(link: RpcLink): void {
+    if (link.connId !== null) this.deps.keep?.(link.connId, editorMeta(this.editor, link.ws.protocol, link.idsReserved));
   }
 
   private async fetchTools(link: RpcLink): Promise<void> {

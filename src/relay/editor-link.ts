@@ -1,7 +1,10 @@
 // A connection from Patchbay to one editor instance, initialized like an agent would.
+import type { CoreHost } from '../core/host.ts';
 import type { EditorInstance } from '../protocol/lockfile.ts';
 import { MCP_PROTOCOL_VERSION, type ToolSpec } from '../protocol/mcp.ts';
 import { connectEditor } from '../transport/editor-socket.ts';
+import { adoptWebSocket } from '../core/ws-handover.ts';
+import type { ParkedLink } from './editor-connection.ts';
 import { RpcLink, type LinkHandlers } from './rpc-link.ts';
 
 /** A live editor instance as the relay needs it (discovery supplies these). */
@@ -27,9 +30,11 @@ export async function openEditorLink(
   clientInfo: { name: string; version: string },
   maxPayload: number,
   handlers: LinkHandlers,
+  host?: CoreHost,
 ): Promise<RpcLink> {
-  const ws = await connectEditor(editor, maxPayload, HANDSHAKE_TIMEOUT_MS);
+  const { ws, connId } = await connectEditor(editor, maxPayload, HANDSHAKE_TIMEOUT_MS, host);
   const link = new RpcLink(ws, `editor ${editor.ideName} (port ${editor.port})`, handlers, false);
+  link.connId = connId;
   try {
     const init = link.request('initialize', { protocolVersion: MCP_PROTOCOL_VERSION, capabilities: {}, clientInfo });
     const { msg: response } = await withTimeout(init.response, HANDSHAKE_TIMEOUT_MS, link.label);
@@ -40,6 +45,15 @@ export async function openEditorLink(
     link.close();
     throw err;
   }
+}
+
+/** A link an earlier core opened and initialized, taken over as it is (no second `initialize`). */
+export function adoptEditorLink(editor: LiveEditor, parked: ParkedLink, maxPayload: number, handlers: LinkHandlers): RpcLink {
+  const ws = adoptWebSocket(parked.socket, parked.head, { role: 'client', protocol: parked.meta.protocol, maxPayload });
+  const link = new RpcLink(ws, `editor ${editor.ideName} (port ${editor.port})`, handlers, false);
+  link.connId = parked.connId;
+  link.startIdsAt(parked.meta.ids);
+  return link;
 }
 
 /** The editor's tool list; an editor that cannot list tools gets an empty one. */

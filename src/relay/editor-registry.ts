@@ -86,6 +86,7 @@ export class EditorRegistry {
       port: instance.port,
       pid: instance.pid,
       dialect: instance.dialect,
+      authenticated: instance.authToken !== null,
       alive: connection.alive,
       lockfile: instance.lockfile,
       focusedAt,

@@ -1,6 +1,9 @@
 // Requests an editor sends to its agents (getSuggestions, listSuggestionModels, others):
-// each goes to one session bound to that editor, and request_cancelled follows it there.
+// each goes to one session, and request_cancelled follows it there. Suggestions are pi's and
+// follow the folder: the pi working in one of the editor's folders gets them, whichever editor
+// (or Patchbay itself) reviews that pi's edits.
 import type { PatchbaySettings } from '../api/types.ts';
+import { containingDepth } from '../broker/folders.ts';
 import { INTERNAL_ERROR, METHOD_NOT_FOUND, type RpcId, type RpcNotification, type RpcRequest } from '../protocol/jsonrpc.ts';
 import { chooseSuggestionSession, injectModel, modelToInject, suggestionModelChoice } from '../suggestions/models.ts';
 import { requestToRemote } from './remote-paths.ts';
@@ -21,6 +24,8 @@ export class EditorRequests {
   constructor(
     private readonly sessions: () => Iterable<Session>,
     private readonly settings: () => PatchbaySettings,
+    /** An editor's workspace folders (none when it is not live). */
+    private readonly folders: (editorId: string) => readonly string[] = () => [],
   ) {}
 
   /** How many of the editor's requests on `link` still wait for an agent. */
@@ -28,19 +33,26 @@ export class EditorRequests {
     return this.forwarded.get(link)?.size ?? 0;
   }
 
-  /** Suggestions are pi's: they go to a bound pi session; anything else to any bound session. */
+  /**
+   * Suggestions go to a pi session working in one of the editor's folders (the deepest match), or
+   * else bound to it; anything else to a session bound to the editor.
+   */
   route(editorId: string, from: RpcLink, msg: RpcRequest, frame: Frame): void {
     const settings = this.settings();
     const piOnly = msg.method === 'getSuggestions' || msg.method === 'listSuggestionModels';
-    const bound = [...this.sessions()].filter((s) => !s.closed && s.editorId === editorId && (!piOnly || s.dialect === 'pi'));
+    const file = (msg.params as { filePath?: unknown } | undefined)?.filePath;
+    const candidates = piOnly
+      ? this.suggesters(editorId, typeof file === 'string' ? file : null)
+      : [...this.sessions()].filter((s) => !s.closed && s.editorId === editorId);
     const chosen = chooseSuggestionSession(
       editorId,
-      bound.map((s) => ({ sessionId: s.id, key: sessionKey(s) ?? s.id, lastActiveAt: s.lastActiveAt })),
+      candidates.map((s) => ({ sessionId: s.id, key: sessionKey(s) ?? s.id, lastActiveAt: s.lastActiveAt })),
       settings,
     );
-    const session = bound.find((s) => s.id === chosen);
+    const session = candidates.find((s) => s.id === chosen);
     if (!session) {
-      from.respondError(msg.id, METHOD_NOT_FOUND, `Patchbay: no ${piOnly ? 'pi ' : ''}session is bound to this editor for ${msg.method}`);
+      const none = piOnly ? "no pi session works in this editor's folders or is bound to it" : 'no session is bound to this editor';
+      from.respondError(msg.id, METHOD_NOT_FOUND, `Patchbay: ${none} for ${msg.method}`);
       return;
     }
     let call;
@@ -61,6 +73,23 @@ export class EditorRequests {
       .then((reply) => answer(from, msg.id, reply, null))
       .catch((err: Error) => from.respondError(msg.id, INTERNAL_ERROR, `Patchbay: ${err.message}`))
       .finally(() => map.delete(msg.id));
+  }
+
+  /**
+   * Who may suggest for the editor: the pi sessions working where its file is (the deepest folder
+   * holding it), else those working in any of the editor's folders, else those bound to it.
+   */
+  private suggesters(editorId: string, file: string | null): Session[] {
+    const pis = [...this.sessions()].filter((s) => !s.closed && s.dialect === 'pi');
+    const folders = this.folders(editorId);
+    const inEditor = pis.filter((s) => s.process?.cwd && containingDepth(folders, s.process.cwd) >= 0);
+    if (file !== null) {
+      const depth = (s: Session): number => (s.process?.cwd ? containingDepth([s.process.cwd], file) : -1);
+      const deepest = Math.max(-1, ...inEditor.map(depth));
+      if (deepest >= 0) return inEditor.filter((s) => depth(s) === deepest);
+    }
+    if (inEditor.length > 0) return inEditor;
+    return pis.filter((s) => s.editorId === editorId);
   }
 
   cancel(from: RpcLink, msg: RpcNotification): void {

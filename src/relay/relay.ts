@@ -3,29 +3,38 @@
 // Patchbay intercepts (tools/), the one link to each editor that every session bound to it
 // shares (editor-connection), the inbox's effects (review-bridge), process lookups.
 import type { WebSocket } from 'ws';
-import type { DecisionRecord, DiffSummary, Dialect, EditorView, PatchbaySettings, SessionModels, SessionView, TrafficEntry } from '../api/types.ts';
+import type { AgentTurn, DecisionRecord, DiffSummary, Dialect, EditorView, PatchbaySettings, SessionModels, SessionView, TrafficEntry } from '../api/types.ts';
 import { HubError } from '../api/types.ts';
 import { isObject } from '../api/json.ts';
 import { chooseEditor } from '../broker/choose-editor.ts';
 import type { ProcessInfo } from '../discovery/peer-process.ts';
 import { DisposableStore } from '../lifecycle/disposables.ts';
 import { cleanToolList, translateNotification } from '../protocol/dialect.ts';
-import { INTERNAL_ERROR, METHOD_NOT_FOUND, TOO_MANY_REQUESTS, type RpcNotification, type RpcRequest, type RpcResponse } from '../protocol/jsonrpc.ts';
+import type { Envelope } from '../protocol/frame-cost.ts';
+import { INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, TOO_MANY_REQUESTS, type RpcId, type RpcNotification, type RpcRequest, type RpcResponse } from '../protocol/jsonrpc.ts';
 import { initializeResult, textResult } from '../protocol/mcp.ts';
-import { diffRejected, type Decision } from '../review/inbox.ts';
+import type { Decision, SettledDiff } from '../review/inbox.ts';
 import type { Original } from '../review/read-original.ts';
 import type { LiveEditor } from './editor-link.ts';
-import { EditorConnection, type ConnectionDeps, type LinkLoss } from './editor-connection.ts';
+import { EditorConnection, type ConnectionDeps, type LinkLoss, type ParkedLink } from './editor-connection.ts';
+import { flushed, stopAtBoundary } from '../core/ws-handover.ts';
+import type { Disposable } from '../lifecycle/disposables.ts';
+import type { HeldDiffs } from '../review/held-diffs.ts';
+import type { SessionIds } from './stable-ids.ts';
 import { EditorRegistry, type EditorEntry } from './editor-registry.ts';
 import { EditorRequests } from './editor-requests.ts';
 import { lookUpProcess, type LookupPlan } from './process-lookup.ts';
 import { ReviewBridge, type RelayInbox } from './review-bridge.ts';
+import { MAX_NOTES, type ReviewNote } from './review-notes.ts';
 import { answer, RpcLink, type Frame } from './rpc-link.ts';
+import { agentMeta, type AgentMeta, type ConnMeta } from './conn-meta.ts';
+import { toRemote } from '../remote/paths.ts';
 import { answerToRemote, notificationToRemote, requestToLocal } from './remote-paths.ts';
-import { localCwd, sessionKey, sessionView, type RemoteSide, type Session } from './session.ts';
+import { localCwd, newTurn, sessionKey, sessionView, type RemoteSide, type Session } from './session.ts';
 import { askModels, noModels } from './session-models.ts';
 import { ThrottledLog } from './throttled-log.ts';
 import { BUILTIN_TOOLS, interceptedTool, type ToolContext } from './tools/index.ts';
+import { refusedDiff } from './tools/open-diff.ts';
 import { TrafficLog } from './traffic.ts';
 
 export interface RelayDeps {
@@ -53,12 +62,23 @@ export interface RelayDeps {
   onChange(): void;
   onDiffAdded(diff: DiffSummary): void;
   onDiffDecided(record: DecisionRecord): void;
+  /** Review after: whether (null) or why not an edit of `bytes` can be recorded; and records one (ReviewBridgeDeps). */
+  canRecordApplied(bytes: number): string | null;
+  recordApplied(applied: SettledDiff): Promise<void>;
   /** An editor's link failed to open or closed by itself: discovery should check it now. */
   editorSuspect(editor: LiveEditor, how: LinkLoss): void;
   /** An editor's other git worktrees (of the repositories it has open): an agent in one is its (reason `worktree`). */
   worktrees?(editorId: string): readonly string[];
   /** Waits of the editor links (tests). */
   linkRetry?: ConnectionDeps['retry'];
+  /** Keeps what a next core needs of a connection with the host (core/host.ts keep). */
+  keep?(connId: string, meta: ConnMeta): void;
+  /** Where pending diffs are kept for a core that may follow (review/held-diffs.ts). */
+  held?: HeldDiffs;
+  /** Which process had which session id before (stable-ids.ts). */
+  ids?: SessionIds;
+  /** Who opens editor connections (default: this process). */
+  host?: ConnectionDeps['host'];
   log(message: string): void;
   now(): number;
   lookupPlan?: LookupPlan;
@@ -70,12 +90,23 @@ export const SHUTDOWN_CLOSE_TABS_MS = 1500;
 export const MODELS_RETRY_MS = 2000;
 /** A session whose editor link dropped is bound again this long after (discovery has had a look by then). */
 export const REBIND_AFTER_LINK_LOSS_MS = 1000;
+/**
+ * A pi at the door says nothing of its turns; it asks for diagnostics before every model call, so
+ * this long without a word from it means the person's next prompt started a new one.
+ */
+export const PI_TURN_GAP_MS = 60_000;
 /** Refusals a peer can cause at will are logged at most once per this interval per session. */
 export const REFUSAL_LOG_INTERVAL_MS = 5000;
+/** A link to an editor an earlier core had open waits this long for discovery to list the editor. */
+export const PARKED_LINK_MS = 15_000;
+/** At a handover, writes get this long to leave (a peer that reads nothing for that long is cut). */
+const FLUSH_MS = 1000;
 
 interface SessionState extends Session {
   /** The current search for its process; replaced when the agent names another pid. */
   lookup: DisposableStore;
+  /** Its openDiff calls in flight (a person answers them: a handover does not wait for them). */
+  diffCalls: number;
   /** Its other timers (the models retry). */
   timers: DisposableStore;
   refusals: ThrottledLog;
@@ -97,10 +128,12 @@ export class Relay {
     this.requests = new EditorRequests(
       () => this.sessions.values(),
       () => deps.settings(),
+      (editorId) => this.editors.get(editorId)?.instance.workspaceFolders ?? [],
     );
     this.editors = new EditorRegistry((instance) => this.connectionFor(instance));
     this.review = new ReviewBridge(deps.inbox, {
       pendingBytes: deps.pendingDiffBytes,
+      ...(deps.held ? { held: deps.held } : {}),
       session: (id) => this.sessions.get(id),
       link: (editorId) => {
         const editor = this.editors.get(editorId);
@@ -108,6 +141,8 @@ export class Relay {
       },
       onDiffAdded: deps.onDiffAdded,
       onDiffDecided: deps.onDiffDecided,
+      canRecordApplied: deps.canRecordApplied,
+      recordApplied: deps.recordApplied,
       onChange: deps.onChange,
       log: deps.log,
     });
@@ -140,6 +175,23 @@ export class Relay {
   sessionIdForPid(pid: number): string | null {
     for (const session of this.sessions.values()) if (!session.remote && session.process?.pid === pid) return session.id;
     return null;
+  }
+
+  /** The agent turn a session is in now (for grouping its edits), or null when it is gone. */
+  turnOf(sessionId: string): AgentTurn | null {
+    const session = this.sessions.get(sessionId);
+    if (!session) return null;
+    return { key: `${session.id}#${session.turn}`, label: `${session.dialect === 'claude' ? 'prompt' : 'turn'} ${session.turn}`, startedAt: session.turnStartedAt };
+  }
+
+  /** A note for a session's agent, read at its next getDiagnostics; false when the session is gone. */
+  addReviewNote(sessionId: string, note: ReviewNote): boolean {
+    const session = this.sessions.get(sessionId);
+    if (!session || session.closed) return false;
+    // A remote agent knows the file by its path over there (one no map covers has no other).
+    const said = session.remote ? { ...note, path: toRemote(session.remote.maps, note.path) ?? note.path } : note;
+    session.reviewNotes = [...session.reviewNotes, said].slice(-MAX_NOTES);
+    return true;
   }
 
   /** This machine's agent processes at the door (a remote session's pid is another machine's). */
@@ -183,31 +235,81 @@ export class Relay {
   // ── agents ───────────────────────────────────────────────────────────────
 
   /** `remote`: the remote whose tunnel it came through (its token said so); null for an agent on this machine. */
-  addAgent(ws: WebSocket, dialect: Dialect, remotePort: number, doorPort: number, remote: RemoteSide | null = null): Session {
-    const id = `s${++this.sessionSeq}`;
+  addAgent(ws: WebSocket, dialect: Dialect, remotePort: number, doorPort: number, connId: string | null = null, remote: RemoteSide | null = null): Session {
+    const session = this.openSession({ id: `s${++this.sessionSeq}`, ws, dialect, remotePort, doorPort, connId, connectedAt: this.deps.now(), ids: 0, remote });
+    // Through a tunnel the peer here is ssh: the agent is looked up over there.
+    session.firstLookup = this.identify(session, remote ? () => remote.identify(session.id) : () => this.deps.lookupPeer(remotePort, doorPort));
+    this.keepSession(session);
+    this.deps.onChange();
+    return session;
+  }
+
+  /**
+   * An agent's connection an earlier core served (a restart, a crash): the same session, as it
+   * was. `remote`: the remote it came through, found again by its name; null when it is gone.
+   */
+  restoreAgent(ws: WebSocket, meta: AgentMeta, connId: string, remote: RemoteSide | null = null): Session {
+    const number = /^s(\d+)$/.exec(meta.session)?.[1];
+    if (number !== undefined) this.sessionSeq = Math.max(this.sessionSeq, Number(number));
+    const id = this.sessions.has(meta.session) ? `s${++this.sessionSeq}` : meta.session;
+    const session = this.openSession({ id, ws, dialect: meta.dialect, remotePort: meta.remotePort, doorPort: meta.doorPort, connId, connectedAt: meta.connectedAt, ids: meta.ids, remote });
+    session.clientInfo = meta.clientInfo;
+    session.manual = meta.manual;
+    if (meta.process) {
+      session.process = meta.process;
+      session.identity = 'known';
+      const key = sessionKey(session);
+      session.sticky = key ? this.deps.memory.get(key) : undefined;
+      if (remote) remote.claim(session.id, meta.remote?.agentPort ?? null);
+      else this.deps.ids?.connected(session);
+    } else {
+      session.firstLookup = this.identify(session, remote ? () => remote.identify(session.id) : () => this.deps.lookupPeer(meta.remotePort, meta.doorPort));
+    }
+    this.keepSession(session);
+    this.deps.onChange();
+    return session;
+  }
+
+  private openSession(spec: {
+    id: string;
+    ws: WebSocket;
+    dialect: Dialect;
+    remotePort: number;
+    doorPort: number;
+    connId: string | null;
+    connectedAt: number;
+    ids: number;
+    remote: RemoteSide | null;
+  }): SessionState {
+    const { id, dialect } = spec;
     const now = this.deps.now();
     const traffic = new TrafficLog(this.deps.trafficEntries);
     // The handlers run only once frames arrive, after `session` is set below.
-    const link = new RpcLink(ws, `agent ${id}`, {
+    const link = new RpcLink(spec.ws, `agent ${id}`, {
       // A whole file proposed goes on to the editor, and waits in the inbox, as the bytes that came.
       takesLazily: isOpenDiffCall,
       onRequest: (msg, _link, frame) => this.onAgentRequest(session, msg, frame),
-      onNotification: (msg, _link, frame) => this.onAgentNotification(session, msg, frame),
+      onNotification: (msg) => this.onAgentNotification(session, msg),
       onFrame: (dir, text, message, bytes) => traffic.record(dir, null, text, message, this.deps.now(), bytes),
       onMalformed: (problem) => session.refusals.note(problem),
+      onRefused: (request, problem) => this.onAgentRefused(session, request, problem),
       onClose: () => this.onAgentClose(session),
     });
+    link.connId = spec.connId;
+    link.startIdsAt(spec.ids);
     const session: SessionState = {
       id,
       dialect,
       link,
-      remotePort,
-      remote,
+      remotePort: spec.remotePort,
+      doorPort: spec.doorPort,
+      ids: spec.ids,
+      remote: spec.remote,
       process: null,
       identity: 'looking',
       firstLookup: Promise.resolve(),
       clientInfo: null,
-      connectedAt: now,
+      connectedAt: spec.connectedAt,
       lastActiveAt: now,
       manual: undefined,
       sticky: undefined,
@@ -218,17 +320,26 @@ export class Relay {
       models: noModels(id),
       modelsAsked: null,
       inFlight: 0,
+      diffCalls: 0,
       reviewNotes: [],
+      turn: 1,
+      turnStartedAt: now,
       closed: false,
       lookup: new DisposableStore(),
       timers: new DisposableStore(),
       refusals: new ThrottledLog((line) => this.deps.log(`${id}: ${line}`), REFUSAL_LOG_INTERVAL_MS, this.deps.now),
     };
+    link.onIdsReserved = (until) => {
+      session.ids = until;
+      this.keepSession(session);
+    };
     this.sessions.set(id, session);
-    // Through a tunnel the peer here is ssh: the agent is looked up over there.
-    session.firstLookup = this.identify(session, remote ? () => remote.identify(id) : () => this.deps.lookupPeer(remotePort, doorPort));
-    this.deps.onChange();
     return session;
+  }
+
+  /** What a next core needs of the session goes to the host with its connection. */
+  private keepSession(session: SessionState): void {
+    if (session.link.connId !== null && !session.closed) this.deps.keep?.(session.link.connId, agentMeta(session, session.ids));
   }
 
   /**
@@ -249,6 +360,9 @@ export class Relay {
           session.identity = 'known';
           const key = sessionKey(session);
           session.sticky = key ? this.deps.memory.get(key) : undefined;
+          this.takeEarlierId(session, info);
+          this.deps.ids?.connected(session);
+          this.keepSession(session);
           this.rebalance();
           this.deps.onChange();
         },
@@ -267,13 +381,29 @@ export class Relay {
     });
   }
 
+  /**
+   * The same agent process had an id before (a restart of Patchbay): it gets it back, unless
+   * something already names the new one (a diff) or another session holds the old one.
+   */
+  private takeEarlierId(session: SessionState, info: ProcessInfo): void {
+    const earlier = this.deps.ids?.idFor(info.pid, info.startedAt);
+    if (!earlier || earlier === session.id || this.sessions.has(earlier) || this.review.inbox.countFor(session.id) > 0) return;
+    this.sessions.delete(session.id);
+    session.id = earlier;
+    session.models = { ...session.models, sessionId: earlier };
+    this.sessions.set(earlier, session);
+  }
+
   private onAgentRequest(session: SessionState, msg: RpcRequest, frame: Frame): void {
-    session.lastActiveAt = this.deps.now();
+    const now = this.deps.now();
+    if (session.dialect === 'pi' && now - session.lastActiveAt >= PI_TURN_GAP_MS) newTurn(session, now);
+    session.lastActiveAt = now;
     if (!this.admit(session, msg.method)) {
       // Even here a diff is answered as a decision, never an error, so nothing is written unreviewed.
+      const problem = `more than ${this.deps.settings().maxPendingPerSession} requests pending for this session`;
       const tab = openDiffTab(msg);
-      if (tab !== null) session.link.respond(msg.id, diffRejected(tab));
-      else session.link.respondError(msg.id, TOO_MANY_REQUESTS, `Patchbay: more than ${this.deps.settings().maxPendingPerSession} requests pending for this session`);
+      if (tab !== null) session.link.respond(msg.id, refusedDiff(tab, problem));
+      else session.link.respondError(msg.id, TOO_MANY_REQUESTS, `Patchbay: ${problem}`);
       return;
     }
     const handled = (): void => {
@@ -285,11 +415,27 @@ export class Relay {
         return handled();
       case 'tools/list':
         return void this.onToolsList(session, msg).finally(handled);
-      case 'tools/call':
-        return void this.onToolCall(session, msg, frame).finally(handled);
+      case 'tools/call': {
+        const diff = isOpenDiffCall(msg);
+        if (diff) session.diffCalls++;
+        return void this.onToolCall(session, msg, frame).finally(() => {
+          handled();
+          if (diff) session.diffCalls--;
+        });
+      }
       default:
         return void this.forward(session, msg, frame, null).finally(handled);
     }
+  }
+
+  /**
+   * A request too costly to read (frame-cost.ts), answered by what its envelope says: an openDiff
+   * as a decision (DIFF_REJECTED, with the reason), never an error, so nothing is written unreviewed.
+   */
+  private onAgentRefused(session: SessionState, request: Envelope & { id: RpcId; method: string }, problem: string): void {
+    session.refusals.note(`refused ${request.method}${request.tool === null ? '' : ` ${request.tool}`}: ${problem}`);
+    if (request.method === 'tools/call' && request.tool === 'openDiff') session.link.respond(request.id, refusedDiff(request.tabName ?? '', problem));
+    else session.link.respondError(request.id, INVALID_REQUEST, `Patchbay: ${problem}`);
   }
 
   /** Counts a request or notification against the session's limit; false (and logged) when over it. */
@@ -307,6 +453,7 @@ export class Relay {
     const info = isObject(msg.params) && isObject(msg.params.clientInfo) ? msg.params.clientInfo : null;
     if (info && typeof info.name === 'string') {
       session.clientInfo = { name: info.name.slice(0, 200), version: typeof info.version === 'string' ? info.version.slice(0, 100) : '' };
+      this.keepSession(session);
     }
     session.link.respond(msg.id, initializeResult(this.deps.version));
     // pi answers listSuggestionModels only once its session has started: one retry covers that.
@@ -337,7 +484,7 @@ export class Relay {
     return this.forward(session, msg, frame, null);
   }
 
-  private onAgentNotification(session: SessionState, msg: RpcNotification, frame: Frame): void {
+  private onAgentNotification(session: SessionState, msg: RpcNotification): void {
     session.lastActiveAt = this.deps.now();
     if (msg.method === 'notifications/initialized') return;
     if (msg.method === 'ide_connected') {
@@ -349,9 +496,11 @@ export class Relay {
     }
     const editor = this.boundEditor(session);
     if (!editor || !this.admit(session, msg.method)) return;
+    // Encoded again, not passed on as its bytes: what the editor reads must be what Patchbay
+    // read (a parser that keeps the first of two "id" keys would take it for a request).
     void editor.connection
       .link()
-      .then((link) => link.forward(frame, { kind: 'notification', msg }, undefined, session))
+      .then((link) => link.send(msg, { owner: session }))
       .catch((err: Error) => this.deps.log(`${session.id}: ${msg.method} not forwarded: ${err.message}`))
       .finally(() => {
         session.inFlight--;
@@ -359,8 +508,8 @@ export class Relay {
   }
 
   /**
-   * Forwards to the bound editor (without one, says so in the agent's terms). With no
-   * translation and the agent's own id kept, both the request and its answer pass as bytes.
+   * Forwards to the bound editor (without one, says so in the agent's terms), under an id of the
+   * editor link's own; the answer comes back under the agent's id.
    */
   private async forward(
     session: Session,
@@ -392,6 +541,7 @@ export class Relay {
   }
 
   private onAgentClose(session: SessionState): void {
+    this.deps.ids?.disconnected(session);
     session.closed = true;
     session.remote?.release(session.id);
     session.lookup.dispose();
@@ -407,6 +557,15 @@ export class Relay {
   /** A notification from an editor goes to every session bound to it (it broadcasts to its clients). */
   private onEditorNotification(editor: EditorEntry, from: RpcLink, msg: RpcNotification, frame: Frame): void {
     if (msg.method === 'request_cancelled') return this.requests.cancel(from, msg);
+    // Agents hear of it once the new list is in: their tools/list is answered from it.
+    if (msg.method === 'notifications/tools/list_changed') {
+      void editor.connection.refreshTools().then(() => !this.closed && this.fanOut(editor, msg, frame));
+      return;
+    }
+    this.fanOut(editor, msg, frame);
+  }
+
+  private fanOut(editor: EditorEntry, msg: RpcNotification, frame: Frame): void {
     const id = editor.instance.id;
     if (msg.method === 'selection_changed') this.focused(id);
     const inbox = this.review.inbox;
@@ -427,10 +586,36 @@ export class Relay {
     }
   }
 
+  /** Links to editors an earlier core had open, until discovery lists their editors (by host connection id). */
+  private readonly parked = new Map<string, ParkedLink & { expiry: Disposable }>();
+
+  /** A link to an editor an earlier core had open: taken over when discovery lists that editor. */
+  parkEditor(link: ParkedLink): void {
+    const expiry = this.timers.timeout(PARKED_LINK_MS, () => {
+      if (!this.parked.delete(link.connId)) return;
+      this.deps.log(`editor on port ${link.meta.port}: not listed again within ${PARKED_LINK_MS / 1000} s of the restart; its connection is closed`);
+      link.socket.destroy();
+    });
+    this.parked.set(link.connId, { ...link, expiry });
+  }
+
+  private takeParked(instance: LiveEditor): ParkedLink | null {
+    for (const [id, link] of this.parked) {
+      if (link.meta.port !== instance.port || link.meta.pid !== instance.pid) continue;
+      this.parked.delete(id);
+      this.timers.release(link.expiry);
+      return link;
+    }
+    return null;
+  }
+
   private connectionFor(instance: LiveEditor): EditorConnection {
     let entry: EditorEntry | undefined;
     const entryOf = (): EditorEntry | undefined => (entry ??= this.editors.get(instance.id));
     return new EditorConnection(instance, {
+      parked: () => this.takeParked(instance),
+      ...(this.deps.keep ? { keep: this.deps.keep } : {}),
+      onAdopted: (link) => this.review.reattach(instance.id, link),
       version: this.deps.version,
       maxFrame: () => this.deps.settings().maxFrameBytes,
       onRequest: (link, msg, frame) => this.requests.route(instance.id, link, msg, frame),
@@ -450,6 +635,7 @@ export class Relay {
       },
       onChange: this.deps.onChange,
       log: this.deps.log,
+      ...(this.deps.host ? { host: this.deps.host } : {}),
       ...(this.deps.linkRetry ? { retry: this.deps.linkRetry } : {}),
     });
   }
@@ -496,6 +682,7 @@ export class Relay {
     session.manual = editorId;
     const key = sessionKey(session);
     if (key) this.deps.memory.set(key, editorId);
+    this.keepSession(session);
     this.rebalance();
     return sessionView(session, this.review.inbox.countFor(session.id));
   }
@@ -507,6 +694,7 @@ export class Relay {
     session.sticky = undefined;
     const key = sessionKey(session);
     if (key) this.deps.memory.forget(key);
+    this.keepSession(session);
     this.rebalance();
     return sessionView(session, this.review.inbox.countFor(session.id));
   }
@@ -588,6 +776,60 @@ export class Relay {
     await Promise.race([Promise.all(closing), new Promise((resolve) => this.timers.timeout(SHUTDOWN_CLOSE_TABS_MS, () => resolve(undefined)))]);
   }
 
+  /**
+   * The old core's part of a graceful restart: agents' connections stop being read at message
+   * boundaries, what they asked is answered (waiting at most `waitMs`), then editors' connections
+   * stop the same way, and what was written leaves. What a person answers (openDiff) is not
+   * waited for: the next core waits for it. Returns each connection's unread bytes by its host
+   * id, and those that could not stop cleanly (the next core does not get them). The relay does
+   * nothing afterwards: the process ends.
+   */
+  async handOver(waitMs: number): Promise<{ heads: Map<string, Buffer>; broken: string[] }> {
+    const deadline = Date.now() + waitMs;
+    const heads = new Map<string, Buffer>();
+    const broken: string[] = [];
+    const sessions = [...this.sessions.values()].filter((s) => !s.closed && s.link.connId !== null);
+    const links = [...this.editors.values()].flatMap((e) => {
+      const link = e.connection.openLink();
+      return link && link.connId !== null ? [link] : [];
+    });
+    const stop = async (ws: WebSocket, connId: string, ready: () => boolean): Promise<void> => {
+      await until(ready, deadline);
+      const { stopped, cancel } = stopAtBoundary(ws);
+      const head = await Promise.race([stopped, sleep(Math.max(0, deadline - Date.now())).then(() => null)]);
+      cancel();
+      if (head === null) broken.push(connId);
+      else heads.set(connId, head);
+    };
+    // Agents first (an agent with a request of Patchbay's open is read until it answers), then
+    // the editors once the agents' requests are answered.
+    await Promise.all(sessions.map((s) => stop(s.link.ws, s.link.connId!, () => s.link.unansweredQuick().length === 0)));
+    // Only once no agent can ask anything more: an editor stopped earlier would leave the answer
+    // to a request read meanwhile to the next core, which never sent it.
+    const quiet = (): boolean => sessions.every((s) => s.inFlight - s.diffCalls <= 0) && links.every((l) => l.unansweredQuick().length === 0);
+    await Promise.all(links.map((l) => stop(l.ws, l.connId!, quiet)));
+    // Whatever is still unanswered gets an answer now (an error the agent can retry), not silence.
+    const gone = new Error('Patchbay restarted before this was answered; ask again');
+    for (const link of [...links, ...sessions.map((s) => s.link)]) for (const id of link.unansweredQuick()) link.abandon(id, gone);
+    await new Promise((resolve) => setImmediate(resolve));
+    const sockets = [...sessions.map((s) => s.link), ...links].map((l) => ({ id: l.connId!, socket: (l.ws as unknown as { _socket: import('node:net').Socket | null })._socket }));
+    const left = await Promise.all(sockets.map(({ socket }) => (socket ? flushed(socket, FLUSH_MS) : Promise.resolve(true))));
+    sockets.forEach(({ id, socket }, i) => {
+      if (!left[i] && !broken.includes(id)) broken.push(id);
+      // Nothing here reacts to the socket any more: its close would withdraw diffs the next core holds.
+      socket?.removeAllListeners();
+      socket?.on('error', () => {});
+    });
+    for (const id of broken) heads.delete(id);
+    this.closed = true;
+    this.timers.dispose();
+    for (const session of this.sessions.values()) {
+      session.lookup.dispose();
+      session.timers.dispose();
+    }
+    return { heads, broken };
+  }
+
   /** Closes every connection. Call rejectAllForShutdown first so agents hear a decision. Safe to call twice. */
   close(): void {
     if (this.closed) return;
@@ -601,6 +843,15 @@ export class Relay {
     this.sessions.clear();
     this.editors.close();
   }
+}
+
+/** Resolves once `ready()` holds (checked every few ms), or at `deadline`. */
+async function until(ready: () => boolean, deadline: number): Promise<void> {
+  while (!ready() && Date.now() < deadline) await sleep(5);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function isSession(owner: unknown): owner is Session {

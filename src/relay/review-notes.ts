@@ -11,6 +11,8 @@ import { resultTexts, textResult } from '../protocol/mcp.ts';
 export interface ReviewNote {
   path: string;
   message: string;
+  /** The line it is about (1-based), where there is one: pi-ide shows it with the message. */
+  line?: number;
 }
 
 /** Notes kept per session until its next getDiagnostics (a burst of decisions keeps its latest few). */
@@ -23,19 +25,21 @@ export function addReviewNotes(result: unknown, notes: readonly ReviewNote[], to
   const translated = translateDiagnostics(result, to);
   if (translated === result) return result;
   const parsed: unknown = JSON.parse(resultTexts(translated)![0]!);
-  const at = { line: 0, character: 0 };
-  const diagnostic = (message: string) => ({ severity: 'Warning', source: 'Patchbay review', message, range: { start: at, end: at } });
+  const diagnostic = ({ message, line }: ReviewNote) => {
+    const at = { line: Math.max(0, (line ?? 1) - 1), character: 0 };
+    return { severity: 'Warning', source: 'Patchbay review', message, range: { start: at, end: at } };
+  };
   if (to === 'pi') {
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return result;
     const byUri = new Map(Object.entries(parsed as Record<string, unknown[]>));
     for (const note of notes) {
       const uri = `file://${note.path}`;
-      byUri.set(uri, [diagnostic(note.message), ...(byUri.get(uri) ?? [])]);
+      byUri.set(uri, [diagnostic(note), ...(byUri.get(uri) ?? [])]);
     }
     return textResult(JSON.stringify(Object.fromEntries(byUri)));
   }
   if (!Array.isArray(parsed)) return result;
   const list = [...(parsed as { uri: string; diagnostics: unknown[] }[])];
-  for (const note of notes) list.unshift({ uri: `file://${note.path}`, diagnostics: [diagnostic(note.message)] });
+  for (const note of notes) list.unshift({ uri: `file://${note.path}`, diagnostics: [diagnostic(note)] });
   return textResult(JSON.stringify(list));
 }

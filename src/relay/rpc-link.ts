@@ -1,14 +1,22 @@
 // One JSON-RPC peer over one WebSocket: parses each frame once, dispatches it, and
-// correlates the requests Patchbay sends to their responses. Frames that pass through
-// unchanged are forwarded as the bytes that arrived, so relaying costs one parse, not a
-// parse and a re-serialization (agents send whole files). A big answer to a request that
-// asked for it, or a big request its handler takes so, is not even decoded: its big strings
-// stay bytes (LazyText) until read, and are sent on as those bytes.
+// correlates the requests Patchbay sends to their responses.
+//
+// Every request Patchbay sends on a link carries an id it minted there (a small integer from
+// the link's own counter), never the id of whoever asked (DESIGN §6): sessions share an
+// editor's link, and editors re-encode numbers (lua-cjson keeps 14 significant digits, so
+// 7.000000000000001 comes back as 7), so an id a sender chose could come back as another
+// request's. An answer is matched only to what Patchbay sent under that id, and goes back to
+// whoever asked under the id they used. Frames are passed on as the bytes that arrived where
+// they can be: a big frame read lazily keeps its big strings as bytes (LazyText), and is sent
+// on under Patchbay's id by replacing only the id's bytes (relaying costs no copy of a whole
+// file); a small one is encoded again.
 import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
+import { costLimit, peekEnvelope, UNWEIGHED_BELOW, weighFrame, type Envelope } from '../protocol/frame-cost.ts';
 import {
   classifyMessage,
   errorResponse,
+  INVALID_REQUEST,
   notification,
   parseFrame,
   request,
@@ -20,21 +28,48 @@ import {
   type RpcRequest,
   type RpcResponse,
 } from '../protocol/jsonrpc.ts';
-import { encodeJsonPieces, LazyText, parseLazily } from '../protocol/lazy-json.ts';
+import { topLevelIdAt } from '../protocol/json-scan.ts';
+import { encodeJsonPieces, LazyText, parseLazily, type ByteRange } from '../protocol/lazy-json.ts';
 
 /** Frames from this size on may be read lazily (a whole file in FILE_SAVED). */
 export const LAZY_FRAME_BYTES = 1024 * 1024;
 /** Strings from this size on stay undecoded in a lazily read frame. */
 const LAZY_STRING_BYTES = 64 * 1024;
+/**
+ * What the values of a frame read lazily may cost (frame-cost.ts): one is a whole file and a few
+ * small fields, far below this. A frame over it is weighed, and parsed whole or refused.
+ */
+const LAZY_COST_LIMIT = 64 * 1024;
 /** What the traffic log gets of a lazily read frame (it shows the start only). */
 const PREVIEW_BYTES = 4096;
 /** How many given-up requests' owners are remembered for their late answers. */
 const FORGOTTEN_KEPT = 64;
+/**
+ * Ids Patchbay mints go up to this and start again at 1 (skipping any still waiting): small
+ * integers every peer's JSON keeps exact (lua-cjson's 14 digits, a Kotlin Int).
+ */
+const MAX_MINTED_ID = 2 ** 31 - 1;
+/** Ids are reserved this many at a time for a core that may follow on the same connection (see onIdsReserved). */
+export const ID_BLOCK = 1000;
 
-/** A frame as it arrived: its bytes (to forward as is) and their text (the start only, for a frame read lazily). */
+/**
+ * A frame as it arrived: its bytes and their text (the start only, for a frame over
+ * PREVIEW_BYTES: the whole is not kept twice). `cost`: about what its parsed values cost
+ * (frame-cost.ts), when it was weighed (see frameHeld). `idAt`: where its top-level "id" value
+ * sits in `bytes`, for a frame read lazily (see parseLazily): it is sent on under another id with
+ * only those bytes replaced.
+ */
 export interface Frame {
   bytes: Buffer;
   text: string;
+  cost?: number;
+  idAt?: ByteRange | null;
+}
+
+/** About what holding a frame costs, its bytes and its parsed values together: what the pending budget counts. */
+export function frameHeld(frame: Frame): number {
+  const weight = frame.cost === undefined ? weighFrame(frame.bytes) : null;
+  return frame.bytes.length + (frame.cost ?? (weight?.ok ? weight.cost : costLimit(frame.bytes.length)));
 }
 
 /**
@@ -74,8 +109,13 @@ export interface LinkHandlers {
    */
   onFrame?(direction: 'in' | 'out', text: string, message: RpcMessage | null, bytes: number, owner?: unknown): void;
   onClose?(): void;
-  /** A frame that is not JSON-RPC; the link has already answered it if it could. */
+  /** A frame that is not JSON-RPC, or not read (see weighFrame); the link has already answered it if it could. */
   onMalformed?(problem: string): void;
+  /**
+   * A request too costly to read (see weighFrame), by its envelope: the handler answers it (an
+   * openDiff with DIFF_REJECTED). Default: an error answer.
+   */
+  onRefused?(request: Envelope & { id: RpcId; method: string }, problem: string): void;
 }
 
 export class LinkClosedError extends Error {
@@ -95,6 +135,7 @@ interface Pending {
   /** When waiting stops (Date.now()), and what the request was, for the error then. */
   deadline?: { at: number; ms: number; what: string } | undefined;
   owner: unknown;
+  held: boolean;
 }
 
 /** How a request's answer is read: lazily (a big one), and which big string it likely holds. */
@@ -109,6 +150,11 @@ export interface AnswerReading {
   deadline?: { ms: number; what: string } | undefined;
   /** Whom the request is sent for (see LinkHandlers.onFrame). */
   owner?: unknown;
+  /**
+   * Its answer waits on a person (an openDiff): a handover to the next core does not wait for
+   * it, and that core waits for it instead (expectAnswer).
+   */
+  held?: boolean;
 }
 
 /** How a message is sent: `lazy`, it holds LazyText strings, sent as the bytes they arrived in; `owner`, see onFrame. */
@@ -125,6 +171,15 @@ export class RpcLink {
   private closed = false;
   /** The WebSocket close code, once closed (1005: the peer closed without one). */
   closeCode: number | null = null;
+  /** The host's name for the connection under it (core/host.ts), once known. */
+  connId: string | null = null;
+  /**
+   * Hears each new block of ids this link may use: a core that takes the connection over after
+   * this one (a restart, a crash) starts above it, so an answer to an old request is never
+   * taken for the answer to a new one.
+   */
+  onIdsReserved: ((until: number) => void) | null = null;
+  private reservedUntil = 0;
 
   constructor(
     readonly ws: WebSocket,
@@ -152,6 +207,9 @@ export class RpcLink {
 
   private receive(bytes: Buffer): void {
     if (bytes.length >= LAZY_FRAME_BYTES && this.receiveLazily(bytes)) return;
+    // Weighed before anything is made of it, unless it is too small to need it (frame-cost.ts).
+    const weight = bytes.length < UNWEIGHED_BELOW ? null : weighFrame(bytes);
+    if (weight?.ok === false) return this.refuse(bytes, weight.problem);
     const text = bytes.toString('utf8');
     const routed = routedOnly(text);
     if (routed) {
@@ -169,19 +227,23 @@ export class RpcLink {
       return;
     }
     const message = parsed.message;
-    const frame = { bytes, text };
+    const frame: Frame = { bytes, text: text.length <= PREVIEW_BYTES ? text : bytes.toString('utf8', 0, PREVIEW_BYTES) };
+    if (weight) frame.cost = weight.cost;
     if (message.kind === 'request') this.handlers.onRequest(message.msg, this, frame);
     else if (message.kind === 'notification') this.handlers.onNotification(message.msg, this, frame);
-    else {
-      const id = message.msg.id;
-      const waiting = id === null ? undefined : this.pending.get(id);
-      if (!waiting) {
-        this.handlers.onMalformed?.(`${this.label}: response to unknown id ${JSON.stringify(id)}`);
-        return;
-      }
-      this.pending.delete(id!);
-      waiting.resolve({ msg: message.msg, frame });
+    else this.answered(message.msg, frame);
+  }
+
+  /** A response: to what Patchbay sent under its id, or dropped (and reported) when it sent nothing under it. */
+  private answered(msg: RpcResponse, frame: Frame): void {
+    const id = msg.id;
+    const waiting = id === null ? undefined : this.pending.get(id);
+    if (!waiting) {
+      this.handlers.onMalformed?.(`${this.label}: dropped an answer to id ${JSON.stringify(id)?.slice(0, 100)}, which Patchbay did not send or no longer waits for`);
+      return;
     }
+    this.pending.delete(id!);
+    waiting.resolve({ msg, frame });
   }
 
   /**
@@ -193,11 +255,11 @@ export class RpcLink {
     const waitingLazily = [...this.pending.values()].filter((p) => p.lazy);
     if (!this.handlers.takesLazily && waitingLazily.length === 0) return false;
     const known = waitingLazily.flatMap((p) => (p.expected ? [p.expected] : []));
-    const value = parseLazily(bytes, LAZY_STRING_BYTES, known);
-    if (value === undefined) return false;
-    const parsed = classifyMessage(value);
+    const read = parseLazily(bytes, LAZY_STRING_BYTES, known, LAZY_COST_LIMIT);
+    if (read === undefined) return false;
+    const parsed = classifyMessage(read.value);
     if (!parsed.ok) return false;
-    const frame = { bytes, text: bytes.toString('utf8', 0, PREVIEW_BYTES) };
+    const frame = { bytes, text: bytes.toString('utf8', 0, PREVIEW_BYTES), cost: read.cost, idAt: read.idAt };
     if (parsed.message.kind === 'request') {
       const msg = parsed.message.msg;
       if (!this.handlers.takesLazily?.(msg)) return false;
@@ -212,19 +274,40 @@ export class RpcLink {
     const waiting = msg.id === null ? undefined : this.pending.get(msg.id);
     if (!waiting?.lazy) return false;
     this.handlers.onFrame?.('in', frame.text, parsed.message, bytes.length, waiting.owner);
-    this.pending.delete(msg.id!);
-    waiting.resolve({ msg, frame });
+    this.answered(msg, frame);
     return true;
+  }
+
+  /**
+   * A frame not read (weighFrame's `problem`), answered by its envelope: a response ends the
+   * wait of its request with an error; a request is answered (onRefused, else an error); a
+   * notification is dropped. Each is reported.
+   */
+  private refuse(bytes: Buffer, problem: string): void {
+    const envelope = peekEnvelope(bytes);
+    const { id, method } = envelope;
+    const waiting = envelope.response && id !== null ? this.pending.get(id) : undefined;
+    this.handlers.onFrame?.('in', bytes.toString('utf8', 0, PREVIEW_BYTES), null, bytes.length, waiting?.owner);
+    if (id !== null && method !== null && !envelope.response && this.handlers.onRefused) return this.handlers.onRefused({ ...envelope, id, method }, problem);
+    this.handlers.onMalformed?.(`${this.label}: ${problem}${id === null ? '' : ` (id ${JSON.stringify(id).slice(0, 100)})`}`);
+    if (waiting) {
+      this.pending.delete(id!);
+      const msg = errorResponse(id, INVALID_REQUEST, `Patchbay: ${problem}`);
+      const text = JSON.stringify(msg);
+      waiting.resolve({ msg, frame: { bytes: Buffer.from(text, 'utf8'), text } });
+    } else if (id !== null && method !== null && !envelope.response) {
+      this.respondError(id, INVALID_REQUEST, `Patchbay: ${problem}`);
+    }
   }
 
   /** Serializes and sends. */
   send(message: RpcRequest | RpcNotification | RpcResponse, options: SendOptions = {}): void {
-    this.write(message, options);
+    this.write(message, options.lazy === true, options.owner);
   }
 
   /** Like send, resolving once written: replies that must reach the agent before a close. */
   sendAndWait(message: RpcRequest | RpcNotification | RpcResponse, options: SendOptions = {}): Promise<void> {
-    return new Promise((resolve) => this.write(message, options, resolve));
+    return new Promise((resolve) => this.write(message, options.lazy === true, options.owner, resolve));
   }
 
   /** Sends a frame received elsewhere (or made of such), byte for byte; `sent` runs once it is written (or cannot be). */
@@ -238,7 +321,7 @@ export class RpcLink {
     this.sendBytes(frame.bytes, sent);
   }
 
-  private write(message: RpcRequest | RpcNotification | RpcResponse, { lazy = false, owner }: SendOptions, done?: () => void): void {
+  private write(message: RpcRequest | RpcNotification | RpcResponse, lazy: boolean, owner: unknown, done?: () => void): void {
     if (!this.isOpen) return done?.();
     if (lazy) return this.forward(encodedFrame(message), classify(message), done, owner);
     // One encoding: the bytes measured for the log are the bytes ws sends.
@@ -291,43 +374,91 @@ export class RpcLink {
   }
 
   /**
-   * Sends a request with an id of Patchbay's own. Rejects if the link closes first. `lazy`: it
-   * holds LazyText (sent as their bytes), and a big answer may come back holding LazyText too.
+   * The next id of Patchbay's own on this link: one it is not waiting on, and inside a block
+   * reserved for this core (a next core on the same connection starts past it).
    */
-  request(method: string, params?: unknown, { lazy = false, ...reading }: { lazy?: boolean } & Omit<AnswerReading, 'lazyAnswer'> = {}): { id: RpcId; response: Promise<Reply> } {
-    while (this.pending.has(this.nextId)) this.nextId++;
-    const id = this.nextId++;
-    const response = this.expect(id, { ...reading, lazyAnswer: lazy });
-    this.send(request(id, method, params), { lazy, owner: reading.owner });
+  private mint(): number {
+    for (;;) {
+      const id = this.nextId;
+      this.nextId = id >= MAX_MINTED_ID ? 1 : id + 1;
+      if (this.pending.has(id)) continue;
+      if (this.onIdsReserved && id >= this.reservedUntil) {
+        this.reservedUntil = id + ID_BLOCK;
+        this.onIdsReserved(this.reservedUntil);
+      }
+      return id;
+    }
+  }
+
+  /**
+   * Sends a request under an id minted here. Rejects if the link closes first. `lazy`: it holds
+   * LazyText (sent as their bytes), and a big answer may come back holding LazyText too.
+   */
+  request(method: string, params?: unknown, reading: { lazy?: boolean } & Omit<AnswerReading, 'lazyAnswer'> = {}): { id: number; response: Promise<Reply> } {
+    return this.sendRequest(method, params, reading.lazy === true, reading);
+  }
+
+  private sendRequest(method: string, params: unknown, lazy: boolean, reading: Omit<AnswerReading, 'lazyAnswer'>): { id: number; response: Promise<Reply> } {
+    const id = this.mint();
+    const response = this.expect(id, lazy, reading);
+    this.write(request(id, method, params), lazy, reading.owner);
     return { id, response };
   }
 
   /**
-   * Relays an agent's request. Its own id is kept when free on this link, so the answer can
-   * go back byte for byte; `frame` (the request as it arrived) is sent as is when given.
+   * Relays someone's request (an agent's to an editor, an editor's to an agent) under an id
+   * minted here; the caller answers them under their own id (see `answer`). A frame read lazily
+   * (`frame.idAt`) is sent as its bytes with only the id replaced; any other is encoded again.
    * `reading`: a big answer may hold LazyText strings (see receiveLazily).
    */
-  relay(msg: RpcRequest, frame: OutFrame | null, reading?: AnswerReading): { id: RpcId; response: Promise<Reply> } {
-    // Its id is taken here: sent again under one of ours (a big request may hold LazyText).
-    if (this.pending.has(msg.id)) {
-      const size = frame === null ? 0 : 'pieces' in frame ? sizeOf(frame.pieces) : frame.bytes.length;
-      const lazy = size >= LAZY_FRAME_BYTES && reading?.lazyAnswer === true;
-      return this.request(msg.method, msg.params, { lazy, expected: reading?.expected, deadline: reading?.deadline, owner: reading?.owner });
-    }
-    const response = this.expect(msg.id, reading);
-    if (frame) this.forward(frame, { kind: 'request', msg }, undefined, reading?.owner);
-    else this.send(msg, { owner: reading?.owner });
-    return { id: msg.id, response };
+  relay(msg: RpcRequest, frame: Frame | null, reading: AnswerReading = {}): { id: number; response: Promise<Reply> } {
+    if (!frame?.idAt) return this.sendRequest(msg.method, msg.params, reading.lazyAnswer === true, reading);
+    const id = this.mint();
+    const response = this.expect(id, reading.lazyAnswer === true, reading);
+    this.forward(underId(frame, frame.idAt, id), { kind: 'request', msg: { ...msg, id } }, undefined, reading.owner);
+    return { id, response };
   }
 
-  private expect(id: RpcId, reading?: AnswerReading): Promise<Reply> {
+  /** Ids below this may be in use on the connection (what a next core starts at). */
+  get idsReserved(): number {
+    return Math.max(this.reservedUntil, this.nextId);
+  }
+
+  /** A link taken over from an earlier core: its ids start where that core's reservation ended. */
+  startIdsAt(first: number): void {
+    this.nextId = Math.max(this.nextId, first);
+    this.reservedUntil = first;
+  }
+
+  /**
+   * Waits for the answer to a request an earlier core sent on this connection (an openDiff
+   * offered before a restart): it is matched here like one of this link's own.
+   */
+  expectAnswer(id: RpcId, reading: AnswerReading = {}): Promise<Reply> {
+    return this.expect(id, reading.lazyAnswer === true, reading);
+  }
+
+  /** Requests sent and not answered whose answer does not wait on a person (see AnswerReading.held). */
+  unansweredQuick(): RpcId[] {
+    return [...this.pending].filter(([, p]) => !p.held).map(([id]) => id);
+  }
+
+  /** Gives up on one request (a handover that cannot wait for it): it rejects with `err`. */
+  abandon(id: RpcId, err: Error): void {
+    const waiting = this.pending.get(id);
+    if (!waiting) return;
+    this.pending.delete(id);
+    waiting.reject(err);
+  }
+
+  private expect(id: RpcId, lazy: boolean, reading: Omit<AnswerReading, 'lazyAnswer'>): Promise<Reply> {
     if (!this.isOpen) return Promise.reject(new LinkClosedError(this.label));
     // Built field by field, always the same shape: this runs for every request relayed.
-    const limit = reading?.deadline;
+    const limit = reading.deadline;
     const deadline = limit ? { at: Date.now() + limit.ms, ms: limit.ms, what: limit.what } : undefined;
     if (deadline) this.wakeBy(deadline.at);
     return new Promise<Reply>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, lazy: reading?.lazyAnswer === true, expected: reading?.expected, deadline, owner: reading?.owner });
+      this.pending.set(id, { resolve, reject, lazy, expected: reading.expected, deadline, owner: reading.owner, held: reading.held === true });
     });
   }
 
@@ -388,16 +519,44 @@ export class RpcLink {
 }
 
 /** A message holding LazyText as the frame it is sent as (its big strings as the bytes they came in). */
-export function encodedFrame(message: RpcRequest | RpcNotification | RpcResponse): PiecedFrame {
+function encodedFrame(message: RpcRequest | RpcNotification | RpcResponse): PiecedFrame {
   const pieces = encodeJsonPieces(message);
   const head = pieces[0]!;
   return { pieces, text: head.toString('utf8', 0, Math.min(head.length, PREVIEW_BYTES)) };
 }
 
-/** Answers request `id` on `to` with a reply from the other side: as bytes when nothing changes. */
+/** Frames from this size on are sent on under another id in pieces (see underId); smaller ones in one copy. */
+const PIECES_FROM_BYTES = 64 * 1024;
+
+/**
+ * A frame under another id: its bytes with only the id's replaced (`idAt`), in pieces for a big
+ * one (a whole file in it is not copied), in one buffer for a small one; its text, for the
+ * traffic log, from the new bytes.
+ */
+export function underId(frame: Frame, idAt: ByteRange, id: RpcId): OutFrame {
+  const pieces = [frame.bytes.subarray(0, idAt.start), Buffer.from(JSON.stringify(id), 'utf8'), frame.bytes.subarray(idAt.end)];
+  if (frame.bytes.length < PIECES_FROM_BYTES) {
+    const bytes = Buffer.concat(pieces);
+    return { bytes, text: bytes.toString('utf8', 0, PREVIEW_BYTES) };
+  }
+  const head = Buffer.concat([pieces[0]!.subarray(0, PREVIEW_BYTES), pieces[1]!, pieces[2]!.subarray(0, PREVIEW_BYTES)]);
+  return { pieces, text: head.toString('utf8', 0, PREVIEW_BYTES) };
+}
+
+/**
+ * Answers request `id` on `to` with a reply from the other side (which came under Patchbay's
+ * id). Not translated, it goes as its bytes with only the id replaced: where the lazy reader
+ * found it, or where a walk of the top-level object finds it once (a reply carrying "id" twice
+ * means what its reader decides, so it is encoded again). Anything else is encoded again
+ * (LazyText in it as the bytes they came in).
+ */
 export function answer(to: RpcLink, id: RpcId, reply: Reply, translate: ((r: RpcResponse) => RpcResponse) | null): void {
-  if (!translate && reply.msg.id === id) return to.forward(reply.frame, { kind: 'response', msg: reply.msg });
-  to.send({ ...(translate ? translate(reply.msg) : reply.msg), id });
+  const lazy = reply.frame.idAt !== undefined;
+  if (!translate) {
+    const idAt = lazy ? reply.frame.idAt : topLevelIdAt(reply.frame.bytes);
+    if (idAt) return to.forward(underId(reply.frame, idAt, id), { kind: 'response', msg: { ...reply.msg, id } });
+  }
+  to.send({ ...(translate ? translate(reply.msg) : reply.msg), id }, { lazy });
 }
 
 function classify(message: RpcRequest | RpcNotification | RpcResponse): RpcMessage {

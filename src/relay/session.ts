@@ -19,6 +19,10 @@ export interface RemoteSide {
   processInfo(pid: number): Promise<ProcessInfo | null>;
   /** A file over there no map covers, as a diff of it is reviewed against (read over the tunnel). */
   readOriginal(path: string, maxBytes: number): Promise<Original>;
+  /** The agent port over there a session was matched to (kept for a next core), or null. */
+  claimOf(sessionId: string): number | null;
+  /** A session a next core took over: its connection over there stays its own. */
+  claim(sessionId: string, agentPort: number | null): void;
   /** The session ended: its connection over there is free for another. */
   release(sessionId: string): void;
 }
@@ -33,6 +37,10 @@ export interface Session {
   remotePort: number;
   /** The remote it came through, or null for an agent on this machine. */
   remote: RemoteSide | null;
+  /** The door it came through (the main one or an editor terminal's). */
+  doorPort: number;
+  /** Patchbay's request ids on its connection are reserved up to here (rpc-link ID_BLOCK). */
+  ids: number;
   /** Its process (for a remote session: the process over there, its cwd a remote path). */
   process: ProcessInfo | null;
   identity: Identity;
@@ -60,6 +68,12 @@ export interface Session {
   inFlight: number;
   /** What the agent is to read of the person's decisions at its next getDiagnostics (review-notes.ts). */
   reviewNotes: ReviewNote[];
+  /**
+   * The agent's turn (a prompt and the work for it), counted from 1, and when it began: Claude Code
+   * marks each prompt with closeAllDiffTabs; a pi through the door is taken to start one after a pause.
+   */
+  turn: number;
+  turnStartedAt: number;
   closed: boolean;
 }
 
@@ -95,4 +109,10 @@ export function sessionView(session: Session, pendingDiffs: number): SessionView
     ...(session.manual !== undefined ? { manualEditorId: session.manual } : {}),
     pendingDiffs,
   };
+}
+
+/** The agent's next turn begins (Claude Code's closeAllDiffTabs, a pi's pause). */
+export function newTurn(session: Session, now: number): void {
+  session.turn++;
+  session.turnStartedAt = now;
 }

@@ -119,6 +119,14 @@ class RemoteLink implements RemoteOrigin {
     }
   }
 
+  claimOf(sessionId: string): number | null {
+    return this.claims.get(sessionId) ?? null;
+  }
+
+  claim(sessionId: string, agentPort: number | null): void {
+    if (agentPort !== null) this.claims.set(sessionId, agentPort);
+  }
+
   release(sessionId: string): void {
     this.claims.delete(sessionId);
   }

@@ -1,7 +1,7 @@
 // What a decision amounts to, in facts and in words: which of the proposal's changes were taken,
 // whether the person typed anything, and what the agent is told beside FILE_SAVED / DIFF_REJECTED.
 // Pure: the inbox calls it when a diff is settled.
-import type { ChangeChoices, DiffDetail } from '../api/types.ts';
+import type { ChangeChoices, DiffDetail, LineNote } from '../api/types.ts';
 import type { Decision } from './inbox.ts';
 import { HubError } from '../api/types.ts';
 import { applyChoices, changeModel, choicesIn, linesText, type ChangeModel } from './changes.ts';
@@ -23,6 +23,9 @@ export interface DecisionInput {
   /** The changes the person took (0-based), when they decided change by change. */
   taken?: readonly number[];
   reason?: string;
+  /** The person's notes on lines of `notedText` (what is written, or the proposal refused). */
+  notes?: readonly LineNote[];
+  notedText?: string;
   /** Where: a person in Patchbay (explicit choices) or an editor (its saved text, compared). */
   by: 'person' | 'editor' | 'other';
 }
@@ -31,12 +34,31 @@ export interface DecisionFacts {
   edited: boolean;
   changes?: ChangeChoices;
   reason?: string;
+  notes?: LineNote[];
   told?: string;
+}
+
+/** The longest stretch of a line quoted back to the agent with a note on it. */
+const QUOTE_CHARS = 120;
+
+/**
+ * The person's notes as the agent reads them, each quoting its line of `text`:
+ * `Their notes: line 12 ("return sum;"): "use reduce".` ('' without notes).
+ */
+export function notesWords(path: string, text: string, notes: readonly LineNote[] | undefined): string {
+  if (notes === undefined || notes.length === 0) return '';
+  const lines = text.split(/\r\n?|\n/);
+  const one = (note: LineNote): string => {
+    const line = lines[note.line - 1]?.trim();
+    const quote = line === undefined || line === '' ? '' : ` ("${line.length > QUOTE_CHARS ? `${line.slice(0, QUOTE_CHARS)}…` : line}")`;
+    return `line ${note.line}${quote}: ${quoted(note.text)}`;
+  };
+  return ` Their ${notes.length === 1 ? 'note' : 'notes'} on ${path}: ${notes.map(one).join('; ')}.`;
 }
 
 /** The text to write for `taken` (0-based) changes of the proposal; refuses what cannot be split. */
 export function contentsForChoices(original: string | null, proposal: string, taken: readonly number[]): string {
-  if (original === null) throw new HubError('changes can be taken one by one only when the file on disk is known (it was too large to keep)', 'invalid');
+  if (original === null) throw new HubError('changes can be taken one by one only when the file on disk is known (it was too large to keep, or could not be read)', 'invalid');
   const model = changeModel(original, proposal);
   const total = model.changes.length;
   const bad = taken.filter((i) => i < 0 || i >= total);
@@ -56,13 +78,16 @@ const quoted = (reason: string): string => `"${reason.replace(/\s+/g, ' ').trim(
 /** The facts of a decision and the words for the agent. */
 export function decisionFacts(input: DecisionInput): DecisionFacts {
   const reason = input.reason?.trim() || undefined;
-  const because = reason === undefined ? '' : ` Their reason: ${quoted(reason)}.`;
+  const notes = input.notes !== undefined && input.notes.length > 0 ? [...input.notes] : undefined;
+  const because = `${reason === undefined ? '' : ` Their reason: ${quoted(reason)}.`}${notesWords(input.path, input.notedText ?? '', notes)}`;
+  const words = { ...(reason ? { reason } : {}), ...(notes ? { notes } : {}) };
+  const saysMore = reason !== undefined || notes !== undefined;
   if (!input.accepted) {
-    return { edited: false, ...(reason ? { reason, told: `Patchbay: the person rejected your edit of ${input.path}; the file is unchanged.${because}` } : {}) };
+    return { edited: false, ...words, ...(saysMore ? { told: `Patchbay: the person rejected your edit of ${input.path}; the file is unchanged.${because}` } : {}) };
   }
   const written = input.written ?? input.proposal;
   if (written === input.proposal) {
-    return { edited: false, ...(reason ? { reason, told: `Patchbay: the person accepted your edit of ${input.path} as proposed.${because}` } : {}) };
+    return { edited: false, ...words, ...(saysMore ? { told: `Patchbay: the person accepted your edit of ${input.path} as proposed.${because}` } : {}) };
   }
   const small = (input.original?.length ?? 0) + input.proposal.length + written.length <= CHOICES_SCAN_CHARS;
   const explicit = input.taken !== undefined;
@@ -78,7 +103,7 @@ export function decisionFacts(input: DecisionInput): DecisionFacts {
   }
   // An editor's own edits are its business (its answer goes to the agent as it sent it); what a
   // person kept of the agent's changes, in Patchbay or in the editor, the agent must hear.
-  if (changes === undefined && input.by === 'editor') return { edited };
+  if (changes === undefined && input.by === 'editor') return { edited, ...words };
   const parts: string[] = [];
   if (changes !== undefined && model !== null) {
     const rejected = changes.rejected.map((n) => model.changes[n - 1]!);
@@ -89,8 +114,9 @@ export function decisionFacts(input: DecisionInput): DecisionFacts {
     );
   }
   if (edited) parts.push(`${parts.length === 0 ? 'Patchbay: the person' : 'The person also'} edited your proposal for ${input.path} before it was written.`);
-  parts.push(`What was written is exactly the text above, not your proposal.${because}`);
-  return { edited, ...(changes ? { changes } : {}), ...(reason ? { reason } : {}), told: parts.join(' ') };
+  // pi's own tool result says only "Successfully wrote to …": the agent must not assume its text.
+  parts.push(`The file now differs from your proposal: read ${input.path} again before you change it further.${because}`);
+  return { edited, ...(changes ? { changes } : {}), ...words, told: parts.join(' ') };
 }
 
 /** An accept as a command asked for it: `changes` (1-based) picks the proposal's changes to write. */
@@ -99,6 +125,7 @@ export function acceptDecision(
   contents: string | undefined,
   changes: readonly number[] | undefined,
   reason: string | undefined,
+  notes?: LineNote[],
 ): Decision {
   const taken = changes === undefined ? undefined : [...new Set(changes)].map((n) => n - 1);
   // Computed even beside the person's own text: it refuses numbers the proposal has no change for.
@@ -109,5 +136,6 @@ export function acceptDecision(
     ...(written !== undefined ? { contents: written } : {}),
     ...(taken !== undefined ? { taken } : {}),
     ...(reason !== undefined ? { reason } : {}),
+    ...(notes !== undefined && notes.length > 0 ? { notes } : {}),
   };
 }

@@ -1,9 +1,10 @@
 // The review inbox (DESIGN §7): every openDiff waits here until one decision is made.
 // A state machine: each transition returns the effects the relay must carry out, so the
 // rules are tested without sockets. The first decision wins; later answers are dropped.
-import { HubError, type RemotePlace, type DecidedBy, type DecisionRecord, type Dialect, type DiffDetail, type DiffSummary, type ReviewRoute } from '../api/types.ts';
+import { HubError, type AgentTurn, type DecidedBy, type DecisionRecord, type Dialect, type DiffDetail, type DiffSummary, type LineNote, type RemotePlace, type ReviewRoute } from '../api/types.ts';
 import { closesDecidedDiffs, editorTabName } from '../protocol/dialect.ts';
 import { textResult, type ToolResult } from '../protocol/mcp.ts';
+import { LazyText } from '../protocol/lazy-json.ts';
 import { decisionFacts, type DecisionFacts } from './decision-facts.ts';
 import { heldSize, sameBytes, sameText, textOf, type HeldText, type ProposedText } from './held-text.ts';
 import type { Original } from './read-original.ts';
@@ -18,7 +19,9 @@ export interface NewDiff<R> {
   oldContents: HeldText | null;
   isNew: boolean;
   tooLarge: boolean;
-  /** The memory the agent's request holds while the diff waits (its frame's size). */
+  /** Why the on-disk file could not be read (see originalRead). */
+  unreadable?: string;
+  /** The memory the agent's request holds while the diff waits (its frame's bytes and parsed values). */
   bytes: number;
   /** Its original is still being read (see originalRead): not listed until it is. */
   readingOriginal?: boolean;
@@ -28,6 +31,8 @@ export interface NewDiff<R> {
   reply: R;
   /** From an agent on a remote; not `mapped`: no local editor is offered it (its path is not a file here). */
   remote?: RemotePlace;
+  /** Its folder is reviewed after, but this edit could not be: why it waits all the same. */
+  reviewedBefore?: string;
 }
 
 interface Diff<R> extends NewDiff<R> {
@@ -41,13 +46,16 @@ interface Diff<R> extends NewDiff<R> {
   inEditor: boolean;
   /** The editor's saved answer is on its way to the agent: no other decision may be made. */
   answering: boolean;
+  turn?: AgentTurn;
 }
 
 /**
  * `taken`: the proposal's changes the person took (0-based), when they decided change by change;
- * `reason`: their words for the agent.
+ * `reason`: their words for the agent; `notes`: theirs on lines of the edit.
  */
-export type Decision = { outcome: 'accept'; contents?: string; taken?: number[]; reason?: string } | { outcome: 'reject'; reason?: string };
+export type Decision =
+  | { outcome: 'accept'; contents?: string; taken?: number[]; reason?: string; notes?: LineNote[] }
+  | { outcome: 'reject'; reason?: string; notes?: LineNote[] };
 
 /** A decision as the inbox settles it: an editor's saved file may still be the bytes it came in. */
 type Settlement = Exclude<Decision, { outcome: 'accept' }> | (Omit<Extract<Decision, { outcome: 'accept' }>, 'contents'> & { contents?: ProposedText });
@@ -69,6 +77,11 @@ export type InboxEffect<R, F = never> =
    * `asSent`: the editor's own answer, when it is exactly what the agent gets.
    */
   | { type: 'reply'; diffId: string; sessionId: string; reply: R; result: ToolResult<ProposedText>; record: DecisionRecord; asSent?: F }
+  /**
+   * An edit applied at once (review after): it must be recorded, with the file before it, before
+   * the reply that follows it goes to the agent.
+   */
+  | { type: 'record'; diffId: string; applied: SettledDiff }
   /** `asSent`: the agent's request as it arrived, on the first offer (the bridge renames its tab where the editor's differs). */
   | { type: 'offer'; diffId: string; sessionId: string; editorId: string; tabName: string; args: OfferArgs; asSent?: F }
   | { type: 'closeTab'; diffId: string; sessionId: string; editorId: string; tabName: string };
@@ -92,11 +105,18 @@ export interface InboxContext {
   settled?(decided: SettledDiff): void;
   /** A diff arrived (after its offer): its facts, for the record of what is pending. */
   arrived?(diff: DiffSummary, agent: string): void;
+  /** The agent's turn the session is in now (for grouping what it did), when known. */
+  turnOf?(sessionId: string): AgentTurn | null;
 }
 
-export function toolOf(tabName: string): DiffSummary['tool'] {
+/**
+ * What kind of edit a tab name says: pi-ide names the tool (`pi-write:<id>`); Claude Code's
+ * (`✻ [Claude Code] a.ts (998b60) ⧉`) does not, so a file that does not exist yet is a write.
+ */
+export function toolOf(tabName: string, isNew = false): DiffSummary['tool'] {
   if (tabName.startsWith('pi-write:')) return 'write';
   if (tabName.startsWith('pi-edit:')) return 'edit';
+  if (tabName.includes('[Claude Code]')) return isNew ? 'write' : 'edit';
   return 'other';
 }
 
@@ -140,6 +160,18 @@ export class Inbox<R, F = never> {
   }
 
   /**
+   * A pending diff as JSON will carry it: its proposal still the bytes it came in (when they are a
+   * well-formed JSON string), so that opening a big diff decodes and re-encodes nothing.
+   */
+  getForJson(id: string): (Omit<DiffDetail, 'newContents'> & { newContents: ProposedText }) | undefined {
+    const diff = this.diffs.get(id);
+    if (!diff) return undefined;
+    if (!(diff.newContents instanceof LazyText) || !diff.newContents.wellFormed()) return this.get(id);
+    const oldContents = diff.oldContents === null ? null : textOf(diff.oldContents);
+    return { ...summary(diff), oldContents, newContents: diff.newContents, decision: null, finalContents: null };
+  }
+
+  /**
    * The diff's proposal when `text` is it byte for byte (an editor that saved it unchanged): then
    * it needs no decoding to be trusted, and answering with the proposal itself compares nothing again.
    */
@@ -164,7 +196,9 @@ export class Inbox<R, F = never> {
     if (!diff) return false;
     diff.oldContents = original.contents;
     diff.isNew = original.isNew;
+    diff.tool = toolOf(diff.tabName, original.isNew);
     diff.tooLarge = original.tooLarge;
+    if (original.unreadable !== undefined) diff.unreadable = original.unreadable;
     diff.bytes += heldSize(original.contents);
     diff.readingOriginal = false;
     return true;
@@ -199,10 +233,12 @@ export class Inbox<R, F = never> {
     const previous = this.findByTab(input.sessionId, input.tabName);
     if (previous) effects.push(...this.finish(previous, { outcome: 'reject' }, 'agent'));
     const id = `d${++this.seq}`;
+    const turn = this.ctx.turnOf?.(input.sessionId) ?? null;
     const diff: Diff<R> = {
       ...input,
       id,
-      tool: toolOf(input.tabName),
+      tool: toolOf(input.tabName, input.isNew),
+      ...(turn ? { turn } : {}),
       createdAt: this.ctx.now(),
       editorId: null,
       editorTab: null,
@@ -215,6 +251,98 @@ export class Inbox<R, F = never> {
     }
     this.ctx.arrived?.(summary(diff), diff.agent);
     return { id, effects };
+  }
+
+  /**
+   * Review after: the diff is not held. It is answered at once with its own proposal (the agent
+   * writes it, as after any FILE_SAVED) and recorded as applied; the `record` effect comes first
+   * and must be durable before the `reply` goes, so a crash between them loses nothing.
+   */
+  applyAtOnce(input: NewDiff<R>): { id: string; record: DecisionRecord; effects: InboxEffect<R, F>[] } {
+    const effects: InboxEffect<R, F>[] = [];
+    const previous = this.findByTab(input.sessionId, input.tabName);
+    if (previous) effects.push(...this.finish(previous, { outcome: 'reject' }, 'agent'));
+    const id = `d${++this.seq}`;
+    const now = this.ctx.now();
+    const tool = toolOf(input.tabName, input.isNew);
+    const turn = this.ctx.turnOf?.(input.sessionId) ?? null;
+    const record: DecisionRecord = {
+      id,
+      sessionId: input.sessionId,
+      path: input.path,
+      outcome: 'applied',
+      status: 'applied',
+      by: 'review-after',
+      at: now,
+      edited: false,
+      tool,
+      editorId: null,
+      agent: input.agent,
+      ...(turn ? { turn } : {}),
+      ...(input.remote ? { remote: input.remote } : {}),
+    };
+    const applied: SettledDiff = {
+      id,
+      sessionId: input.sessionId,
+      editorId: null,
+      tool,
+      path: input.path,
+      tabName: input.tabName,
+      status: 'applied',
+      createdAt: now,
+      isNew: input.isNew,
+      tooLarge: false,
+      inEditor: false,
+      oldContents: input.oldContents,
+      newContents: input.newContents,
+      decision: record,
+      finalContents: input.newContents,
+      ...(turn ? { turn } : {}),
+      ...(input.remote ? { remote: input.remote } : {}),
+    };
+    effects.push({ type: 'record', diffId: id, applied });
+    effects.push({ type: 'reply', diffId: id, sessionId: input.sessionId, reply: input.reply, result: fileSaved(input.newContents), record });
+    return { id, record, effects };
+  }
+
+  /**
+   * A diff an earlier core held (a restart or a crash of the core), back under its own id. Not
+   * in any editor until one says it still has it (reoffered) or it is offered again, under the
+   * same tab name when it goes back to the same editor (an editor replaces a same-named diff).
+   */
+  restore(input: NewDiff<R>, was: { id: string; createdAt: number; editorId: string | null; editorTab: string | null }, asSent?: F): void {
+    this.seq = Math.max(this.seq, Number(was.id.slice(1)) || 0);
+    const diff: Diff<R> = {
+      ...input,
+      id: was.id,
+      tool: toolOf(input.tabName),
+      createdAt: was.createdAt,
+      editorId: was.editorId,
+      editorTab: was.editorTab,
+      inEditor: false,
+      answering: false,
+    };
+    this.diffs.set(was.id, diff);
+    if (asSent !== undefined) this.restoredAsSent.set(was.id, asSent);
+    this.ctx.arrived?.(summary(diff), diff.agent);
+  }
+
+  /** The agent's request as it arrived, for the first offer of a restored diff. */
+  private readonly restoredAsSent = new Map<string, F>();
+
+  /** The editor still has the diff open under `tab` (its link was taken over): it is in the editor again. */
+  reoffered(id: string, editorId: string, tab: string): boolean {
+    const diff = this.diffs.get(id);
+    if (!diff || diff.answering || diff.inEditor || this.tabTaken(editorId, tab)) return false;
+    diff.editorId = editorId;
+    diff.editorTab = tab;
+    diff.inEditor = true;
+    return true;
+  }
+
+  /** A pending diff's proposal as it is held. */
+  proposalOf(id: string): ProposedText | undefined {
+    return this.diffs.get(id)?.newContents;
   }
 
   /** The person decided in Patchbay. Returns null when the diff is no longer pending. */
@@ -280,7 +408,13 @@ export class Inbox<R, F = never> {
   /** A session's editor is reachable (bound, connected): offer what it has not seen. */
   editorAvailable(sessionId: string): InboxEffect<R, F>[] {
     const effects: InboxEffect<R, F>[] = [];
-    for (const diff of this.diffs.values()) if (diff.sessionId === sessionId && !diff.inEditor && !diff.answering) effects.push(...this.offer(diff));
+    for (const diff of this.diffs.values()) {
+      if (diff.sessionId !== sessionId || diff.inEditor || diff.answering) continue;
+      // A restored diff goes out as the agent sent it, once (as a new diff's first offer does).
+      const asSent = this.restoredAsSent.get(diff.id);
+      this.restoredAsSent.delete(diff.id);
+      for (const offer of this.offer(diff)) effects.push(offer.type === 'offer' && asSent !== undefined ? { ...offer, asSent } : offer);
+    }
     return effects;
   }
 
@@ -355,6 +489,7 @@ export class Inbox<R, F = never> {
   private factsOf(diff: Diff<R>, decision: Settlement, contents: ProposedText, by: DecidedBy): DecisionFacts {
     if (by !== 'patchbay' && by !== 'editor') return { edited: false };
     const accepted = decision.outcome === 'accept';
+    const notes = decision.notes && decision.notes.length > 0 ? decision.notes : undefined;
     // Rejected, or written as proposed: decisionFacts reads none of the texts.
     let texts = { original: null as string | null, proposal: '', written: '' };
     if (accepted && differs(contents, diff.newContents)) {
@@ -365,12 +500,22 @@ export class Inbox<R, F = never> {
         return { edited: true }; // a proposal that does not decode: changed, and nothing more can be said
       }
     }
+    // Notes quote their lines: of what is written, or of the proposal refused.
+    let noted: string | undefined;
+    if (notes !== undefined) {
+      try {
+        noted = textOf(accepted ? contents : diff.newContents);
+      } catch {
+        noted = '';
+      }
+    }
     const facts = decisionFacts({
       path: diff.path,
       ...texts,
       accepted,
       ...(decision.outcome === 'accept' && decision.taken ? { taken: decision.taken } : {}),
       ...(decision.reason ? { reason: decision.reason } : {}),
+      ...(notes !== undefined ? { notes, notedText: noted ?? '' } : {}),
       by: by === 'editor' ? 'editor' : 'person',
     });
     // An editor's answer already passed on (answering) reached the agent as the editor sent it.
@@ -387,6 +532,7 @@ export class Inbox<R, F = never> {
   ): { record: DecisionRecord; effects: InboxEffect<R, F>[] } {
     const diff = this.diffs.get(id)!;
     this.diffs.delete(id);
+    this.restoredAsSent.delete(id);
     const effects: InboxEffect<R, F>[] = [];
     if (diff.inEditor && diff.editorId && diff.editorTab) {
       effects.push({ type: 'closeTab', diffId: id, sessionId: diff.sessionId, editorId: diff.editorId, tabName: diff.editorTab });
@@ -394,11 +540,13 @@ export class Inbox<R, F = never> {
     const accepted = decision.outcome === 'accept';
     const contents = accepted ? (decision.contents ?? diff.newContents) : '';
     const facts = this.factsOf(diff, decision, contents, by);
+    const status = outcome ?? (accepted ? 'accepted' : 'rejected');
     const record: DecisionRecord = {
       id,
       sessionId: diff.sessionId,
       path: diff.path,
-      outcome: outcome ?? (accepted ? 'accepted' : 'rejected'),
+      outcome: status,
+      status,
       by,
       at: this.ctx.now(),
       ...facts,
@@ -406,6 +554,7 @@ export class Inbox<R, F = never> {
       editorId: diff.editorId,
       agent: diff.agent,
       ...(diff.remote ? { remote: diff.remote } : {}),
+      ...(diff.turn ? { turn: diff.turn } : {}),
     };
     const result = accepted ? fileSaved(contents) : diffRejected(diff.tabName);
     // After the two items the protocol defines: what the person decided, in words.
@@ -445,7 +594,10 @@ function summary<R>(diff: Diff<R>): DiffSummary {
     createdAt: diff.createdAt,
     isNew: diff.isNew,
     tooLarge: diff.tooLarge,
+    ...(diff.unreadable !== undefined ? { unreadable: diff.unreadable } : {}),
     inEditor: diff.inEditor,
     ...(diff.remote ? { remote: diff.remote } : {}),
+    ...(diff.turn ? { turn: diff.turn } : {}),
+    ...(diff.reviewedBefore ? { reviewedBefore: diff.reviewedBefore } : {}),
   };
 }

@@ -8,6 +8,8 @@ export interface Original {
   contents: Buffer | null;
   isNew: boolean;
   tooLarge: boolean;
+  /** Why it was not read (see DiffSummary.unreadable). */
+  unreadable?: string;
 }
 
 export async function readOriginal(path: string, maxBytes: number): Promise<Original> {
@@ -15,11 +17,13 @@ export async function readOriginal(path: string, maxBytes: number): Promise<Orig
     const read = await readBounded(path, maxBytes);
     if (read.kind === 'missing') return { contents: null, isNew: true, tooLarge: false };
     if (read.kind === 'too-large') return { contents: null, isNew: false, tooLarge: true };
-    // Not a regular file, or a kernel file: reviewed without the old side.
-    if (read.kind === 'refused') return { contents: null, isNew: false, tooLarge: false };
+    // Not a regular file, or a kernel file: reviewed without the old side, saying so.
+    if (read.kind === 'refused') return { contents: null, isNew: false, tooLarge: false, unreadable: read.why };
     return { contents: read.bytes, isNew: false, tooLarge: false };
-  } catch {
+  } catch (err) {
     // Unreadable (permissions…): review without the old side rather than fail the edit.
-    return { contents: null, isNew: false, tooLarge: false };
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'EACCES' || code === 'EPERM' ? 'Patchbay may not read it' : (err as Error).message;
+    return { contents: null, isNew: false, tooLarge: false, unreadable: why };
   }
 }

@@ -1,7 +1,8 @@
 // One `pi --mode rpc` child process: commands out with ids, responses matched back to them,
 // events and extension UI requests handed to the owner. The client owns the child; `close()`
 // asks pi to stop (abort, then EOF on stdin) and escalates to SIGTERM and SIGKILL.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { LocalHost, type CoreHost, type OwnedChild } from '../core/host.ts';
 import { JsonlDecoder, encodeJsonl } from './jsonl.ts';
 import { classifyRecord, type RpcCommand, type RpcEvent, type UiAnswer, type UiRequest } from './protocol.ts';
 
@@ -49,6 +50,12 @@ export interface PiRpcClientOptions {
   commandTimeoutMs: number;
   /** How long each step of `close()` waits before the next, harder one. */
   stopGraceMs: number;
+  /** Who runs pi (default: this process); under the daemon the keeper, so pi outlives a core. */
+  host?: CoreHost;
+  /** What a next core needs to take this pi over (host.ts OwnedChild.keep). */
+  meta?: unknown;
+  /** A pi the host already runs (a core restarted under it): taken over, not started. */
+  adopt?: OwnedChild;
 }
 
 interface Pending {
@@ -59,14 +66,25 @@ interface Pending {
 }
 
 const STDERR_LINES = 12;
-/** After `exit`, stdout may still hold records; `close` normally follows within a tick. */
-const DRAIN_MS = 250;
+
+/**
+ * pi 0.99 and later let one signal pass while the shutdown EOF started runs (it may be saving a
+ * refreshed token) and exit at once on a second; 0.87 exits on the first. Two signals sent back
+ * to back can merge into one pending signal, so the second waits this long.
+ */
+const SECOND_SIGNAL_MS = 200;
 
 /** Process groups are POSIX; on Windows pi is signalled alone. */
 const OWN_GROUP = process.platform !== 'win32';
 
+/** Command ids: a core restarted under a running pi must not answer an old command's late response. */
+function idPrefix(): string {
+  return `pb-${randomBytes(3).toString('hex')}-`;
+}
+
 export class PiRpcClient {
-  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly child: OwnedChild;
+  private readonly idPrefix = idPrefix();
   private readonly pending = new Map<string, Pending>();
   private readonly stderrTail: string[] = [];
   private stderrPartial = '';
@@ -74,7 +92,6 @@ export class PiRpcClient {
   private exitInfo: PiExit | null = null;
   private exitCode: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   private spawnError: Error | null = null;
-  private drainTimer: NodeJS.Timeout | null = null;
   private stopping = false;
   private closing: Promise<PiExit> | null = null;
   private resolveExited!: (exit: PiExit) => void;
@@ -85,40 +102,44 @@ export class PiRpcClient {
     this.exited = new Promise((resolve) => (this.resolveExited = resolve));
     const [program, ...lead] = options.command;
     if (program === undefined) throw new Error('pi command is empty');
-    this.child = spawn(program, [...lead, '--mode', 'rpc', ...options.args], {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      // Its own process group, so stopping pi also stops the commands its tools started.
-      detached: OWN_GROUP,
-    });
+    this.child =
+      options.adopt ??
+      (options.host ?? new LocalHost()).spawn({
+        id: `pi-${randomBytes(4).toString('hex')}`,
+        command: program,
+        args: [...lead, '--mode', 'rpc', ...options.args],
+        cwd: options.cwd,
+        env: options.env,
+        // Its own process group, so stopping pi also stops the commands its tools started.
+        detached: OWN_GROUP,
+        meta: options.meta ?? null,
+      });
     const decoder = new JsonlDecoder({
       onRecord: (value) => this.record(value),
       onError: (err) => options.log(`pi ${this.label()}: stdout ${err.message}: ${err.preview}`),
     });
-    this.child.stdout.on('data', (chunk: Buffer) => decoder.push(chunk));
-    this.child.stdout.on('end', () => decoder.end());
-    this.child.stderr.on('data', (chunk: Buffer) => this.stderr(chunk.toString('utf8')));
-    // EPIPE after pi died: the exit handler reports it; the write error adds nothing.
-    this.child.stdin.on('error', (err) => options.log(`pi ${this.label()}: stdin: ${err.message}`));
-    this.child.on('error', (err) => {
-      // A failed spawn never emits `exit`; a later error (a failed kill) is only worth a log line.
-      if (this.child.pid === undefined) {
-        this.spawnError = err;
-        this.finish();
-      } else {
-        options.log(`pi ${this.label()}: ${err.message}`);
-      }
+    this.child.onStdout((text) => decoder.push(text));
+    this.child.onStderr((text) => this.stderr(text));
+    this.child.started.catch((err: Error) => {
+      // A failed spawn never exits: this is its end.
+      this.spawnError = err;
+      decoder.end();
+      this.finish();
     });
-    this.child.on('exit', (code, signal) => {
+    this.child.onExit((code, signal) => {
+      decoder.end();
       this.exitCode = { code, signal };
-      this.drainTimer = setTimeout(() => this.finish(), DRAIN_MS);
+      this.finish();
     });
-    this.child.on('close', () => this.finish());
   }
 
   get pid(): number | null {
-    return this.child.pid ?? null;
+    return this.child.pid;
+  }
+
+  /** The host's child (a core restarted under it takes it over). */
+  get owned(): OwnedChild {
+    return this.child;
   }
 
   /** Set once pi has exited. */
@@ -139,7 +160,7 @@ export class PiRpcClient {
    * with that id (`bash_execution_update`).
    */
   start(command: RpcCommand, opts: { timeoutMs?: number | null } = {}): { id: string; response: Promise<unknown> } {
-    const id = `pb-${this.nextId++}`;
+    const id = `${this.idPrefix}${this.nextId++}`;
     if (this.exitInfo) return { id, response: Promise.reject(new PiExitedError(command.type, this.exitInfo)) };
     const timeoutMs = opts.timeoutMs === undefined ? this.options.commandTimeoutMs : opts.timeoutMs;
     const response = new Promise<unknown>((resolve, reject) => {
@@ -162,7 +183,10 @@ export class PiRpcClient {
     this.write({ type: 'extension_ui_response', id: requestId, ...answer });
   }
 
-  /** Abort, EOF, SIGTERM, SIGKILL — each after the previous had `stopGraceMs`. Safe to call twice. */
+  /**
+   * Abort, EOF (pi's orderly shutdown), SIGTERM twice (the second ends a shutdown that still
+   * runs at once), SIGKILL — each after the previous had `stopGraceMs`. Safe to call twice.
+   */
   close(): Promise<PiExit> {
     this.closing ??= (async () => {
       if (this.exitInfo) return this.exitInfo;
@@ -173,10 +197,13 @@ export class PiRpcClient {
       } catch (err) {
         this.options.log(`pi ${this.label()}: abort before stopping: ${(err as Error).message}`);
       }
-      this.child.stdin.end();
+      this.child.endInput();
       if (!(await this.exitWithin(grace))) {
         this.signal('SIGTERM');
-        if (!(await this.exitWithin(grace))) this.signal('SIGKILL');
+        if (!(await this.exitWithin(Math.min(grace, SECOND_SIGNAL_MS)))) {
+          this.signal('SIGTERM');
+          if (!(await this.exitWithin(grace))) this.signal('SIGKILL');
+        }
       }
       const exit = await this.exited;
       // Whatever its tools left running in its group goes with it.
@@ -188,18 +215,15 @@ export class PiRpcClient {
 
   /** Signals pi's whole process group (its tools' commands too) where there is one. */
   private signal(signal: NodeJS.Signals): void {
-    const pid = this.child.pid;
-    if (pid === undefined) return;
     try {
-      if (OWN_GROUP) process.kill(-pid, signal);
-      else this.child.kill(signal);
+      this.child.signal(signal, OWN_GROUP);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') this.options.log(`pi ${this.label()}: ${signal}: ${(err as Error).message}`);
+      this.options.log(`pi ${this.label()}: ${signal}: ${(err as Error).message}`);
     }
   }
 
   private label(): string {
-    return this.child.pid === undefined ? '(not started)' : `pid ${this.child.pid}`;
+    return this.child.pid === null ? '(not started)' : `pid ${this.child.pid}`;
   }
 
   private async exitWithin(ms: number): Promise<boolean> {
@@ -214,7 +238,7 @@ export class PiRpcClient {
 
   private write(record: Record<string, unknown>): void {
     // Node queues what the pipe cannot take yet, in order; pi reads its stdin continuously.
-    this.child.stdin.write(encodeJsonl(record));
+    this.child.write(encodeJsonl(record));
   }
 
   private record(value: unknown): void {
@@ -270,7 +294,7 @@ export class PiRpcClient {
     const { code, signal } = this.exitCode ?? { code: null, signal: null };
     const command = this.options.command[0] ?? 'pi';
     let how: string;
-    if (this.spawnError && this.child.pid === undefined) {
+    if (this.spawnError && this.child.pid === null) {
       const err = this.spawnError as NodeJS.ErrnoException;
       how =
         err.code === 'ENOENT'
@@ -288,7 +312,6 @@ export class PiRpcClient {
 
   private finish(): void {
     if (this.exitInfo) return;
-    if (this.drainTimer) clearTimeout(this.drainTimer);
     const exit = this.describeExit();
     this.exitInfo = exit;
     const waiting = [...this.pending.values()];

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type {
+  AgentTurn,
   BashResult,
   DialogAnswer,
   DiffSummary,
@@ -43,9 +44,10 @@ import {
 import { HostedSession, hubError } from './hosted-session.ts';
 import type { HostedRecord } from './hosted-store.ts';
 import { doorChoice, type DoorAddress } from './ide-dialog.ts';
-import { isDialog, type RpcCommand, type RpcEvent, type UiRequest } from './protocol.ts';
+import { dispositionOf, isDialog, type RpcCommand, type RpcEvent, type UiRequest } from './protocol.ts';
 import { SessionCatalog, sessionHeader } from './session-list.ts';
 import { resumeArgs, sessionDirArg } from './start-args.ts';
+import type { CoreHost, OwnedChild } from '../core/host.ts';
 
 /** Where hosted sessions are remembered across restarts (hosted-store.ts). */
 export interface HostedMemory {
@@ -62,8 +64,13 @@ export interface PiHostOptions {
   startTimeoutMs: number;
   commandTimeoutMs: number;
   stopGraceMs: number;
-  /** How long a new pi gets to reach the door by itself before its `/ide` is run (null: never). */
+  /**
+   * How long a new pi gets to reach the door by itself before its `/ide` is run (null: never);
+   * not waited for where pi-ide's autoconnect is off (`autoconnects`).
+   */
   ideConnectMs: number | null;
+  /** Whether pi-ide autoconnects in this folder (pi's settings); assumed when not given or unreadable. */
+  autoconnects?(cwd: string): Promise<boolean>;
   /** How long a prompt to a pi whose pi-ide is not at the door yet waits for it before it is refused. */
   reviewWaitMs: number;
   /** Throws (HubError) when these pi arguments may not be used: an extension without the person's leave. */
@@ -84,6 +91,8 @@ export interface PiHostOptions {
   sessionIdForPid(pid: number): string | null;
   log(message: string): void;
   now?(): number;
+  /** Who runs the pi processes (default: this process); under the daemon the keeper. */
+  host?: CoreHost;
 }
 
 export interface StartRequest {
@@ -91,6 +100,12 @@ export interface StartRequest {
   model?: string;
   args?: string[];
 }
+
+/**
+ * The steps of a start: the door made to list the folder (so pi-ide finds it), pi spawned (it
+ * loads its settings and extensions), pi answering. Streamed as `hosted_start` records.
+ */
+export type StartStage = 'door' | 'spawned' | 'ready';
 
 /** pi's own `abort` waits until the run is idle; a prompt of an extension command waits for the command. */
 const NO_DEADLINE = { timeoutMs: null };
@@ -291,8 +306,8 @@ export class PiHost {
       ...(streamingBehavior ? { streamingBehavior } : {}),
       ...(hasImages ? { images: images.map((image) => ({ type: 'image', data: image.data, mimeType: image.mimeType })) } : {}),
     };
-    await this.command(id, command, NO_DEADLINE);
-    return { ran: 'prompt' };
+    const disposition = dispositionOf(await this.command(id, command, NO_DEADLINE));
+    return disposition === null ? { ran: 'prompt' } : { ran: 'prompt', disposition };
   }
 
   /**
@@ -327,6 +342,32 @@ export class PiHost {
     this.update(session, noteReview(session.state, toolCallId, diff.id));
     this.remember(session);
     this.options.onEvent(session.id, { type: 'hosted_review', toolCallId, diffId: diff.id });
+  }
+
+  /**
+   * The agent turn the hosted pi behind a door session is in (its latest run, named by the prompt
+   * that started it), or null when no hosted pi is behind it.
+   */
+  turnFor(doorSessionId: string): AgentTurn | null {
+    const session = [...this.sessions.values()].find((s) => s.running && s.doorSession === doorSessionId);
+    if (session === undefined || session.turn === 0) return null;
+    const prompt = session.state.transcript.findLast((i) => i.kind === 'user');
+    const text = prompt?.kind === 'user' ? prompt.text.replace(/\s+/g, ' ').trim() : '';
+    const label = text === '' ? `turn ${session.turn}` : `“${text.length > 80 ? `${text.slice(0, 80)}…` : text}”`;
+    return { key: `${session.id}#${session.turn}`, label, startedAt: session.turnStartedAt };
+  }
+
+  /** The hosted pi behind a door session, if one runs. */
+  hostedFor(doorSessionId: string): string | null {
+    return [...this.sessions.values()].find((s) => s.running && s.doorSession === doorSessionId)?.id ?? null;
+  }
+
+  /**
+   * A message for the model that does not start a run: pi queues it as steering, delivered in its
+   * current run, or with the next prompt when it is idle.
+   */
+  async steer(id: string, text: string): Promise<void> {
+    await this.command(id, { type: 'steer', message: text });
   }
 
   async abort(id: string): Promise<void> {
@@ -526,6 +567,47 @@ export class PiHost {
     return n;
   }
 
+  /**
+   * Pis an earlier core ran (the keeper keeps them through a restart of the core): each goes on
+   * under its hosted session, its state and conversation read again from pi (as a resume does);
+   * a dialog it still waits on is shown again. A child no session of the store names is stopped.
+   */
+  async adopt(children: readonly OwnedChild[]): Promise<void> {
+    await Promise.all(
+      children.map(async (child) => {
+        const kept = child.kept as { hosted?: unknown } | null | undefined;
+        const hostedId = typeof kept?.hosted === 'string' ? kept.hosted : null;
+        const session = hostedId === null ? undefined : this.sessions.get(hostedId);
+        if (!session) {
+          this.options.log(`pi child ${child.id} (pid ${child.pid}): no hosted session of this Patchbay names it; stopped`);
+          child.signal('SIGTERM', true);
+          return;
+        }
+        session.beginRun(this.now());
+        this.update(session, { ...initialHostedState(), model: session.state.model ?? session.startModel, sessionFile: session.state.sessionFile, sessionName: session.state.sessionName });
+        session.client = this.spawn(session, [], child);
+        const client = session.client;
+        try {
+          const state = await client.request({ type: 'get_state' }, { timeoutMs: this.options.startTimeoutMs });
+          session.commands = parseCommands(await client.request({ type: 'get_commands' }));
+          session.hasPiIde = session.commands.some((c) => c.name === 'ide' && c.source === 'extension');
+          session.doorSession = client.pid === null ? null : this.options.sessionIdForPid(client.pid);
+          this.update(session, reduceGetState(session.state, state));
+          await this.reloadTranscript(session, 'Patchbay restarted; this pi ran on', true);
+          this.options.log(`pi ${session.id}: taken over after the restart (pid ${client.pid}, ${session.review})`);
+        } catch (err) {
+          this.options.log(`pi ${session.id}: could not be taken over after the restart: ${(err as Error).message}`);
+        }
+      }),
+    );
+  }
+
+  /** A graceful restart: the pis run on under the keeper for the next core; nothing here acts any more. */
+  detach(): void {
+    this.closing ??= Promise.resolve();
+    for (const s of this.sessions.values()) s.clearTimers();
+  }
+
   /** Stops every pi; the sessions stay remembered (stopped, resumable) for the next Patchbay. */
   close(): Promise<void> {
     this.closing ??= (async () => {
@@ -549,19 +631,33 @@ export class PiHost {
    * them?) and, when it opened a session that has a conversation, that conversation.
    */
   private async launch(session: HostedSession, args: string[], opts: { resumed?: boolean } = {}): Promise<void> {
-    session.beginRun(this.now());
+    const began = this.now();
+    session.beginRun(began);
+    // What the start waits for, as it goes, for a person waiting on it (`patchbay pi start`).
+    const stage = (name: StartStage, more: Record<string, unknown> = {}): void =>
+      this.options.onEvent(session.id, { type: 'hosted_start', stage: name, cwd: session.cwd, ms: this.now() - began, ...more });
     const kept = opts.resumed ? [notice(initialHostedState(), 'info', `Resumed ${session.state.sessionFile ?? 'the session'}`, this.now()).transcript[0]!] : [];
     this.update(session, { ...initialHostedState(), model: session.state.model ?? session.startModel, sessionFile: session.state.sessionFile, sessionName: session.state.sessionName, transcript: kept });
+    // Read beside the start: whether pi-ide will come to the door by itself, or needs its /ide.
+    const autoconnect = (this.options.autoconnects?.(session.cwd) ?? Promise.resolve(true)).catch(() => true);
+    stage('door');
     await this.options.onFoldersChanged();
     this.refuseWhileClosing();
     if (this.sessions.get(session.id) !== session || session.stopping) throw new HubError(`pi session ${session.id} was stopped while starting`, 'conflict');
     session.client = this.spawn(session, args);
     const client = session.client;
-    const state = await client.request({ type: 'get_state' }, { timeoutMs: this.options.startTimeoutMs });
-    session.commands = parseCommands(await client.request({ type: 'get_commands' }));
+    stage('spawned', { pid: client.pid });
+    // Both asked at once: pi answers each as soon as it is up, one round trip instead of two.
+    const asked = { timeoutMs: this.options.startTimeoutMs };
+    const [stateAnswer, commandsAnswer] = [client.request({ type: 'get_state' }, asked), client.request({ type: 'get_commands' }, asked)];
+    commandsAnswer.catch(() => {}); // its failure is the state's too, reported by that one
+    const state = await stateAnswer;
+    stage('ready');
+    session.commands = parseCommands(await commandsAnswer);
     // Whether its edits can be reviewed at all: pi-ide brings the `/ide` command.
     session.hasPiIde = session.commands.some((c) => c.name === 'ide' && c.source === 'extension');
     session.doorSession = client.pid === null ? null : this.options.sessionIdForPid(client.pid);
+    session.autoconnect = await autoconnect;
     this.update(session, reduceGetState(session.state, state));
     if (isObject(state) && typeof state.messageCount === 'number' && state.messageCount > 0) await this.reloadTranscript(session, undefined, true);
   }
@@ -610,11 +706,14 @@ export class PiHost {
     else memory.put(session.record());
   }
 
-  /** After `ideConnectMs` without pi-ide at the door, its `/ide` is run (once per wait). */
+  /**
+   * After `ideConnectMs` without pi-ide at the door, its `/ide` is run (once per wait); at once
+   * where its autoconnect is off, since nothing else will bring it.
+   */
   private scheduleIde(session: HostedSession): void {
     const { ideConnectMs } = this.options;
     if (ideConnectMs === null || session.ideTimer !== null || session.review !== 'connecting') return;
-    session.ideTimer = session.timers.timeout(ideConnectMs, () => void this.connectIde(session));
+    session.ideTimer = session.timers.timeout(session.autoconnect === false ? 0 : ideConnectMs, () => void this.connectIde(session));
   }
 
   /** Stops the session's pi (if it got that far) and forgets the session; its folder leaves the door. */
@@ -686,7 +785,7 @@ export class PiHost {
     session.scheduleExpiry(now, () => this.expire(session));
   }
 
-  private spawn(session: HostedSession, args: string[]): PiRpcClient {
+  private spawn(session: HostedSession, args: string[], adopt?: OwnedChild): PiRpcClient {
     const { options } = this;
     // Records of an earlier run's pi (one resumed since) are not this run's.
     const current = (): boolean => session.client === client;
@@ -698,6 +797,9 @@ export class PiHost {
       commandTimeoutMs: options.commandTimeoutMs,
       stopGraceMs: options.stopGraceMs,
       log: options.log,
+      ...(options.host ? { host: options.host } : {}),
+      meta: { hosted: session.id },
+      ...(adopt ? { adopt } : {}),
       onEvent: (event) => current() && this.onEvent(session, event),
       onUiRequest: (request) => current() && this.onUiRequest(session, request),
       onExit: (exit) => current() && this.onExit(session, exit),
@@ -706,6 +808,10 @@ export class PiHost {
   }
 
   private onEvent(session: HostedSession, event: RpcEvent): void {
+    if (event.type === 'agent_start') {
+      session.turn++;
+      session.turnStartedAt = this.now();
+    }
     let next = reduceEvent(session.state, event, this.now());
     // Its review may have been seen before pi reported the call.
     const diffId = event.type === 'tool_execution_start' && typeof event.toolCallId === 'string' ? session.reviews[event.toolCallId] : undefined;

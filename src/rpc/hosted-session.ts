@@ -29,12 +29,17 @@ export class HostedSession {
   hasPiIde: boolean | null = null;
   /** The door session its pi-ide opened, while it is connected. */
   doorSession: string | null = null;
+  /** Whether pi-ide's autoconnect is on in its folder (null until read, as it starts). */
+  autoconnect: boolean | null = null;
   /** What pi offers through `prompt` (extension commands, templates, skills), as it last said. */
   commands: PiCommandInfo[] = [];
   /** toolCallId → the inbox diff its write or edit went to (kept across restarts). */
   reviews: Record<string, string> = {};
   /** When the current (or last) run of pi began. */
   runStartedAt: number;
+  /** Its agent runs (a prompt and what pi did for it), counted from 0 this run of Patchbay; when the last began. */
+  turn = 0;
+  turnStartedAt = 0;
   endedAt: number | null = null;
   /** Prompts held until its pi-ide reaches the door (or pi exits). */
   readonly reviewWaiters = new Set<ReviewWaiter>();
@@ -104,6 +109,7 @@ export class HostedSession {
     this.stopping = false;
     this.hasPiIde = null;
     this.doorSession = null;
+    this.autoconnect = null;
     this.client = null;
     this.runStartedAt = now;
     this.endedAt = null;

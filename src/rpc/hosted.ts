@@ -169,9 +169,13 @@ function messageEnd(state: HostedState, message: unknown, at: number): HostedSta
   return next;
 }
 
-/** A tool call's card, before its output. */
-function toolItem(toolCallId: string, name: unknown, args: unknown, done: boolean, at: number): Extract<TranscriptItem, { kind: 'tool' }> {
-  return { kind: 'tool', toolCallId, name: str(name) ?? '?', args: args ?? null, output: '', isError: false, done, at };
+type ToolItem = Extract<TranscriptItem, { kind: 'tool' }>;
+
+/** A tool call's card, before its output; a nested call's names the call that made it. */
+function toolItem(toolCallId: string, name: unknown, args: unknown, done: boolean, at: number, parent?: unknown): ToolItem {
+  const item: ToolItem = { kind: 'tool', toolCallId, name: str(name) ?? '?', args: args ?? null, output: '', isError: false, done, at };
+  const parentToolCallId = str(parent);
+  return parentToolCallId === undefined ? item : { ...item, parentToolCallId };
 }
 
 function toolUpdate(state: HostedState, event: RpcEvent, result: unknown, done: boolean): HostedState {
@@ -210,7 +214,7 @@ export function reduceEvent(state: HostedState, event: RpcEvent, at: number): Ho
     }
     case 'tool_execution_start':
       if (state.transcript.some((item) => item.kind === 'tool' && item.toolCallId === event.toolCallId)) return state;
-      return append(state, toolItem(str(event.toolCallId) ?? '', event.toolName, event.args, false, at));
+      return append(state, toolItem(str(event.toolCallId) ?? '', event.toolName, event.args, false, at, event.parentToolCallId));
     case 'tool_execution_update':
       return toolUpdate(state, event, event.partialResult, false);
     case 'tool_execution_end':
@@ -320,9 +324,19 @@ export function transcriptFromMessages(messages: unknown, reviews: Readonly<Reco
         break;
       }
       case 'toolResult': {
-        const index = toolAt.get(str(message.toolCallId) ?? '');
+        const parentId = str(message.toolCallId) ?? '';
+        const index = toolAt.get(parentId);
         const item = index === undefined ? undefined : items[index];
         if (item?.kind === 'tool') items[index!] = { ...item, output: capOutput(contentText(message.content)), isError: message.isError === true };
+        // The calls it made itself (pi 0.99+): kept on its result, their outputs not. One still
+        // running when its script ended was cancelled then.
+        for (const call of nestedCalls(message)) {
+          const unfinished = call.status === 'unfinished';
+          const output = call.error ?? (unfinished ? 'cancelled: it had not finished when its caller did' : '');
+          const nested = { ...toolItem(call.id, call.name, call.arguments, true, at, parentId), isError: call.status === 'error' || unfinished, output };
+          const diffId = reviews[call.id];
+          items.push(diffId !== undefined ? { ...nested, diffId } : nested);
+        }
         break;
       }
       case 'bashExecution':
@@ -348,6 +362,15 @@ export function transcriptFromMessages(messages: unknown, reviews: Readonly<Reco
     }
   }
   return items.length > MAX_TRANSCRIPT_ITEMS ? items.slice(items.length - MAX_TRANSCRIPT_ITEMS) : items;
+}
+
+/** A tool result's record of the calls its tool made (`nestedCalls.calls`), the well-formed ones. */
+function nestedCalls(message: Obj): { id: string; name: string; arguments?: unknown; status: string; error?: string }[] {
+  const record = isObject(message.nestedCalls) && Array.isArray(message.nestedCalls.calls) ? message.nestedCalls.calls : [];
+  return record.flatMap((call) => {
+    if (!isObject(call) || typeof call.id !== 'string' || typeof call.name !== 'string') return [];
+    return [{ id: call.id, name: call.name, arguments: call.arguments, status: str(call.status) ?? 'ok', ...(typeof call.error === 'string' ? { error: call.error } : {}) }];
+  });
 }
 
 function setLine(lines: Record<string, string>, key: string, value: string | undefined): Record<string, string> {

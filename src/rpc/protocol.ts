@@ -44,6 +44,18 @@ export interface RpcEvent {
   [field: string]: unknown;
 }
 
+/**
+ * What became of a `prompt`, `steer` or `follow_up` (pi 0.99 and later say it in the response's
+ * data): `started` a run, `queued` into the running one, or `handled` without a run (an
+ * extension command: no agent_settled follows). Null when pi does not say (0.87).
+ */
+export type Disposition = 'started' | 'queued' | 'handled';
+
+export function dispositionOf(data: unknown): Disposition | null {
+  const disposition = isObject(data) ? data.disposition : undefined;
+  return disposition === 'started' || disposition === 'queued' || disposition === 'handled' ? disposition : null;
+}
+
 /** An `extension_ui_response`'s answer: what HubApi's `pi.answer` carries, passed through. */
 export type UiAnswer = DialogAnswer;
 

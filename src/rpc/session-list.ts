@@ -2,15 +2,18 @@
 // one. pi keeps them in `<agent dir>/sessions/--<folder>--/*.jsonl`, or flat in a session dir
 // chosen by `--session-dir`, `$PI_CODING_AGENT_SESSION_DIR` or the `sessionDir` setting. Each
 // file is pi's JSONL: a `session` header (id, time, cwd), then entries; `session_info` entries
-// name it. Files are read as a stream, a bounded amount each, regular files only, and what was
+// name it. The folder may be anyone's (`--session-dir`): each file is opened once, non-blocking
+// and without following a final symlink, checked on its descriptor (a regular file) and read from
+// it a bounded amount, so a FIFO swapped in after the listing cannot hang a thread; a listing does
+// one file operation at a time, so it never holds more than one of node's fs threads. What was
 // read is kept until the file changes.
-import { createReadStream } from 'node:fs';
-import { lstat, readFile, readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, stat, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { PiSessionInfo } from '../api/types.ts';
 import { isObject } from '../api/json.ts';
+import { openRegular, readBounded } from '../fs/bounded-read.ts';
 
 /** Sessions listed (the most recently changed); bytes read of one file; characters of a first prompt shown. */
 export const MAX_SESSIONS = 500;
@@ -40,14 +43,16 @@ export async function piSessionDir(dirs: SessionDirs, log: (message: string) => 
   if (dirs.envSessionDir) return expandHome(dirs.envSessionDir);
   const settingsFile = join(dirs.agentDir, 'settings.json');
   try {
-    const info = await stat(settingsFile);
-    if (info.isFile() && info.size <= MAX_SETTINGS_BYTES) {
-      const settings: unknown = JSON.parse(await readFile(settingsFile, 'utf8'));
+    const read = await readBounded(settingsFile, MAX_SETTINGS_BYTES);
+    if (read.kind === 'bytes') {
+      const settings: unknown = JSON.parse(read.bytes.toString('utf8'));
       const dir = isObject(settings) && typeof settings.sessionDir === 'string' ? expandHome(settings.sessionDir.trim()) : '';
       if (dir !== '' && isAbsolute(dir)) return dir;
+    } else if (read.kind !== 'missing') {
+      log(`pi sessions: ${settingsFile} is not read: ${read.kind === 'refused' ? read.why : `it is larger than ${MAX_SETTINGS_BYTES} bytes`}`);
     }
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log(`pi sessions: ${settingsFile}: ${(err as Error).message}`);
+    log(`pi sessions: ${settingsFile}: ${(err as Error).message}`);
   }
   return join(dirs.agentDir, 'sessions');
 }
@@ -85,7 +90,11 @@ async function sessionFiles(dir: string): Promise<Found[]> {
 
 type Header = { id: string; cwd: string; createdAt: number | null };
 
-/** What the person recognises a session by: its header, name, first prompt and size. null: not one of pi's. */
+/**
+ * What the person recognises a session by: its header, name, first prompt and size, from the
+ * file listed as `found` (opened once, and checked again on what was opened: it may have been
+ * swapped since it was listed). null: not one of pi's, or no longer a regular file.
+ */
 export async function readSessionInfo(found: Found, maxBytes = MAX_READ_BYTES): Promise<Omit<PiSessionInfo, 'hostedId'> | null> {
   let header: Header | null = null;
   let name: string | null = null;
@@ -118,10 +127,17 @@ export async function readSessionInfo(found: Found, maxBytes = MAX_READ_BYTES): 
     }
     return true;
   };
-  await readLines(found.file, maxBytes, line);
+  const opened = await openRegular(found.file, { noFollow: true, oneAtATime: true });
+  if (opened.kind !== 'open') return null;
+  try {
+    await readLines(opened.handle, maxBytes, line);
+  } finally {
+    await opened.handle.close();
+  }
   if (notSession || header === null) return null;
   const { id, cwd, createdAt } = header as Header;
-  return { file: found.file, id, cwd, name, firstPrompt, createdAt, modifiedAt: found.modifiedAt, bytes: found.bytes, messages };
+  const { size: bytes, mtimeMs: modifiedAt } = opened.stats;
+  return { file: found.file, id, cwd, name, firstPrompt, createdAt, modifiedAt, bytes, messages };
 }
 
 function parse(text: string): unknown {
@@ -147,22 +163,24 @@ function promptText(content: unknown): string | null {
   return oneLine.length > FIRST_PROMPT_CHARS ? `${oneLine.slice(0, FIRST_PROMPT_CHARS - 1)}…` : oneLine;
 }
 
-/** Calls `onLine` per LF-separated line (U+2028 inside JSON strings stays); stops when it returns false or at `maxBytes`. */
-async function readLines(file: string, maxBytes: number, onLine: (line: string) => boolean): Promise<void> {
-  const stream = createReadStream(file, { end: maxBytes - 1 });
+/** Bytes read from a session file at a time. */
+const CHUNK_BYTES = 64 * 1024;
+
+/** Calls `onLine` per LF-separated line of the opened file (U+2028 inside JSON strings stays); stops when it returns false or at `maxBytes`. */
+async function readLines(handle: FileHandle, maxBytes: number, onLine: (line: string) => boolean): Promise<void> {
   const decoder = new StringDecoder('utf8');
+  const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, maxBytes));
   let partial = '';
-  try {
-    for await (const chunk of stream) {
-      const lines = (partial + decoder.write(chunk as Buffer)).split('\n');
-      partial = lines.pop() ?? '';
-      for (const text of lines) if (!onLine(text.endsWith('\r') ? text.slice(0, -1) : text)) return;
-    }
-    partial += decoder.end();
-    if (partial !== '') onLine(partial);
-  } finally {
-    stream.destroy();
+  for (let at = 0; at < maxBytes; ) {
+    const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, maxBytes - at), at);
+    if (bytesRead === 0) break;
+    at += bytesRead;
+    const lines = (partial + decoder.write(chunk.subarray(0, bytesRead))).split('\n');
+    partial = lines.pop() ?? '';
+    for (const text of lines) if (!onLine(text.endsWith('\r') ? text.slice(0, -1) : text)) return;
   }
+  partial += decoder.end();
+  if (partial !== '') onLine(partial);
 }
 
 /** Remembers what each file held, until it changes (size or time). */
@@ -190,8 +208,10 @@ export class SessionCatalog {
         const cap = Math.max(HEAD_BYTES, Math.min(MAX_READ_BYTES, budget));
         budget -= Math.min(found.bytes, cap);
         info = await readSessionInfo(found, cap).catch(() => null);
-        // A file read only in part is read again next time rather than kept half known.
-        if (found.bytes <= cap) this.known.set(found.file, { bytes: found.bytes, modifiedAt: found.modifiedAt, info });
+        // A file read only in part is read again next time rather than kept half known; one that
+        // changed between the listing and the read is kept as it was read.
+        const read = info ?? found;
+        if (read.bytes <= cap) this.known.set(found.file, { bytes: read.bytes, modifiedAt: read.modifiedAt, info });
       }
       if (info !== null) listed.push({ ...info, hostedId: hostedOn(found.file) });
     }
@@ -202,19 +222,24 @@ export class SessionCatalog {
 
 /** The session file's header: where the session ran (to start pi there again), or why it is not a pi session. */
 export async function sessionHeader(file: string): Promise<Header> {
-  const info = await lstat(file).catch((err: NodeJS.ErrnoException) => {
-    throw new Error(err.code === 'ENOENT' ? `no pi session file at ${file}` : `cannot read ${file}: ${err.message}`);
+  const opened = await openRegular(file, { noFollow: true }).catch((err: NodeJS.ErrnoException) => {
+    throw new Error(`cannot read ${file}: ${err.message}`);
   });
-  if (!info.isFile()) throw new Error(`${file} is not a regular file`);
+  if (opened.kind === 'missing') throw new Error(`no pi session file at ${file}`);
+  if (opened.kind === 'refused') throw new Error(`${file} is not a regular file (${opened.why})`);
   let header: Header | null = null;
-  await readLines(file, 1024 * 1024, (text) => {
-    const value = parse(text);
-    if (isObject(value) && value.type === 'session' && typeof value.id === 'string' && typeof value.cwd === 'string') {
-      const time = typeof value.timestamp === 'string' ? Date.parse(value.timestamp) : NaN;
-      header = { id: value.id, cwd: value.cwd, createdAt: Number.isNaN(time) ? null : time };
-    }
-    return false;
-  });
+  try {
+    await readLines(opened.handle, HEAD_BYTES, (text) => {
+      const value = parse(text);
+      if (isObject(value) && value.type === 'session' && typeof value.id === 'string' && typeof value.cwd === 'string') {
+        const time = typeof value.timestamp === 'string' ? Date.parse(value.timestamp) : NaN;
+        header = { id: value.id, cwd: value.cwd, createdAt: Number.isNaN(time) ? null : time };
+      }
+      return false;
+    });
+  } finally {
+    await opened.handle.close();
+  }
   if (header === null) throw new Error(`${file} is not a pi session file (its first line is not a session header)`);
   return header;
 }

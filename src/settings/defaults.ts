@@ -17,6 +17,8 @@ export const DEFAULT_SETTINGS: PatchbaySettings = Object.freeze({
   maxFrameBytes: 64 * MiB,
   maxPendingPerSession: 64,
   reviewRoute: 'editor-and-patchbay',
+  reviewMode: 'before',
+  reviewModePerFolder: Object.freeze({}),
   suggestionModel: 'editor',
   suggestionModelPerEditor: Object.freeze({}),
   suggestionSessionPerEditor: Object.freeze({}),
@@ -83,6 +85,7 @@ const remoteSchema = z.strictObject(
 );
 
 const modelChoice = z.string({ error: MODEL_CHOICE }).refine(isModelChoice, { error: MODEL_CHOICE });
+const reviewMode = z.enum(['before', 'after'], { error: 'must be "before" or "after"' });
 const editorId = z.string().min(1, { error: 'editor ids must not be empty' });
 
 /** One schema per setting, so a stored file is checked field by field (one bad value costs one field). */
@@ -99,6 +102,12 @@ export const SETTING_SCHEMAS = {
   reviewRoute: z.enum(['editor-and-patchbay', 'patchbay-only'], {
     error: 'must be "editor-and-patchbay" or "patchbay-only"',
   }),
+  reviewMode: reviewMode,
+  reviewModePerFolder: z.record(
+    z.string().refine(isAbsolute, { error: 'folders must be absolute paths' }),
+    reviewMode,
+    { error: 'must map absolute folders to "before" or "after"' },
+  ),
   suggestionModel: modelChoice,
   suggestionModelPerEditor: z.record(editorId, modelChoice, { error: 'must map editor ids to model choices' }),
   suggestionSessionPerEditor: z.record(

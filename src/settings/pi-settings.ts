@@ -4,12 +4,14 @@
 // A project may be anyone's: its settings file is read only if it is a regular file of a sane
 // size (a FIFO there must not hang Patchbay), and written only through the person's own links.
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { HubError, type AutoconnectView } from '../api/types.ts';
 import { isObject, kindOf } from '../api/json.ts';
 import { readBounded } from '../fs/bounded-read.ts';
 import { followOwnedLinks, UntrustedLinkError } from '../fs/owned-links.ts';
+import { checkStrictFolders, UnsafeFolderError } from '../fs/strict-folders.ts';
 
 const SECTION = 'pi-ide';
 const KEY = 'autoconnect';
@@ -122,18 +124,36 @@ export function editAutoconnect(file: string, text: string | null, value: boolea
 
 /**
  * Writes beside the target and renames over it, so readers see the old file or the new one.
- * `stillSame` runs just before the rename: false (someone else changed the file meanwhile)
- * drops the temp file and returns false, leaving their change in place.
+ * `folder` (the target's) was checked (checkStrictFolders) and found as `checked`: no one but you
+ * and root can change what its path leads to, so the temp file and the rename, made by path
+ * (node has no openat), land in it. The folder is opened once and compared with what was checked
+ * (the same device and inode), which catches a change by you or root since; the temp file is
+ * created new (O_EXCL, O_NOFOLLOW: never through a link), and removed on every failure.
+ * `stillSame` runs just before the rename: false (someone else changed the file meanwhile) drops
+ * the temp file and returns false, leaving their change in place.
  */
-async function replaceFile(file: string, target: string, text: string, mode: number, stillSame: () => Promise<boolean>): Promise<boolean> {
-  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  let handle;
+async function replaceFile(file: string, folder: string, checked: Stats, target: string, text: string, mode: number, stillSame: () => Promise<boolean>): Promise<boolean> {
+  let dir: FileHandle;
   try {
-    handle = await open(temp, 'wx', mode);
+    dir = await open(folder, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0));
   } catch (error) {
-    throw fsError(file, `create a temp file beside it`, error);
+    throw fsError(file, `open its folder`, error);
   }
+  const temp = join(folder, `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  let created = false;
+  let renamed = false;
   try {
+    const opened = await dir.stat();
+    if (opened.dev !== checked.dev || opened.ino !== checked.ino) {
+      throw new HubError(`pi settings ${file}: not written: ${folder} was replaced while Patchbay wrote in it; try again`, 'conflict');
+    }
+    let handle: FileHandle;
+    try {
+      handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode);
+    } catch (error) {
+      throw fsError(file, `create a temp file beside it`, error);
+    }
+    created = true;
     try {
       await handle.writeFile(text, 'utf8');
       await handle.chmod(mode); // the umask narrowed the mode given to open
@@ -141,16 +161,56 @@ async function replaceFile(file: string, target: string, text: string, mode: num
     } finally {
       await handle.close();
     }
-    if (!(await stillSame())) {
-      await rm(temp, { force: true });
-      return false;
-    }
+    if (!(await stillSame())) return false;
     await rename(temp, target);
+    renamed = true;
+    await dir.sync().catch(() => {
+      // The rename is done; a folder that cannot be synced (some file systems) only makes it less durable.
+    });
     return true;
   } catch (error) {
-    await rm(temp, { force: true });
     throw error instanceof HubError ? error : fsError(file, 'write it', error);
+  } finally {
+    if (created && !renamed) await rm(temp, { force: true }).catch(() => {});
+    await dir.close().catch(() => {});
   }
+}
+
+/**
+ * The folder a settings file is written in, once it and every folder above it can be changed by
+ * you and root alone; null when it does not exist, unless `create`: then it is made first, under
+ * the nearest folder that exists, checked so. Throws a HubError that names the folder at fault
+ * and the chmod that fixes it.
+ */
+async function strictFolder(file: string, folder: string, create: true): Promise<Stats>;
+async function strictFolder(file: string, folder: string, create: false): Promise<Stats | null>;
+async function strictFolder(file: string, folder: string, create: boolean): Promise<Stats | null> {
+  const check = async (path: string): Promise<Stats | null> => {
+    try {
+      return await checkStrictFolders(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      if (error instanceof UnsafeFolderError) {
+        throw new HubError(`pi settings ${file}: not written, so that no one can steer the write elsewhere: ${error.message}`, 'conflict');
+      }
+      throw fsError(file, 'check its folder', error);
+    }
+  };
+  const found = await check(folder);
+  if (found !== null || !create) return found;
+  let existing = dirname(folder);
+  while ((await check(existing)) === null) {
+    if (existing === dirname(existing)) throw new HubError(`pi settings ${file}: cannot create its folder: nothing above it exists`, 'unavailable');
+    existing = dirname(existing);
+  }
+  try {
+    await mkdir(folder, { recursive: true, mode: NEW_DIR_MODE });
+  } catch (error) {
+    throw fsError(file, 'create its folder', error);
+  }
+  const made = await check(folder);
+  if (made === null) throw new HubError(`pi settings ${file}: its folder ${folder} went away as Patchbay made it; try again`, 'conflict');
+  return made;
 }
 
 /**
@@ -179,16 +239,18 @@ const ATTEMPTS = 5;
 
 async function applyAutoconnect(file: string, value: boolean | null, hooks: WriteHooks): Promise<void> {
   const target = await writeTarget(file);
+  const folder = dirname(target);
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const text = await readText(target, file);
+    // Nothing in a folder others can change is read or written (they could swap it as Patchbay works).
+    const checked = await strictFolder(file, folder, false);
+    const text = checked === null ? null : await readText(target, file);
     const next = editAutoconnect(file, text, value);
     if (next === null) return;
     let mode = NEW_FILE_MODE;
     try {
-      if (text === null) await mkdir(dirname(target), { recursive: true, mode: NEW_DIR_MODE });
-      else mode = (await stat(target)).mode & 0o7777;
+      if (text !== null) mode = (await stat(target)).mode & 0o7777;
     } catch (error) {
-      throw fsError(file, text === null ? 'create its folder' : 'read its mode', error);
+      throw fsError(file, 'read its mode', error);
     }
     if (text !== null && (mode & 0o200) === 0) {
       const octal = mode.toString(8).padStart(4, '0');
@@ -199,7 +261,7 @@ async function applyAutoconnect(file: string, value: boolean | null, hooks: Writ
     }
     // Another program (pi, an editor, the person) may have written the file since it was read:
     // compare just before the rename, and start over from their version if it changed.
-    const committed = await replaceFile(file, target, next, mode, async () => {
+    const committed = await replaceFile(file, folder, checked ?? (await strictFolder(file, folder, true)), target, next, mode, async () => {
       await hooks.beforeCompare?.(target);
       return (await readText(target, file)) === text;
     });

@@ -1,9 +1,12 @@
 // The door: one loopback WebSocket server that agents connect to.
 // The token is checked before the upgrade; the header that carried it names the dialect.
+// Its listening socket and its connections are the host's (core/host.ts): under the daemon the
+// keeper accepts them and hands each over, so a connection outlives the core that served it.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Dialect } from '../api/types.ts';
+import { LocalHost, type CoreHost, type Listener } from '../core/host.ts';
 import { AUTH_HEADER } from '../protocol/dialect.ts';
 import { ConnectionGate, isHangUp, refuse } from './connection-gate.ts';
 import { RefusalLog } from './refusal-log.ts';
@@ -18,6 +21,8 @@ export interface DoorConnection {
   localPort: number;
   /** Claude Code offers subprotocol `mcp`; it is echoed. */
   protocol: string;
+  /** The host's name for the connection (what a next core needs of it is kept under it). */
+  connId: string;
   /** The remote whose token it carried (it came through that remote's tunnel), or null. */
   remote: string | null;
 }
@@ -42,6 +47,12 @@ export interface DoorOptions {
   maxPending: number;
   /** A connection must upgrade this soon after connecting. */
   upgradeDeadlineMs: number;
+  /** Who listens and holds the connections (default: this process). */
+  coreHost?: CoreHost;
+  /** The listener's name to the host (one per door). */
+  name?: string;
+  /** When `port` is taken by another program, listen on any port (the caller says so). */
+  fallBack?: boolean;
 }
 
 /** Which dialect's token the request carries, if any matches. */
@@ -69,8 +80,17 @@ export class Door {
     private readonly wss: WebSocketServer,
     private readonly gate: ConnectionGate,
     private readonly refusals: RefusalLog,
-    readonly port: number,
+    private readonly listener: Listener,
   ) {}
+
+  get port(): number {
+    return this.listener.port;
+  }
+
+  /** The port asked for was held by another program: this door listens elsewhere. */
+  get fellBack(): boolean {
+    return this.listener.fellBack;
+  }
 
   /** Connections that have connected but not upgraded (at most `maxPending`). */
   get pendingConnections(): number {
@@ -93,6 +113,8 @@ export class Door {
     const http = createServer((_req, res) => {
       res.writeHead(426, { 'content-type': 'text/plain', connection: 'close' }).end('Patchbay door: WebSocket only\n');
     });
+    const host = options.coreHost ?? new LocalHost();
+    const connIds = new WeakMap<Socket, string>();
     http.on('connection', (socket: Socket) => gate.admit(socket));
     http.on('upgrade', (req, socket: Socket, head) => {
       // Node leaves an upgrading socket without an error listener: a client that resets
@@ -116,20 +138,22 @@ export class Door {
       socket.off('error', onError);
       gate.upgraded(socket);
       wss.handleUpgrade(req, socket, head, (ws) => {
-        options.onConnection({ ws, dialect, remotePort: socket.remotePort ?? 0, localPort: socket.localPort ?? 0, protocol: ws.protocol, remote: key?.remote ?? null });
+        const connId = connIds.get(socket) ?? '';
+        options.onConnection({ ws, dialect, remotePort: socket.remotePort ?? 0, localPort: socket.localPort ?? 0, protocol: ws.protocol, connId, remote: key?.remote ?? null });
       });
     });
     http.on('clientError', (_err, socket) => socket.destroy());
-    await new Promise<void>((resolve, reject) => {
-      http.once('error', reject);
-      http.listen(options.port, options.host, () => {
-        http.off('error', reject);
-        resolve();
-      });
-    });
-    // After listening, an error is a failed accept (EMFILE): worth a line, never a crash.
-    http.on('error', (err) => refusals.refused('accept failed', err.message));
-    return new Door(http, wss, gate, refusals, (http.address() as AddressInfo).port);
+    const listener = await host.listen(
+      options.name ?? 'door',
+      { host: options.host, port: options.port, fallBack: options.fallBack === true, durable: true },
+      ({ id, socket }) => {
+        connIds.set(socket, id);
+        // However it ends (refused, cut, closed by either side), the host's copy goes with it.
+        socket.once('close', () => host.drop(id));
+        http.emit('connection', socket);
+      },
+    );
+    return new Door(http, wss, gate, refusals, listener);
   }
 
   private closing: Promise<void> | null = null;
@@ -141,9 +165,9 @@ export class Door {
       this.refusals.close();
       for (const ws of this.wss.clients) ws.terminate();
       this.wss.close();
-      this.http.close(() => resolve());
       // A client still sending its request headers would hold close() up for the headers timeout.
       this.http.closeAllConnections();
+      void this.listener.close().then(resolve);
     });
     return this.closing;
   }

@@ -1,32 +1,55 @@
-// A client connection to an editor's MCP server, authenticated in the editor's dialect.
+// A client connection to an editor's MCP server, authenticated in the editor's dialect. The TCP
+// connection is the host's (core/host.ts): under the daemon the keeper opens it and keeps a
+// copy, so the link outlives the core that runs WebSocket over it.
+import type { Socket } from 'node:net';
 import WebSocket from 'ws';
 import type { Dialect } from '../api/types.ts';
-import { AUTH_HEADER } from '../protocol/dialect.ts';
+import { LocalHost, type CoreHost } from '../core/host.ts';
+import { editorHandshake } from '../protocol/dialect.ts';
 
 export interface EditorEndpoint {
   port: number;
-  authToken: string;
+  /** Null: the editor has none (claude-code-ide.el), so none is sent. */
+  authToken: string | null;
   dialect: Dialect;
 }
 
-export function connectEditor(endpoint: EditorEndpoint, maxPayload: number, timeoutMs = 5000): Promise<WebSocket> {
+export interface EditorSocket {
+  ws: WebSocket;
+  /** The host's name for the connection. */
+  connId: string;
+}
+
+export async function connectEditor(endpoint: EditorEndpoint, maxPayload: number, timeoutMs = 5000, host: CoreHost = new LocalHost()): Promise<EditorSocket> {
+  let opened: { id: string; socket: Socket };
+  try {
+    opened = await host.connect('127.0.0.1', endpoint.port);
+  } catch (err) {
+    throw new Error(`editor on port ${endpoint.port}: ${(err as Error).message}`);
+  }
+  const { id, socket } = opened;
+  // However the link ends, the host's copy goes with it (else the editor never sees it end).
+  socket.once('close', () => host.drop(id));
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${endpoint.port}`, endpoint.dialect === 'claude' ? ['mcp'] : [], {
-      headers: { [AUTH_HEADER[endpoint.dialect]]: endpoint.authToken },
+    const { protocols, headers } = editorHandshake({ token: endpoint.authToken, dialect: endpoint.dialect });
+    const ws = new WebSocket(`ws://127.0.0.1:${endpoint.port}`, protocols, {
+      headers,
       maxPayload,
       perMessageDeflate: false,
       handshakeTimeout: timeoutMs,
+      createConnection: () => socket,
     });
     const fail = (err: Error): void => {
       ws.removeAllListeners();
       ws.on('error', () => {});
       ws.terminate();
+      socket.destroy();
       reject(new Error(`editor on port ${endpoint.port}: ${err.message}`));
     };
     ws.once('open', () => {
       ws.off('error', fail);
       ws.off('unexpected-response', onResponse);
-      resolve(ws);
+      resolve({ ws, connId: id });
     });
     const onResponse = (_req: unknown, res: { statusCode?: number }): void =>
       fail(new Error(`upgrade refused with HTTP ${res.statusCode ?? '?'}`));

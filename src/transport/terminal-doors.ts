@@ -7,7 +7,6 @@
 import type { ClaudeDoors, ExtraDoor } from '../discovery/door-lockfiles.ts';
 import type { Dialect } from '../api/types.ts';
 import type { Door } from './door.ts';
-import { newToken } from './tokens.ts';
 
 /** What a door for an editor's terminals is made from: the editors in a Claude lock dir. */
 export interface TerminalEditor {
@@ -43,8 +42,8 @@ export function mainTerminalPid(groups: readonly TerminalGroup[], previous: numb
   return groups.find((g) => !ownDoor.has(g.pid))?.pid ?? null;
 }
 
-/** Opens a door that takes Claude Code with this token, and hands its connections on. */
-export type OpenDoor = (token: string) => Promise<Door>;
+/** Opens the door for that editor pid's terminals (its token chosen by the opener: a kept one, after a restart). */
+export type OpenDoor = (pid: number) => Promise<{ door: Door; token: string }>;
 
 export class TerminalDoors {
   private main: number | null = null;
@@ -71,6 +70,11 @@ export class TerminalDoors {
   /** Ports of the doors open now (for tests and status). */
   ports(): number[] {
     return [...this.doors.values()].map((d) => d.door.port);
+  }
+
+  /** The doors open now: whose terminals, where, with which token (kept for the next start). */
+  list(): { pid: number; port: number; token: string }[] {
+    return [...this.doors].map(([pid, d]) => ({ pid, port: d.door.port, token: d.token }));
   }
 
   get size(): number {
@@ -100,9 +104,8 @@ export class TerminalDoors {
       wanted
         .filter((g) => !this.doors.has(g.pid))
         .map(async (g) => {
-          const token = newToken();
           try {
-            this.doors.set(g.pid, { door: await this.open(token), token });
+            this.doors.set(g.pid, await this.open(g.pid));
           } catch (err) {
             this.log(`door for the terminals of pid ${g.pid}: cannot open: ${(err as Error).message}; Claude Code in them does not see Patchbay`);
           }

@@ -3,12 +3,14 @@
 // proves itself with the bearer token from control.json; a browser page with a one-time ticket
 // it got with its sign-in or renewal (see browser-protocol.ts), from our own origin exactly.
 import { readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { HubApi, ParamsOf } from '../api/types.ts';
+import { LocalHost, type CoreHost, type Listener } from '../core/host.ts';
 import { decodeRequest, encodeError, encodeEvent, encodeResult, toWireError, type WireRequest } from '../api/wire.ts';
+import { encodeJson, holdsLazyText } from '../protocol/lazy-json.ts';
 import { ConnectionGate, isHangUp, refuse } from '../transport/connection-gate.ts';
 import { RefusalLog } from '../transport/refusal-log.ts';
 import { newToken, tokensEqual } from '../transport/tokens.ts';
@@ -58,6 +60,12 @@ export interface ControlServerOptions {
   upgradeDeadlineMs?: number;
   log?: (message: string) => void;
   now?: () => number;
+  /** Who listens (default: this process); under the daemon the keeper, which outlives the core. */
+  coreHost?: CoreHost;
+  /** The token the CLI proves itself with; default a new one (a restarted core keeps its keeper's). */
+  token?: string;
+  /** control.json's pid: the process the person would stop (default this one). */
+  pid?: number;
 }
 
 export interface RevokeReport {
@@ -140,39 +148,13 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
   });
 }
 
-/**
- * Listens on `port`, or on any port when `port` (a remembered one) is taken and `fallBack`
- * allows; resolves with whether it fell back.
- */
-async function listen(server: Server, host: string, port: number, fallBack: boolean): Promise<boolean> {
-  const attempt = (p: number) =>
-    new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(p, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  try {
-    await attempt(port);
-    return false;
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (!fallBack || code !== 'EADDRINUSE') {
-      throw new Error(`control server: cannot listen on ${host}:${port}: ${code === 'EADDRINUSE' ? 'another program holds that port' : (err as Error).message}`);
-    }
-    await attempt(0);
-    return true;
-  }
-}
-
 export async function startControlServer(options: ControlServerOptions): Promise<ControlServer> {
   const { hub, home, version } = options;
   const staticDir = options.staticDir ?? DEFAULT_STATIC_DIR;
   const log = options.log ?? ((message: string) => console.error(`patchbay: ${message}`));
   const now = options.now ?? Date.now;
   const policy = options.sessionPolicy ?? DEFAULT_SESSION_POLICY;
-  const token = newToken();
+  const token = options.token ?? newToken();
   const openTokenTtlMs = options.openTokenTtlMs ?? DEFAULT_OPEN_TOKEN_TTL_MS;
   const openTokens = new OneTimeTokens(openTokenTtlMs, now, 64);
   const signInPages = new SignInPages(home, openTokenTtlMs);
@@ -355,7 +337,13 @@ export async function startControlServer(options: ControlServerOptions): Promise
     const unsubscribe = hub.subscribe((event) => reply(encodeEvent(event)));
     const run = async ({ id, method, params }: WireRequest) => {
       try {
-        reply(encodeResult(id, await hub.call(method, params as ParamsOf<typeof method>)));
+        const result = hub.callForJson ? await hub.callForJson(method, params as ParamsOf<typeof method>) : await hub.call(method, params as ParamsOf<typeof method>);
+        // A diff's big texts go as the JSON bytes they are held in: nothing decoded or encoded again.
+        if (holdsLazyText(result)) {
+          if (ws.readyState === WebSocket.OPEN) ws.send(encodeJson({ id, result }), { binary: false });
+          return;
+        }
+        reply(encodeResult(id, result));
       } catch (err) {
         const error = toWireError(err);
         if (error.code === 'internal') log(`control command ${method} failed: ${(err as Error).stack ?? error.message}`);
@@ -433,16 +421,19 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   const remembered = browserState.controlPort;
   const wanted = options.port !== 0 ? options.port : (remembered ?? 0);
+  const host = options.coreHost ?? new LocalHost();
+  let listener: Listener;
   let fellBack: boolean;
   try {
-    fellBack = await listen(server, options.host, wanted, options.port === 0 && wanted !== 0);
+    listener = await host.listen('control', { host: options.host, port: wanted, fallBack: options.port === 0 && wanted !== 0, durable: false }, ({ socket }) =>
+      server.emit('connection', socket),
+    );
+    fellBack = listener.fellBack;
   } catch (err) {
     clearInterval(sweep);
-    throw err;
+    throw new Error(`control server: ${(err as Error).message}`);
   }
-  // After listening, an error is a failed accept (EMFILE): worth a line, never a crash.
-  server.on('error', (err) => refusals.refused('accept failed', err.message));
-  port = (server.address() as AddressInfo).port;
+  port = listener.port;
   hostHeader = `${options.host}:${port}`;
   origin = `http://${hostHeader}`;
   // Tabs signed in at the old address would keep talking to whoever holds it now: whatever
@@ -464,7 +455,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     clearInterval(sweep);
     await removeControlFile(home, token);
     await signInPages.close().catch((err: Error) => log(`could not remove sign-in pages: ${err.message}`));
-    server.close();
+    const stopped = listener.close();
     server.closeAllConnections();
     gate.close();
     const closed = [...clients.keys()].map((ws) => new Promise((resolve) => ws.once('close', resolve)));
@@ -474,6 +465,7 @@ export async function startControlServer(options: ControlServerOptions): Promise
     clearTimeout(grace);
     for (const ws of clients.keys()) ws.terminate();
     await new Promise<void>((resolve) => wss.close(() => resolve()));
+    await stopped;
     refusals.close();
   }
 
@@ -486,10 +478,10 @@ export async function startControlServer(options: ControlServerOptions): Promise
           'Every browser sign-in was ended, since that address is no longer Patchbay: run `patchbay open` to sign in again',
       );
     }
-    await writeControlFile(home, { host: options.host, port, pid: process.pid, token, version });
+    await writeControlFile(home, { host: options.host, port, pid: options.pid ?? process.pid, token, version });
   } catch (err) {
     clearInterval(sweep);
-    server.close();
+    await listener.close();
     throw new Error(`control server: cannot write to ${home}: ${(err as Error).message}`);
   }
 

@@ -155,6 +155,38 @@ export async function residentBytes(pid: number): Promise<number> {
   return Number(match[1]) * 1024;
 }
 
+/** A process and all its descendants (Linux: /proc/<pid>/task/<tid>/children), the process first. */
+export async function processTree(pid: number): Promise<number[]> {
+  const tids = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+  const children = await Promise.all(
+    tids.map((tid) =>
+      readFile(`/proc/${pid}/task/${tid}/children`, 'utf8').then(
+        (text) => text.split(' ').filter((t) => t !== '').map(Number),
+        () => [] as number[],
+      ),
+    ),
+  );
+  const below = await Promise.all(children.flat().map((child) => processTree(child)));
+  return [pid, ...below.flat()];
+}
+
+/**
+ * CPU time of a process and its descendants, in ms: Patchbay's daemon is a keeper and the core
+ * it runs, and both work on a relayed diff (the core relays it, the keeper keeps a copy of it).
+ */
+export async function treeCpuMillis(pid: number): Promise<number> {
+  const pids = await processTree(pid);
+  const each = await Promise.all(pids.map((p) => cpuMillis(p).catch(() => 0)));
+  return each.reduce((sum, n) => sum + n, 0);
+}
+
+/** Resident set size of a process and its descendants, in bytes (keeper and core together). */
+export async function treeResidentBytes(pid: number): Promise<number> {
+  const pids = await processTree(pid);
+  const each = await Promise.all(pids.map((p) => residentBytes(p).catch(() => 0)));
+  return each.reduce((sum, n) => sum + n, 0);
+}
+
 /**
  * CPU time a live process has used so far, in ms, from the kernel's own counters for it: the
  * nanoseconds each of its threads has run (/proc/<pid>/task/<tid>/schedstat), so that a diff's

@@ -4,7 +4,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RemoteHub } from '../../src/api/remote.ts';
-import type { SessionView, Snapshot } from '../../src/api/types.ts';
+import type { SessionView, Snapshot, TrafficEntry } from '../../src/api/types.ts';
 import { connectControl } from '../../src/web/control-client.ts';
 import { readControlFile } from '../../src/web/control-file.ts';
 import { listLockfiles } from '../peers/lockfiles.ts';
@@ -96,17 +96,32 @@ export class PatchbayDaemon implements PatchbayProcess {
   }
 
   async snapshot(): Promise<Snapshot> {
-    return (await this.hub()).call('snapshot', undefined);
+    try {
+      return await (await this.hub()).call('snapshot', undefined);
+    } catch (err) {
+      this.detach(); // a restarted core: the next call connects afresh
+      throw err;
+    }
   }
 
   async bind(sessionId: string, editorId: string | null): Promise<SessionView> {
     return (await this.hub()).call('bind', { sessionId, editorId });
   }
 
+  async traffic(sessionId: string): Promise<TrafficEntry[]> {
+    return (await this.hub()).call('traffic', { sessionId, limit: 500 });
+  }
+
   detach(): void {
     const control = this.control;
     this.control = null;
     void control?.then((c) => c.close(), () => {});
+  }
+
+  /** `patchbay restart`'s request: answered while the old core hands over; its connection then ends. */
+  async restart(): Promise<void> {
+    await (await this.hub()).call('restart', undefined);
+    this.detach();
   }
 
   async close(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {

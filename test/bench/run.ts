@@ -12,7 +12,8 @@
  *
  * Options:
  *   --json                 results as JSON on stdout (progress stays on stderr)
- *   --only a,b             a subset of: latency, throughput, diff, stall, burst, lockfile, memory
+ *   --only a,b             a subset of: latency, throughput, diff, stall, burst, lockfile, memory, ui
+ *                          (ui: the review's views in Chromium against the daemon's UI, ui-views.ts)
  *   --runs N               N runs (default 1), each with its relays started afresh: the table then
  *                          shows each side's median, the median of the runs' ratios, their spread,
  *                          and how many runs met the target (each run's own table goes to stderr)
@@ -32,11 +33,12 @@ import { parseArgs } from 'node:util';
 import { writeLockfile } from '../peers/lockfiles.ts';
 import { tempDir, waitFor, withTimeout } from '../peers/wait.ts';
 import { BenchAgent, type Response } from './agent.ts';
-import { Child, cpuMillis, residentBytes } from './child.ts';
+import { Child, cpuMillis as ownCpuMillis, treeCpuMillis as cpuMillis, treeResidentBytes as residentBytes, residentBytes as ownResidentBytes } from './child.ts';
 import { HubChild, PatchbayDaemon, type PatchbayProcess } from './daemon.ts';
 import type { HostedEditor } from './editor-host.ts';
 import { diffRoundTrip, PROPOSAL_SEED, proposalOf, type Proposal } from './diff-trip.ts';
 import { sourceText } from './source-text.ts';
+import { measureUiViews } from './ui-views.ts';
 import { formatSummary, formatTable, judge, median, percentile, spreadOf, summarize, type Measurement, type Row } from './report.ts';
 
 const MiB = 1024 * 1024;
@@ -59,7 +61,7 @@ const PLAN = {
   memorySessions: 200,
 };
 
-const METRICS = ['latency', 'throughput', 'diff', 'stall', 'burst', 'lockfile', 'memory'] as const;
+const METRICS = ['latency', 'throughput', 'diff', 'stall', 'burst', 'lockfile', 'restart', 'memory', 'ui'] as const;
 type Metric = (typeof METRICS)[number];
 
 const started = performance.now();
@@ -159,10 +161,13 @@ interface Pair {
  * idle first lets work the relay does after answering (a history entry) land in this count.
  */
 async function counted<T>(pair: Pair, cpu: Record<string, number>, work: () => Promise<T>, settleMs = 0): Promise<T> {
-  const before = await cpuMillis(pair.pid);
+  const [before, ownBefore] = await Promise.all([cpuMillis(pair.pid), ownCpuMillis(pair.pid)]);
   const result = await work();
   if (settleMs > 0) await sleep(settleMs);
-  cpu[pair.name] = (cpu[pair.name] ?? 0) + (await cpuMillis(pair.pid)) - before;
+  const [after, ownAfter] = await Promise.all([cpuMillis(pair.pid), ownCpuMillis(pair.pid)]);
+  cpu[pair.name] = (cpu[pair.name] ?? 0) + after - before;
+  // The relay's own process apart from its children: Patchbay's keeper.
+  cpu[`${pair.name}:own`] = (cpu[`${pair.name}:own`] ?? 0) + ownAfter - ownBefore;
   return result;
 }
 
@@ -284,7 +289,7 @@ async function measureDiffCase(c: DiffCase, proposal: Proposal): Promise<Measure
       bare: perDiff('bare'),
       patchbay: perDiff('patchbay'),
       target: { kind: 'ratio-max', max: 1.5 },
-      note: `the relay process's run time over the ${PLAN.diffRounds} round trips (each with its close_tab and 50 ms to settle), divided by ${PLAN.diffRounds}`,
+      note: `the relay's run time (Patchbay: its keeper and its core) over the ${PLAN.diffRounds} round trips (each with its close_tab and 50 ms to settle), divided by ${PLAN.diffRounds}; Patchbay's keeper alone ${((cpu['patchbay:own'] ?? 0) / PLAN.diffRounds).toFixed(1)} ms`,
     },
   ];
 }
@@ -476,13 +481,14 @@ async function measureMemory(owned: Owned, host: Child, root: string): Promise<M
     return max / MiB;
   };
   const [pbRss, bareRss] = await Promise.all([sample(daemon.child.pid), sample(bare.child.pid)]);
+  const keeperRss = (await ownResidentBytes(daemon.child.pid)) / MiB;
   return {
     metric: `RSS, ${sessionCount} sessions / ${editorCount} editors`,
     unit: 'MiB',
     bare: bareRss,
     patchbay: pbRss,
     target: { kind: 'value-max', max: 150 },
-    note: `VmRSS of the daemon process (max of 3 samples over 0.5 s) once every session is connected, bound and has made one getDiagnostics call (${identified} of ${sessionCount} sessions had been identified by their process); the bare relay is shown for scale`,
+    note: `VmRSS of the daemon, its keeper and its core together (max of 3 samples over 0.5 s; the keeper alone ${keeperRss.toFixed(0)} MiB) once every session is connected, bound and has made one getDiagnostics call (${identified} of ${sessionCount} sessions had been identified by their process); the bare relay is shown for scale`,
   };
 }
 
@@ -635,6 +641,49 @@ async function relayMeasurements(out: Measurement[], wants: (m: Metric) => boole
     };
     out.push(...(await profiled('lockfile-loaded', () => measureLockfileToStatus(patchbay, freshHost, root, diffs))));
   }
+  // Last: the core changes under the rows above.
+  if (wants('restart') && patchbay instanceof PatchbayDaemon) {
+    progress('a relayed request during `patchbay restart`');
+    out.push(...(await measureRestart(patchbay, pb.agent)));
+  }
+}
+
+/** While `patchbay restart` runs: a getDiagnostics every 5 ms from the agent; how long the slowest waited, and how many were never answered. */
+async function measureRestart(patchbay: PatchbayDaemon, agent: BenchAgent): Promise<Measurement[]> {
+  const sent: Promise<number | null>[] = [];
+  const lostAt: number[] = [];
+  let sending = true;
+  let restartAt = 0;
+  const loop = (async () => {
+    while (sending) {
+      const id = agent.reserveId();
+      const t0 = performance.now();
+      sent.push(
+        withTimeout(agent.sendRequest(id, `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${DIAGNOSTICS_PARAMS}}`), 10_000, 'an answer').then(
+          (r) => r.at - t0,
+          () => (lostAt.push(t0 - restartAt), null),
+        ),
+      );
+      await sleep(5);
+    }
+  })();
+  await sleep(500);
+  const before = await patchbay.snapshot();
+  const t0 = performance.now();
+  restartAt = t0;
+  await patchbay.restart();
+  const after = await waitFor(async () => (await patchbay.snapshot().catch(() => null))?.corePid !== before.corePid && performance.now(), { timeoutMs: 30_000, intervalMs: 10, message: 'the new core answering' });
+  await sleep(1000);
+  sending = false;
+  await loop;
+  const waits = await Promise.all(sent);
+  const answered = waits.filter((w): w is number => w !== null);
+  const lost = waits.length - answered.length;
+  const note = `${waits.length} calls, one every 5 ms from 0.5 s before \`patchbay restart\` to 1 s after the new core answered (it did ${(after - t0).toFixed(0)} ms after the command)`;
+  return [
+    { metric: 'a relayed request delayed by `patchbay restart`, at most', unit: 'ms', bare: null, patchbay: Math.max(...answered), target: { kind: 'value-max', max: 1000 }, note },
+    { metric: 'requests lost in `patchbay restart`', unit: '', bare: null, patchbay: lost, target: { kind: 'value-max', max: 0 }, note: `never answered within 10 s${lostAt.length > 0 ? `: sent ${lostAt.map((t) => t.toFixed(0)).join(', ')} ms after the command` : ''}` },
+  ];
 }
 
 /** One run of every wanted measurement, each relay and editor started afresh. */
@@ -645,7 +694,7 @@ async function runOnce(wants: (m: Metric) => boolean, profileDir: string | undef
   const errors: string[] = [];
   try {
     const host = await startEditorHost(owned);
-    if (METRICS.some((m) => m !== 'memory' && wants(m))) {
+    if (METRICS.some((m) => m !== 'memory' && m !== 'ui' && wants(m))) {
       const relay = new Owned();
       try {
         await relayMeasurements(measurements, wants, relay, host, root.path, profileDir);
@@ -664,6 +713,13 @@ async function runOnce(wants: (m: Metric) => boolean, profileDir: string | undef
         errors.push(`memory measurement: ${(err as Error).stack ?? String(err)}`);
       } finally {
         errors.push(...(await memory.closeAll()));
+      }
+    }
+    if (wants('ui')) {
+      try {
+        measurements.push(...(await measureUiViews(join(root.path, 'ui'), progress)));
+      } catch (err) {
+        errors.push(`ui measurement: ${(err as Error).stack ?? String(err)}`);
       }
     }
   } finally {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { chmod, chown, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,7 +15,7 @@ import { createFakeHub } from '../web/fake-hub.ts';
 import { signInSecretFrom } from '../../src/web/browser-protocol.ts';
 import { browserStatePath } from '../../src/web/browser-state.ts';
 import { httpRequest, renewRequest, sessionRequest } from '../web/helpers.ts';
-import { tempDir, waitFor } from '../peers/wait.ts';
+import { tempDir, waitFor, withTimeout } from '../peers/wait.ts';
 import { DISK, PROPOSAL, withChanges } from '../ui/review-fixtures.ts';
 
 /** A pid no process has (above Linux's pid_max). */
@@ -62,12 +63,14 @@ test('status prints the door, editors, sessions, idle pi processes and problems'
   const { code, stdout, stderr } = await run('status');
   assert.equal(code, 0);
   assert.equal(stderr, '');
-  assert.match(stdout, /^Patchbay 0\.1\.0, pid 4242\n/);
+  assert.match(stdout, /^Patchbay 0\.1\.0, pid 4242, core 4243\n/);
   assert.match(stdout, /Door: 127\.0\.0\.1:40123\n {2}\/home\/u\/\.pi\/ide\/40123\.lock\n/);
   assert.match(stdout, /ID +EDITOR +FOLDERS +PORT +PID +DIALECT +ALIVE\n {2}nvim-proj +Neovim · proj +\/work\/proj +41000 +5000 +pi +yes\n/);
   assert.match(stdout, /s1 +pi +6000 +\/work\/proj +nvim-proj +cwd\n/);
   assert.match(stdout, /7000 +\/work\/other +pi-ide is not installed/);
   assert.match(stdout, /\/home\/u\/\.pi\/ide\/999\.lock +"pid" must be a number/);
+  assert.match(stdout, /Other tools' lockfiles \(another protocol's; left alone\):\n {2}PATH +WHOSE\n {2}\/home\/u\/\.pi\/ide\/51234\.lock +Pi IDE Protocol v1 \(VS Code, pid 4242\)\n/);
+  assert.doesNotMatch(stdout.split("Other tools'")[0]!, /51234/, 'not among the invalid ones');
   assert.match(stdout, /Pending diffs: 2\n/);
   assert.match(stdout, /Warning: the store was unreadable and moved aside\n$/);
 });
@@ -183,7 +186,7 @@ test('diffs lists pending edits and recent decisions; --json prints both lists',
   const now = Date.now();
   hub.state.diffs[0]!.createdAt = now - 12_000;
   hub.state.diffs[1]!.createdAt = now - 5_000;
-  hub.state.history.push({ id: 'd0', sessionId: 's1', path: '/work/proj/old.txt', outcome: 'rejected', by: 'editor', at: now - 120_000, edited: false, tool: 'write', editorId: 'nvim-proj', agent: 'pi-ide' });
+  hub.state.history.push({ id: 'd0', sessionId: 's1', path: '/work/proj/old.txt', outcome: 'rejected', status: 'rejected', by: 'editor', at: now - 120_000, edited: false, tool: 'write', editorId: 'nvim-proj', agent: 'pi-ide' });
   const human = await run('diffs');
   assert.equal(human.code, 0);
   assert.match(human.stdout, /^Pending:\n {2}ID +SESSION +EDITOR +TOOL +AGE +PATH\n/);
@@ -274,7 +277,7 @@ test('diffs accept sends the contents of --contents-file; reject and the -all fo
   assert.equal(accepted.code, 0);
   assert.equal(
     accepted.stdout,
-    'accepted d1 /work/proj/a.txt (edited by you)\n  pi-ide was told: Patchbay: the person edited your proposal for /work/proj/a.txt before it was written. What was written is exactly the text above, not your proposal.\n',
+    'accepted d1 /work/proj/a.txt (edited by you)\n  pi-ide was told: Patchbay: the person edited your proposal for /work/proj/a.txt before it was written. The file now differs from your proposal: read /work/proj/a.txt again before you change it further.\n',
   );
   assert.deepEqual(hub.calls.at(-1), { method: 'diffs.accept', params: { id: 'd1', contents: 'one\nTWO, edited\n' } });
 
@@ -293,7 +296,21 @@ test('diffs accept sends the contents of --contents-file; reject and the -all fo
 
   const badFile = await run('diffs', 'accept', 'd2', '--contents-file', 'nope.txt');
   assert.equal(badFile.code, 1);
-  assert.match(badFile.stderr, /^patchbay: ENOENT.*nope\.txt/);
+  assert.equal(badFile.stderr, 'patchbay: --contents-file nope.txt: no such file\n');
+});
+
+test('--contents-file is read only from a regular file, never through a symlink nor from a FIFO (which would hang the command)', { skip: process.platform === 'win32' }, async (t) => {
+  const { run, hub, dir } = await withDaemon(t);
+  await writeFile(join(dir.path, 'secret.txt'), 'a secret\n');
+  await symlink(join(dir.path, 'secret.txt'), join(dir.path, 'final.txt'));
+  execFileSync('mkfifo', [join(dir.path, 'fifo.txt')]);
+  const calls = hub.calls.length;
+  const viaLink = await run('diffs', 'accept', 'd1', '--contents-file', 'final.txt');
+  assert.equal(viaLink.code, 1);
+  assert.equal(viaLink.stderr, 'patchbay: --contents-file final.txt is not read: it is a symlink (only a regular file is read, and not through a symlink: give the file itself)\n');
+  const fifo = await withTimeout(run('diffs', 'accept', 'd1', '--contents-file', 'fifo.txt'), 3000, 'a --contents-file that is a FIFO');
+  assert.match(fifo.stderr, /fifo\.txt is not read: it is a FIFO/);
+  assert.equal(hub.calls.length, calls, 'nothing was decided');
 });
 
 test('models lists each session’s models; --json prints them as they are', async (t) => {
@@ -541,9 +558,11 @@ test('restore without a daemon puts live editors’ lockfiles back and deletes d
   assert.equal(stderr, '');
   assert.equal(code, 0);
   assert.equal(stdout, `restored ${join(env.PI_IDE_LOCK_DIR, '41000.lock')}\nremoved ${join(adopted, '41001.lock')}\n`);
-  assert.deepEqual((await readdir(env.PI_IDE_LOCK_DIR)).sort(), ['.patchbay', '41000.lock']);
-  assert.deepEqual(await readdir(adopted), []);
+  assert.deepEqual((await readdir(env.PI_IDE_LOCK_DIR)).sort(), ['41000.lock'], 'and no empty .patchbay/ is left');
 });
+
+/** The core the daemon tests' keeper starts: the in-memory hub behind a real control server. */
+const FAKE_CORE = fileURLToPath(new URL('./fake-core.ts', import.meta.url));
 
 /** Another user (nobody); we run as root here, so files can be given to them. */
 const OTHER_UID = 65534;
@@ -557,14 +576,14 @@ test('daemon refuses a home another user owns, and reads nothing in it', { skip:
   let created = false;
   const io = captureIo(env, dir.path);
   const code = await main(['daemon'], io.io, {
-    createHub: async () => {
+    coreEntry: () => {
       created = true;
-      return { ...createFakeHub(), close: async () => {} };
+      return { script: FAKE_CORE };
     },
     stopRequested: async () => 'SIGTERM',
   });
   assert.equal(code, 1);
-  assert.equal(created, false, 'no hub was made from their files');
+  assert.equal(created, false, 'no core was started on their files');
   assert.match(io.stderr(), new RegExp(`^patchbay: Patchbay's home ${home} belongs to uid ${OTHER_UID}, not to you`));
 });
 
@@ -577,7 +596,7 @@ test('daemon refuses to start when another user’s patchbay.sock claims Patchba
   t.after(() => new Promise((r) => liar.close(r)));
   await chown(socket, OTHER_UID, OTHER_UID);
   const io = captureIo(env, dir.path);
-  const code = await main(['daemon'], io.io, { createHub: async () => ({ ...createFakeHub(), close: async () => {} }), stopRequested: async () => 'SIGTERM' });
+  const code = await main(['daemon'], io.io, { coreEntry: () => ({ script: FAKE_CORE }), stopRequested: async () => 'SIGTERM' });
   assert.equal(code, 1);
   assert.doesNotMatch(io.stderr(), /already running/, 'not the lie it was told');
   assert.match(io.stderr(), new RegExp(`${socket} belongs to uid ${OTHER_UID}`));
@@ -611,16 +630,14 @@ test('commands refuse a control.json whose host is not loopback', async (t) => {
 
 test('daemon serves the hub until asked to stop, then closes it and removes control.json', async (t) => {
   const { env, dir, home, run } = await emptyHome(t);
-  const fake = createFakeHub();
-  let closedWith: string | undefined;
   let stop!: (signal: string) => void;
   const stopRequested = new Promise<string>((r) => (stop = r));
   const io = captureIo(env, dir.path);
   const running = main(['daemon'], io.io, {
-    createHub: async () => ({ ...fake, close: async (reason?: string) => void (closedWith = reason) }),
+    coreEntry: () => ({ script: FAKE_CORE, env: { ...process.env, ...env } }),
     stopRequested: () => stopRequested,
   });
-  const deadline = Date.now() + 3000;
+  const deadline = Date.now() + 15_000;
   while (!io.stdout() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   assert.match(io.stdout(), /^Patchbay 0\.1\.0 running \(pid \d+\): door 127\.0\.0\.1:40123, control http:\/\/127\.0\.0\.1:\d+\n$/);
   assert.match(io.stderr(), /warning: the store was unreadable and moved aside/);
@@ -634,8 +651,8 @@ test('daemon serves the hub until asked to stop, then closes it and removes cont
 
   stop('SIGTERM');
   assert.equal(await running, 0);
-  assert.equal(closedWith, 'Patchbay is stopping');
-  assert.match(io.stderr(), /patchbay: stopping \(SIGTERM\)\n$/);
+  assert.match(io.stderr(), /fake hub closed: Patchbay is stopping\n/);
+  assert.match(io.stderr(), /patchbay: stopping \(SIGTERM\)\n/);
   assert.deepEqual(await readdir(home), ['browser.json'], 'only the sign-in key (and the port) outlive it');
 });
 

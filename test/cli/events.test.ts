@@ -68,7 +68,7 @@ test('events without --json says what happened, with content: prompts, answers, 
   hub.emit({ type: 'snapshot', snapshot: structuredClone(hub.state) }); // the same summary: no line
   hub.emit({
     type: 'diffDecided',
-    record: { id: 'd2', sessionId: 's1', path: '/work/proj/new.txt', outcome: 'accepted', by: 'editor', at: 1, edited: false, changes: { total: 3, accepted: [1, 3], rejected: [2] }, reason: 'keep the loop', tool: 'write', editorId: 'nvim-proj', agent: 'pi-ide' },
+    record: { id: 'd2', sessionId: 's1', path: '/work/proj/new.txt', outcome: 'accepted', status: 'accepted', by: 'editor', at: 1, edited: false, changes: { total: 3, accepted: [1, 3], rejected: [2] }, reason: 'keep the loop', tool: 'write', editorId: 'nvim-proj', agent: 'pi-ide' },
   });
   hub.emit({ type: 'pi', id: 'pi-1a2b', event: { type: 'agent_start' } });
   hub.emit({ type: 'pi', id: 'pi-1a2b', event: { type: 'message_end', message: { role: 'user', content: [{ type: 'text', text: 'hello' }] } } });
@@ -159,8 +159,8 @@ test('status --watch reprints the status, replacing it on a terminal and after a
   tty.interrupt();
   assert.equal(await piped.exited, 0);
   assert.equal(await tty.exited, 0);
-  assert.match(piped.stdout(), /^\d\d:\d\d:\d\d\.\d{3}\nPatchbay 0\.1\.0, pid 4242\n[^]*\n\n\d\d:\d\d:\d\d\.\d{3}\nPatchbay 0\.1\.0, pid 4242, routing PAUSED\n/);
+  assert.match(piped.stdout(), /^\d\d:\d\d:\d\d\.\d{3}\nPatchbay 0\.1\.0, pid 4242, core 4243\n[^]*\n\n\d\d:\d\d:\d\d\.\d{3}\nPatchbay 0\.1\.0, pid 4242, core 4243, routing PAUSED\n/);
   const screens = tty.stdout().split('\x1b[H\x1b[2J');
   assert.equal(screens.length, 3, 'each status starts with a cleared screen');
-  assert.match(screens[2]!, /^Patchbay 0\.1\.0, pid 4242, routing PAUSED\n/);
+  assert.match(screens[2]!, /^Patchbay 0\.1\.0, pid 4242, core 4243, routing PAUSED\n/);
 });

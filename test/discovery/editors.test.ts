@@ -143,7 +143,7 @@ test('a live editor is listed and its lockfile adopted, so agents see only the d
 
   const report = await discovery.close();
   assert.deepEqual(report, { restored: [original], removed: [] });
-  assert.deepEqual(await ls(dirs.pi), ['.patchbay', `${ed.port}.lock`]);
+  assert.deepEqual(await ls(dirs.pi), [`${ed.port}.lock`], 'nothing of Patchbay’s is left, not even an empty .patchbay/');
   assert.equal(await discovery.close(), report, 'closing twice is the same close');
 });
 
@@ -324,7 +324,7 @@ test('leftovers of a crash are recovered on start: live editors stay adopted, de
 
   // And the restart's own quit puts the editor's lockfile back where the editor wrote it.
   await discovery.close();
-  assert.deepEqual(await ls(dirs.pi), ['.patchbay', `${ed.port}.lock`]);
+  assert.deepEqual(await ls(dirs.pi), [`${ed.port}.lock`]);
 });
 
 test('leftovers are moved back on start when takeover is off', async (t) => {
@@ -467,7 +467,7 @@ test('a crashed Patchbay’s door naming a live editor’s pid is cleared on sta
   assert.ok((await lstat(running)).isFile());
 });
 
-test('an editor the relay reports as dropped is re-checked at once and its lockfile given back', async (t) => {
+test('an editor the relay reports as dropped is re-checked at once; its port closed, its lockfile is deleted, not given back', async (t) => {
   const dirs = await freshDirs();
   const ed = await startEditor('suspect');
   t.after(() => ed.close());
@@ -477,13 +477,13 @@ test('an editor the relay reports as dropped is re-checked at once and its lockf
   await discovery.start();
   assert.equal(discovery.current().editors.length, 1);
 
-  await ed.close(); // the editor stopped serving, its process (live.pid) lives on
+  await ed.close(); // the editor stopped serving (quitting: `:qa!` closes the port first); its pid lives on a moment
   await discovery.markSuspect(ed.port);
   assert.deepEqual(discovery.current().editors, []);
-  assert.deepEqual(discovery.current().invalid, [
-    { path: original, reason: `port ${ed.port} is not accepting connections` },
-  ]);
-  assert.ok((await lstat(original)).isFile(), 'no longer held: moved back');
+  assert.deepEqual(discovery.current().invalid, []);
+  // Given back, it would sit in the agents' dir with a dead pid once the editor is gone.
+  await assert.rejects(lstat(original), { code: 'ENOENT' });
+  assert.deepEqual(await ls(join(dirs.pi, '.patchbay')), []);
 });
 
 test('an editor that rewrites its lockfile is picked up with its new folders', async (t) => {
@@ -670,4 +670,74 @@ test('a lockfile naming a pid that does not hold its port is not taken for the e
   await writeLock(dirs.claude, ed.port, lockBody(process.pid, ed.token));
   await discovery.check();
   assert.deepEqual(discovery.current().editors.map((e) => [e.pid, e.dialect]), [[process.pid, 'claude']]);
+});
+
+/** A "Pi IDE Protocol v1" lockfile, as xl0/pi-lovely-ide's VS Code plugin writes it. */
+function piIdeV1(port: number, pid: number, workspaces = ['/work/project']): object {
+  return { protocol: 'pi-ide', version: 1, port, pid, workspaces, ide: 'VS Code', token: 'their-token' };
+}
+
+/** What identifies a file as untouched: its bytes, inode and modification time. */
+async function fingerprint(path: string): Promise<string> {
+  const info = await stat(path);
+  return `${info.ino}:${info.mtimeMs}:${await readFile(path, 'utf8')}`;
+}
+
+test("another tool's lockfiles (Pi IDE Protocol v1) are listed as another protocol's, and never moved, rewritten or deleted: through checks, takeover, a give-back, the door and the stop", async (t) => {
+  const dirs = await freshDirs();
+  // A live one on a port that answers (their server), one of a dead pid, one not named <port>.lock.
+  const theirs = await editor(t, 'their-token');
+  const ed = await editor(t);
+  const files = {
+    live: await writeLock(dirs.pi, theirs.port, piIdeV1(theirs.port, live.pid)),
+    dead: await writeLock(dirs.pi, 3333, piIdeV1(3333, dead)),
+    named: join(dirs.pi, 'window-2.lock'),
+    door: await writeLock(dirs.pi, 7100, piIdeV1(7100, dead)),
+  };
+  await writeFile(files.named, JSON.stringify(piIdeV1(5555, live.pid)));
+  const editorFile = await writeLock(dirs.pi, ed.port, lockBody(live.pid, ed.token));
+  const before = Object.fromEntries(await Promise.all(Object.entries(files).map(async ([k, p]) => [k, await fingerprint(p)])));
+  const untouched = async (when: string) => {
+    for (const [key, path] of Object.entries(files)) assert.equal(await fingerprint(path), before[key], `${when}: ${path}`);
+  };
+
+  const { discovery } = await discover(t, dirs);
+  await discovery.start();
+  const { editors, invalid, others } = discovery.current();
+  assert.deepEqual(editors.map((e) => e.port), [ed.port], 'the editor beside them is adopted as ever');
+  assert.deepEqual(invalid, [], 'none is listed as a broken lockfile');
+  assert.deepEqual(
+    others.map((o) => [o.path, o.protocol, o.description]),
+    [
+      [files.dead, 'pi-ide', `Pi IDE Protocol v1 (VS Code, pid ${dead})`],
+      [join(dirs.pi, `${theirs.port}.lock`), 'pi-ide', `Pi IDE Protocol v1 (VS Code, pid ${live.pid})`],
+      [files.door, 'pi-ide', `Pi IDE Protocol v1 (VS Code, pid ${dead})`],
+      [files.named, 'pi-ide', `Pi IDE Protocol v1 (VS Code, pid ${live.pid})`],
+    ].sort((a, b) => a[0]!.localeCompare(b[0]!)),
+  );
+  assert.equal(theirs.upgrades, 0, 'their server is never probed, so it never gets a token of anyone');
+  await untouched('after start');
+
+  // The door's port holds one of theirs: the door is not written over it, and that is said.
+  await discovery.publishDoor({ port: 7100, tokens: { pi: 'door-token' }, folders: ['/work/project'] });
+  assert.match(discovery.current().doorProblems.join('\n'), /7100\.lock is another tool's lockfile \(Pi IDE Protocol v1 \(VS Code, pid \d+\)\), which Patchbay leaves alone/);
+  await untouched('after the door was published');
+
+  // One of theirs now sits where the adopted editor's lockfile would go back (a port reused).
+  await writeFile(editorFile, JSON.stringify(piIdeV1(ed.port, dead)));
+  Object.assign(files, { onEditorPort: editorFile });
+  before.onEditorPort = await fingerprint(editorFile);
+  await discovery.check();
+  assert.deepEqual(discovery.current().editors.map((e) => e.port), [ed.port], 'the editor stays adopted behind it');
+  await discovery.setTakeover(false); // takeover off gives adopted files back: not onto theirs
+  await untouched('after takeover was turned off');
+  assert.ok((await lstat(join(dirs.pi, '.patchbay', `${ed.port}.lock`))).isFile(), 'the editor’s lockfile stays adopted rather than displace theirs');
+
+  const report = await discovery.close();
+  await untouched('after the stop');
+  assert.match((report.warnings ?? []).join('\n'), new RegExp(`${ed.port}\\.lock is another tool's lockfile .*, which Patchbay leaves alone; it stays where it is`));
+  assert.ok((await lstat(join(dirs.pi, '.patchbay', `${ed.port}.lock`))).isFile(), 'never deleted while its editor may live');
+  const restored = await discover(t, dirs);
+  await restored.discovery.restoreAll();
+  await untouched('after a restore by hand');
 });

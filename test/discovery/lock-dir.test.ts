@@ -36,6 +36,7 @@ test('scanning a lock dir that does not exist finds nothing', async () => {
   assert.deepEqual(await scanLockDir(join(root, 'missing'), 'claude', { maxBytes: 65536 }), {
     entries: [],
     invalid: [],
+    others: [],
     unreadable: [],
     unlisted: null,
   });

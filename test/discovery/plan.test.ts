@@ -25,6 +25,7 @@ const lock = (path: string, alive = true): FileState => ({ kind: 'lock', entry: 
 const foreign = (path: string): FileState => ({ kind: 'foreign', entry: entry(path, 65534) });
 const garbage = (path: string): FileState => ({ kind: 'invalid', path, reason: 'not JSON' });
 const unreadable = (path: string): FileState => ({ kind: 'unreadable', path, reason: 'cannot open: EMFILE' });
+const theirs = (path: string): FileState => ({ kind: 'other', other: { path, protocol: 'pi-ide', description: 'Pi IDE Protocol v1' } });
 
 const ok: ProbeOutcome = { result: 'ok', aliveAfter: true, holdsPort: true };
 const okUnknownHolder: ProbeOutcome = { result: 'ok', aliveAfter: true, holdsPort: null };
@@ -44,7 +45,7 @@ interface Case {
   probes?: Partial<Record<Which, ProbeOutcome>>;
   ctx?: PlanContext;
   /** The editor's location before the steps, the steps as `op path`, the listed paths. */
-  want: { editor: Which | null; steps: string[]; invalid: string[] } | { keep: true };
+  want: { editor: Which | null; steps: string[]; invalid: string[]; others?: string[] } | { keep: true };
 }
 
 const cases: Case[] = [
@@ -66,14 +67,20 @@ const cases: Case[] = [
   { name: 'without takeover an adopted live editor is given back', top: null, adopted: lock(HELD), probes: { adopted: ok }, ctx: off, want: { editor: 'adopted', steps: [`give-back ${HELD}`], invalid: [] } },
   { name: 'an adopted editor whose pid died is deleted', top: null, adopted: lock(HELD, false), want: { editor: null, steps: [`remove ${HELD}`], invalid: [] } },
   { name: 'an adopted editor that died during its probe is deleted', top: null, adopted: lock(HELD), probes: { adopted: refusedThenDead }, want: { editor: null, steps: [`remove ${HELD}`], invalid: [] } },
-  { name: 'an adopted file whose port closed but pid lives is given back', top: null, adopted: lock(HELD), probes: { adopted: refused }, want: { editor: null, steps: [`give-back ${HELD}`], invalid: [HELD] } },
+  { name: 'an adopted editor whose port closed is deleted, not given back, though its pid still lives (it is quitting)', top: null, adopted: lock(HELD), probes: { adopted: refused }, want: { editor: null, steps: [`remove ${HELD}`], invalid: [] } },
   { name: 'an unusable adopted file goes back where nothing sits', top: null, adopted: garbage(HELD), want: { editor: null, steps: [`give-back ${HELD}`], invalid: [HELD] } },
   // Hole 6: whatever appears at an adopted editor's original path does not remove it
   { name: 'garbage at an adopted editor’s path leaves the editor adopted', top: garbage(TOP), adopted: lock(HELD), probes: { adopted: ok }, want: { editor: 'adopted', steps: [], invalid: [TOP] } },
   { name: 'another user’s file at an adopted editor’s path leaves the editor adopted', top: foreign(TOP), adopted: lock(HELD), probes: { adopted: ok }, want: { editor: 'adopted', steps: [], invalid: [TOP] } },
   { name: 'a dead lockfile at an adopted editor’s path leaves the editor adopted', top: lock(TOP, false), adopted: lock(HELD), probes: { adopted: ok }, want: { editor: 'adopted', steps: [], invalid: [TOP] } },
   { name: 'without takeover the adopted editor goes back over garbage (the executor moves it aside)', top: garbage(TOP), adopted: lock(HELD), probes: { adopted: ok }, ctx: off, want: { editor: 'adopted', steps: [`give-back ${HELD}`], invalid: [TOP] } },
-  { name: 'a give-back never runs into a live editor’s lockfile of ours', top: lock(TOP), adopted: lock(HELD), probes: { top: refused, adopted: refused }, want: { editor: null, steps: [], invalid: [TOP, HELD] } },
+  { name: 'a give-back never runs into a live editor’s lockfile of ours', top: lock(TOP), adopted: lock(HELD), probes: { top: refused, adopted: notWs }, want: { editor: null, steps: [], invalid: [TOP, HELD] } },
+  // Another tool's lockfile (another protocol's): listed apart, nothing ever moves it or onto it
+  { name: 'another tool’s lockfile is listed as such, nothing moves', top: theirs(TOP), adopted: null, want: { editor: null, steps: [], invalid: [], others: [TOP] } },
+  { name: 'another tool’s lockfile at an adopted editor’s path leaves the editor adopted', top: theirs(TOP), adopted: lock(HELD), probes: { adopted: ok }, want: { editor: 'adopted', steps: [], invalid: [], others: [TOP] } },
+  { name: 'without takeover an adopted editor is not given back onto another tool’s lockfile', top: theirs(TOP), adopted: lock(HELD), probes: { adopted: ok }, ctx: off, want: { editor: 'adopted', steps: [], invalid: [], others: [TOP] } },
+  { name: 'an adopted no-editor is not given back onto another tool’s lockfile either', top: theirs(TOP), adopted: lock(HELD), probes: { adopted: refused }, want: { editor: null, steps: [], invalid: [HELD], others: [TOP] } },
+  { name: 'a dead adopted editor behind another tool’s lockfile is deleted, theirs stays', top: theirs(TOP), adopted: lock(HELD, false), want: { editor: null, steps: [`remove ${HELD}`], invalid: [], others: [TOP] } },
   // Hole 5: this machine's trouble is never "the editor is gone"
   { name: 'a probe that failed for lack of descriptors keeps everything', top: null, adopted: lock(HELD), probes: { adopted: emfile }, want: { keep: true } },
   { name: 'a lockfile unreadable for lack of descriptors keeps everything', top: unreadable(TOP), adopted: lock(HELD), want: { keep: true } },
@@ -101,6 +108,7 @@ describe('planLockfile', () => {
         c.want.steps,
       );
       assert.deepEqual(plan.invalid.map((i) => i.path).sort(), [...c.want.invalid].sort());
+      assert.deepEqual(plan.others.map((o) => o.path), c.want.others ?? []);
     });
   }
 

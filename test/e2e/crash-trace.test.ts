@@ -1,75 +1,125 @@
-// kill -9 of the daemon with an edit waiting: pi-ide writes it unreviewed (its own behaviour when
-// the link drops), so the trace must say so: `status` names what the dead daemon left, and the
-// next start lists the edit as interrupted, in the history and as a warning.
+// When Patchbay dies with edits waiting for review. kill -9 of the daemon alone leaves its core,
+// which ends review cleanly (the edit rejected, lockfiles back). Both dying at once (power
+// loss): pi-ide writes the edit unreviewed (its own behaviour when its link drops), so the next
+// start says per file what became of it — written without review, not written, changed since —
+// dated when the dead run was last known alive, until the person dismisses it.
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import { spawnPeer, type PeerProcess } from '../peers/spawn.ts';
-import type { TempDir } from '../peers/wait.ts';
-import { cli, e2eFolder, startDaemon, statusUntil, type Daemon, type Env } from './daemon-process.ts';
+import { waitFor, type TempDir } from '../peers/wait.ts';
+import { cli, e2eFolder, startDaemon, status, statusUntil, type Daemon, type Env } from './daemon-process.ts';
 
-describe('a daemon killed with an edit pending', () => {
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('Patchbay killed with edits pending', () => {
   let tmp: TempDir;
   let env: Env;
   let daemon: Daemon | undefined;
   let project: string;
-  const peers: PeerProcess[] = [];
+  let peers: PeerProcess[] = [];
 
-  before(async () => {
+  beforeEach(async () => {
     ({ tmp, env, project } = await e2eFolder('e2e-crash'));
+    peers = [];
   });
 
-  after(async () => {
+  afterEach(async () => {
     await daemon?.stop('SIGKILL');
+    daemon = undefined;
     await Promise.all(peers.map((p) => p.kill()));
     await tmp.cleanup();
   });
 
-  test('leaves a trace: status suggests restore, and the next start lists the edit as possibly written unreviewed', async () => {
+  /** A pi double whose write waits in Patchbay (bound to none: no editor decides it). */
+  async function pendingWrite(name: string) {
+    const pi = await spawnPeer('pi', ['--cwd', project, '--lock-dir', env.piLockDir, '--quiet'], { cwd: project });
+    peers.push(pi);
+    const session = await statusUntil(env, (s) => s.sessions.find((x) => x.pid === pi.ready.pid), `the pi session for ${name}`);
+    assert.equal((await cli(env, ['bind', session.id, 'none'])).code, 0);
+    const file = join(project, name);
+    await writeFile(file, 'before\n');
+    pi.send({ cmd: 'write', path: file, contents: `${name}, never reviewed\n`, tag: name });
+    const pending = await statusUntil(env, (s) => s.diffs.find((d) => d.path === file), `${name} waiting in Patchbay`);
+    return { pi, file, pending, session };
+  }
+
+  test('kill -9 of the daemon alone: its core ends review cleanly, rejecting the edit and putting lockfiles back', async () => {
     const editor = await spawnPeer('editor', ['--lock-dir', env.piLockDir, '--folder', project, '--ide-name', 'nvim', '--quiet']);
     peers.push(editor);
     daemon = await startDaemon(env);
     await statusUntil(env, (s) => s.editors.length === 1, 'the editor adopted');
-    const pi = await spawnPeer('pi', ['--cwd', project, '--lock-dir', env.piLockDir, '--quiet'], { cwd: project });
-    peers.push(pi);
-    const session = await statusUntil(env, (s) => s.sessions[0], 'the pi session');
-    assert.equal((await cli(env, ['bind', session.id, 'none'])).code, 0);
-    const file = join(project, 'crash.txt');
-    await writeFile(file, 'before\n');
-    pi.send({ cmd: 'write', path: file, contents: 'after, never reviewed\n', tag: 'w1' });
-    const pending = await statusUntil(env, (s) => s.diffs[0], 'the edit waiting in Patchbay');
-
-    await daemon.stop('SIGKILL');
+    const { pi, file } = await pendingWrite('alone.txt');
+    const cores = daemon.corePids();
+    await daemon.killKeeper();
     daemon = undefined;
-    const line = await pi.waitForLine((l) => l.tag === 'w1' && l.event === 'result', { timeoutMs: 5000 });
-    assert.equal((line.result as { outcome: string }).outcome, 'unreviewed', 'pi-ide wrote it when its link dropped');
-    assert.equal(await readFile(file, 'utf8'), 'after, never reviewed\n');
+    const line = await pi.waitForLine((l) => l.tag === 'alone.txt' && l.event === 'result', { timeoutMs: 10_000 });
+    assert.equal((line.result as { outcome: string }).outcome, 'rejected');
+    assert.equal(await readFile(file, 'utf8'), 'before\n');
+    // The editor's lockfile is back where it was, the door's gone, and no empty .patchbay/ is left.
+    let listed: string[] = [];
+    await waitFor(async () => JSON.stringify((listed = await readdir(env.piLockDir))) === JSON.stringify([`${editor.ready.port}.lock`]), {
+      message: () => `the lock dir as it was: ${listed.join(', ')}`,
+    });
+    await waitFor(() => cores.every((pid) => !processAlive(pid)), { message: 'the core to end once review ended' });
+  });
+
+  test('both processes killed at once: the next start says per file what became of each edit, dated, until dismissed', async () => {
+    // An editor, so the door advertises the project (the sessions are bound to none all the same).
+    peers.push(await spawnPeer('editor', ['--lock-dir', env.piLockDir, '--folder', project, '--ide-name', 'nvim', '--quiet']));
+    daemon = await startDaemon(env);
+    await statusUntil(env, (s) => s.editors.length === 1, 'the editor adopted');
+    const written = await pendingWrite('written.txt');
+    const notWritten = await pendingWrite('not-written.txt');
+    const changed = await pendingWrite('changed.txt');
+    const before = await status(env);
+    // This pi is stopped, so it cannot write its edit when its link drops.
+    notWritten.pi.child.kill('SIGSTOP');
+
+    const killedAt = Date.now();
+    process.kill(before.pid, 'SIGKILL');
+    process.kill(before.corePid, 'SIGKILL');
+    daemon = undefined;
+    for (const agent of [written, changed]) {
+      const line = await agent.pi.waitForLine((l) => l.tag === agent.file.split('/').pop() && l.event === 'result', { timeoutMs: 10_000 });
+      assert.equal((line.result as { outcome: string }).outcome, 'unreviewed', 'pi-ide wrote it when its link dropped');
+    }
+    await writeFile(changed.file, 'someone else changed it since\n');
+    assert.equal(await readFile(written.file, 'utf8'), 'written.txt, never reviewed\n');
 
     const down = await cli(env, ['status']);
     assert.equal(down.code, 1);
     assert.match(down.stderr, /not running/);
     assert.match(down.stderr, /stale door: .*\.lock/);
-    assert.match(down.stderr, new RegExp(`hidden editor lockfile: .*\\.patchbay/${editor.ready.port}\\.lock`));
-    assert.match(down.stderr, /Run `patchbay restore`/);
 
     daemon = await startDaemon(env);
-    const snap = await statusUntil(env, (s) => s.history.find((r) => r.id === pending.id) && s, 'the interrupted edit in the history');
-    const record = snap.history.find((r) => r.id === pending.id)!;
+    const snap = await statusUntil(env, (s) => s.notices.find((n) => n.kind === 'crash-trace') && s, 'the trace of the dead run');
+    const notice = snap.notices.find((n) => n.kind === 'crash-trace')!;
+    const verdicts = Object.fromEntries(notice.files!.map((f) => [f.path, f.verdict]));
+    assert.deepEqual(verdicts, { [written.file]: 'written', [notWritten.file]: 'not-written', [changed.file]: 'changed' });
+    assert.ok(notice.at <= killedAt && notice.at >= killedAt - 6000, `dated when the dead run was last known alive (${notice.at}, killed at ${killedAt})`);
+    const record = snap.history.find((r) => r.id === written.pending.id)!;
     assert.equal(record.outcome, 'interrupted');
-    assert.equal(record.by, 'crash');
-    assert.equal(record.path, file);
-    assert.match(snap.warnings.join('\n'), new RegExp(`stopped unexpectedly with 1 edit waiting for review: ${file} \\(${pending.id}, from pi-ide\\)\\. The agent may have written it without review`));
-    const listed = await cli(env, ['diffs']);
-    assert.match(listed.stdout, new RegExp(`${pending.id} +interrupted +crash`));
-    const shown = await cli(env, ['diffs', 'show', pending.id]);
-    assert.match(shown.stderr, /interrupted by nobody: Patchbay stopped unexpectedly/);
-    assert.match(shown.stderr, /not kept: Patchbay stopped unexpectedly while it waited/);
+    assert.equal(record.at, notice.at);
+    const shown = await cli(env, ['status']);
+    assert.match(shown.stdout, new RegExp(`NOTICE ${notice.id} .*stopped unexpectedly with 3 edits waiting for review`));
+    assert.match(shown.stdout, new RegExp(`${written.file}: WRITTEN WITHOUT REVIEW \\(${written.pending.id}`));
 
-    // A clean stop after that leaves nothing pending behind: the next start warns of nothing.
+    const dismissed = await cli(env, ['dismiss', notice.id]);
+    assert.equal(dismissed.code, 0, dismissed.stderr);
+    assert.deepEqual((await status(env)).notices, []);
+    // Dismissed stays dismissed: a clean stop and a new start say nothing more.
     await daemon.stop('SIGTERM');
     daemon = await startDaemon(env);
-    const clean = await statusUntil(env, (s) => s.door.port !== null && s, 'the daemon again');
-    assert.doesNotMatch(clean.warnings.join('\n'), /stopped unexpectedly/);
+    assert.deepEqual((await status(env)).notices, []);
+    notWritten.pi.child.kill('SIGCONT');
   });
 });

@@ -46,7 +46,24 @@ export interface Daemon {
   child: ChildProcess;
   output(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /**
+   * Signals the daemon. SIGKILL is the whole daemon dying at once (power loss, the OOM killer):
+   * its keeper and every core it ran (a core alone would end review cleanly once its keeper is gone).
+   */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** kill -9 of the keeper alone (the process `patchbay daemon` started as). */
+  killKeeper(): Promise<void>;
+  /** The cores the daemon has started so far (from its log). */
+  corePids(): number[];
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function startDaemon(env: Env): Promise<Daemon> {
@@ -62,13 +79,23 @@ export async function startDaemon(env: Env): Promise<Daemon> {
     message: () => `the daemon to start: ${output}`,
   });
   if (child.exitCode !== null) throw new Error(`the daemon exited: ${output}`);
+  const corePids = (): number[] => [...output.matchAll(/core (\d+) started/g)].map((m) => Number(m[1]));
   return {
     child,
     output: () => output,
     exited,
+    corePids,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (signal === 'SIGKILL') {
+        for (const pid of corePids()) if (alive(pid)) process.kill(pid, 'SIGKILL');
+        await waitFor(() => corePids().every((pid) => !alive(pid)), { timeoutMs: 5000, message: 'its cores to die' });
+      }
       return exited;
+    },
+    async killKeeper() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
     },
   };
 }

@@ -5,7 +5,7 @@ import { menuModel, statusLine, trayBadge } from '../../electron/main/menu-model
 import type { MenuItemModel } from '../../electron/main/menu-model.ts';
 
 function editor(id: string, ideName: string, folders: string[], alive = true): EditorView {
-  return { id, ideName, workspaceFolders: folders, port: 1000, pid: 10, dialect: 'pi', alive, lockfile: `/l/${id}.lock`, focusedAt: null };
+  return { id, ideName, workspaceFolders: folders, port: 1000, pid: 10, dialect: 'pi', authenticated: true, alive, lockfile: `/l/${id}.lock`, focusedAt: null };
 }
 
 /** `automaticEditorId`: what the hub's rules pick for it with no choice (default: where it is). */
@@ -36,10 +36,15 @@ function snapshot(parts: Partial<Snapshot>): Snapshot {
   return {
     version: '0.1.0',
     pid: 1,
+    corePid: 2,
+    core: { reason: 'start', startedAt: 0, restarts: 0, daemonSince: 0 },
+    notices: [],
+    notReconnected: [],
     paused: false,
     door: { port: 1, lockfiles: [], problems: [] },
     editors: [],
     invalidLockfiles: [],
+    otherLockfiles: [],
     sessions: [],
     idleAgents: [],
     diffs: [],

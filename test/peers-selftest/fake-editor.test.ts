@@ -481,3 +481,50 @@ test('VS Code diagnostics: a pretty-printed array, severities by name', async (t
     { uri: 'file:///w/a.ts', diagnostics: [{ message: 'boom', severity: 'Error', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, source: 'ts', code: '2304' }] },
   ]);
 });
+
+test('the JetBrains double takes a connection only with subprotocol exactly mcp (the MCP Kotlin SDK), and names its server as the plugin does', async (t) => {
+  const { editor } = await editorIn(t, { jetbrains: true });
+  const token = { 'x-claude-code-ide-authorization': editor.authToken };
+  assert.equal(await refusal(editor.port, token), 400, 'no subprotocol');
+  const offeredTwo = await openSocket(`ws://127.0.0.1:${editor.port}`, token, ['mcp', 'other']).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  assert.ok(offeredTwo instanceof UpgradeRefused && offeredTwo.status === 400, '"mcp, other" is not exactly mcp');
+  const rpc = await rawClient(t, editor, 'x-claude-code-ide-authorization', ['mcp']);
+  const init = await rpc.call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } });
+  assert.deepEqual((init.result as { serverInfo: { name: string }; capabilities: unknown }).serverInfo.name, 'Claude Code JetBrains Plugin');
+  assert.deepEqual((init.result as { capabilities: unknown }).capabilities, { tools: { listChanged: true } });
+  assert.equal(editor.ideName, 'IntelliJ IDEA');
+});
+
+test('the Emacs double writes no token, takes any connection, says list_changed after initialize, and errs on closing a tab it has not', async (t) => {
+  const { editor } = await editorIn(t, { emacs: true });
+  const lock = JSON.parse(await readFile(editor.lockfile!, 'utf8')) as Record<string, unknown>;
+  assert.deepEqual(lock, { pid: process.pid, workspaceFolders: editor.workspaceFolders, ideName: 'Emacs', transport: 'ws' });
+  const ws = await openSocket(`ws://127.0.0.1:${editor.port}`, {}, ['mcp']);
+  const rpc = new RpcPeer(ws, {});
+  t.after(() => rpc.close());
+  await rpc.call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } });
+  await waitFor(() => rpc.received.some((m) => m.method === 'notifications/tools/list_changed'), { message: 'list_changed after initialize' });
+  const bad = await rpc.call('tools/call', { name: 'close_tab', arguments: { tab_name: 'no such tab' } });
+  assert.deepEqual(bad.error, { code: -32603, message: 'No buffer named no such tab' });
+});
+
+test("today's VS Code double has nine tools and 1.0.100's twelve; a save accepts today's only after the person touched the diff", async (t) => {
+  const { editor: today } = await editorIn(t, { vscode: true });
+  const { editor: old } = await editorIn(t, { vscode: true, vscodeVersion: '1.0.100' });
+  assert.deepEqual([today.tools.length, old.tools.length], [9, 12]);
+  for (const editor of [today, old]) {
+    const rpc = await rawClient(t, editor, 'x-claude-code-ide-authorization', ['mcp']);
+    const opening = rpc.call('tools/call', { name: 'openDiff', arguments: { old_file_path: '/x/a', new_file_path: '/x/a', new_file_contents: 'new\n', tab_name: 't' } });
+    await editor.waitForDiff('t');
+    const saved = editor.save('t');
+    if (editor === today) {
+      assert.equal(saved, false, 'untouched');
+      editor.touchProposed('t');
+      assert.equal(editor.save('t'), true);
+    } else assert.equal(saved, true);
+    assert.deepEqual(tool(await opening), ['FILE_SAVED', 'new\n']);
+  }
+});

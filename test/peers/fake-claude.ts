@@ -13,11 +13,15 @@
  * `initialize` (protocolVersion 2025-11-25), `notifications/initialized`, `ide_connected {pid}`
  * and `tools/list`. The list is validated as Claude Code does: each inputSchema must be an
  * object schema whose `properties` is an object; otherwise the whole list counts as failed
- * (`toolListError` says why, `tools` is empty). Claude's ~2 s of retries are not imitated.
+ * (`toolListError` says why, `tools` is empty); a `notifications/tools/list_changed` has it list
+ * them again. Claude's ~2 s of retries are not imitated.
  * `prompt()` calls `closeAllDiffTabs` (Claude does at every prompt). `openDiff()` names tabs
  * `✻ [Claude Code] a.txt (998b60) ⧉`, treats TAB_CLOSED as **accept** (faithful) and only
  * DIFF_REJECTED as reject, sends `close_tab` twice afterwards, and writes accepted files.
  * Tools the model calls (`getDiagnostics`, `executeCode`) carry `_meta`.
+ * Reconnects as Claude Code does when its connection drops (unless it closed it): the URL and
+ * token it first read, five attempts over ~15 s (waits 1, 2, 3, 4, 5 s), then "Giving up after
+ * reconnection attempt 5/5"; it reads no lockfile again meanwhile.
  *
  * CLI (for kill -9 and multi-process tests):
  *   node --import tsx test/peers/fake-claude.ts --cwd C (--config-dir D | --port N --token T)
@@ -27,6 +31,7 @@
  *   {"ready":true,"port":N,"pid":N,"lockfile":"…"|null,"toolListError":null|"…"}
  *   {"event":"message","msg":{…}}   (not with --quiet)
  *   {"event":"closed","code":N}
+ *   {"event":"reconnected","attempt":N} | {"event":"gaveUp","message":"Giving up after reconnection attempt 5/5"}
  *   {"event":"result"|"error","cmd":"…","tag":…,…}
  * stdin, one JSON command per line (optional "tag" is echoed back):
  *   {"cmd":"prompt"}                                   → closeAllDiffTabs result
@@ -38,7 +43,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
 import { emit, field, isMain, serveCommands, startupFailed } from './cli.ts';
@@ -76,7 +80,14 @@ export interface FakeClaudeOptions {
   ids?: IdStyle;
   onMessage?: (msg: RpcMessage) => void;
   onClose?: (code: number) => void;
+  /** Waits before each reconnection attempt after a drop (Claude Code: 1–5 s, ~15 s in all); [] never reconnects. */
+  reconnectWaitsMs?: readonly number[];
+  onReconnected?: (attempt: number) => void;
+  onGaveUp?: (message: string) => void;
 }
+
+/** Claude Code's: five attempts over ~15 s at the URL and token it first read. */
+export const CLAUDE_RECONNECT_WAITS_MS = [1000, 2000, 3000, 4000, 5000];
 
 export interface IdeTerminal {
   /** `CLAUDE_CODE_SSE_PORT`: the port of the window whose terminal it is. */
@@ -145,7 +156,6 @@ export async function discoverClaudeEditors(
 }
 
 export class FakeClaudeClient {
-  readonly received: RpcMessage[];
   readonly selections: unknown[] = [];
   readonly atMentions: unknown[] = [];
   /** Lockfiles of dead pids it deleted while discovering. */
@@ -155,19 +165,77 @@ export class FakeClaudeClient {
   tools: ToolSpec[] = [];
   toolListError: string | null = null;
   closeCode: number | null = null;
+  /** Reconnections made after drops. */
+  reconnections = 0;
   private toolUses = 0;
+  private closing = false;
+  /** Frames of connections before the current one. */
+  private readonly earlier: RpcMessage[] = [];
 
   private constructor(
     readonly options: FakeClaudeOptions,
     readonly port: number,
     readonly lockfile: string | null,
-    readonly rpc: RpcPeer,
+    private current: RpcPeer,
+    private readonly authToken: string,
   ) {
-    this.received = rpc.received;
+    this.watch(current);
+  }
+
+  /** The connection now (a new one after a reconnection). */
+  get rpc(): RpcPeer {
+    return this.current;
+  }
+
+  /** Every frame received, over every connection. */
+  get received(): RpcMessage[] {
+    return [...this.earlier, ...this.rpc.received];
+  }
+
+  private watch(rpc: RpcPeer): void {
     void rpc.closed.then(({ code }) => {
+      if (rpc !== this.current) return;
       this.closeCode = code;
-      options.onClose?.(code);
+      this.options.onClose?.(code);
+      if (!this.closing) void this.reconnect();
     });
+  }
+
+  /** As Claude Code: the same URL and token, a few times, then it gives up until /ide. */
+  private async reconnect(): Promise<void> {
+    const waits = this.options.reconnectWaitsMs ?? CLAUDE_RECONNECT_WAITS_MS;
+    for (const [i, wait] of waits.entries()) {
+      // Not holding the process up: a test done with it need not wait for its retries.
+      await new Promise((resolve) => setTimeout(resolve, wait).unref());
+      if (this.closing) return;
+      try {
+        const rpc = await FakeClaudeClient.open(this.options, this.port, this.authToken, () => this);
+        this.earlier.push(...this.current.received);
+        this.current = rpc;
+        this.closeCode = null;
+        await this.handshake();
+        this.reconnections++;
+        this.watch(rpc);
+        this.options.onReconnected?.(i + 1);
+        return;
+      } catch {
+        // refused, or a 401: the next attempt
+      }
+    }
+    if (waits.length > 0) this.options.onGaveUp?.(`Giving up after reconnection attempt ${waits.length}/${waits.length}`);
+  }
+
+  private static async open(options: FakeClaudeOptions, port: number, authToken: string, client: () => FakeClaudeClient | undefined): Promise<RpcPeer> {
+    const ws = await openSocket(`ws://127.0.0.1:${port}`, { 'x-claude-code-ide-authorization': authToken }, ['mcp']);
+    return new RpcPeer(
+      ws,
+      {
+        frame: (msg) => options.onMessage?.(msg),
+        notification: (msg) => client()!.onNotification(msg),
+      },
+      options.ids ?? 'number',
+      'claude',
+    );
   }
 
   static async connect(options: FakeClaudeOptions): Promise<FakeClaudeClient> {
@@ -195,18 +263,9 @@ export class FakeClaudeClient {
       const only = found.matches[0]!;
       target = { port: only.port, authToken: only.lock.authToken, lockfile: only.path };
     }
-    const ws = await openSocket(`ws://127.0.0.1:${target.port}`, { 'x-claude-code-ide-authorization': target.authToken }, ['mcp']);
     let client: FakeClaudeClient | undefined;
-    const rpc = new RpcPeer(
-      ws,
-      {
-        frame: (msg) => options.onMessage?.(msg),
-        notification: (msg) => client!.onNotification(msg),
-      },
-      options.ids ?? 'number',
-      'claude',
-    );
-    client = new FakeClaudeClient(options, target.port, target.lockfile, rpc);
+    const rpc = await FakeClaudeClient.open(options, target.port, target.authToken, () => client);
+    client = new FakeClaudeClient(options, target.port, target.lockfile, rpc, target.authToken);
     client.deletedLockfiles.push(...deleted);
     try {
       await client.handshake();
@@ -269,11 +328,13 @@ export class FakeClaudeClient {
   }
 
   close(): Promise<void> {
+    this.closing = true;
     this.rpc.close();
     return this.rpc.closed.then(() => undefined);
   }
 
   kill(): void {
+    this.closing = true;
     this.rpc.terminate();
   }
 
@@ -292,10 +353,7 @@ export class FakeClaudeClient {
     this.initializeResult = init.result;
     this.rpc.notify('notifications/initialized');
     this.rpc.notify('ide_connected', { pid: this.options.pid ?? process.pid });
-    const list = await this.rpc.call('tools/list', {});
-    const checked = list.error ? { error: `tools/list failed: ${list.error.message}` } : validateToolList(list.result);
-    if ('error' in checked) this.toolListError = checked.error;
-    else this.tools = checked.tools;
+    await this.listTools();
   }
 
   private meta(): Record<string, unknown> {
@@ -313,7 +371,21 @@ export class FakeClaudeClient {
   private onNotification(msg: RpcMessage & { method: string }): void {
     if (msg.method === 'selection_changed') this.selections.push(msg.params);
     else if (msg.method === 'at_mentioned') this.atMentions.push(msg.params);
+    // An MCP client lists the tools again when the server says they changed.
+    else if (msg.method === 'notifications/tools/list_changed') void this.listTools().catch((err: Error) => this.errors.push(`tools/list: ${err.message}`));
   }
+
+  /** Lists the IDE's tools (as at connect, and again after a list_changed), validated as Claude Code does. */
+  private async listTools(): Promise<void> {
+    const list = await this.rpc.call('tools/list', {});
+    const checked = list.error ? { error: `tools/list failed: ${list.error.message}` } : validateToolList(list.result);
+    this.toolListError = 'error' in checked ? checked.error : null;
+    this.tools = 'error' in checked ? [] : checked.tools;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function parseFirstText(response: RpcResponse, tool: string): unknown {
@@ -349,6 +421,8 @@ async function main(): Promise<void> {
     searchMs: values['search-ms'] === undefined ? undefined : Number(values['search-ms']),
     onMessage: values.quiet ? undefined : (msg) => emit({ event: 'message', msg }),
     onClose: (code) => emit({ event: 'closed', code }),
+    onReconnected: (attempt) => emit({ event: 'reconnected', attempt }),
+    onGaveUp: (message) => emit({ event: 'gaveUp', message }),
   });
   emit({ ready: true, port: claude.port, pid: process.pid, lockfile: claude.lockfile, toolListError: claude.toolListError });
   serveCommands(

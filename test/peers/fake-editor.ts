@@ -26,9 +26,10 @@
  * pending diffs rejected and closed, its decided ones stay; `close_tab` is callable but not in
  * tools/list, and there is no executeCode; in visual mode (`setMode`) every tool answers late
  * (~3 s against ~3 ms: `visualModeDelayMs`).
- * `vscode: true` imitates Anthropic's Claude Code extension (1.0.100) in VS Code and its forks
- * (code-server, Cursor…), Claude dialect, ide name 'Visual Studio Code': the lockfile's pid is
- * the extension host's parent (VS Code's main process: here, this process) while the port is held
+ * `vscode: true` imitates Anthropic's Claude Code extension in VS Code and its forks (what was
+ * seen of 1.0.100 in code-server; `vscodeVersion` below for what changed since), Claude dialect,
+ * ide name 'Visual Studio Code': the lockfile's pid is the extension host's parent (VS Code's main
+ * process: here, this process) while the port is held
  * by a child process (test/peers/listener-child.mjs pipes it here), so several windows (several
  * doubles) share one pid; a bad token is let through the upgrade and closed with 1008
  * "Unauthorized"; it serves **one client at a time**: a new connection closes the previous one
@@ -41,6 +42,33 @@
  * thereby decided); Accept (`decide(…, 'saved')`) or a save sends the proposed side as edited;
  * the person closing a diff's tab (`closeTab`) rejects it; getDiagnostics answers a pretty-printed array whose severities are
  * names ("Error"); a client that disconnects leaves its diffs open.
+ * `vscodeVersion` (with `vscode`): the extension since 2.1.327 ('current', the default: the one a
+ * person installs today, versioned with the CLI) serves no openFile, saveDocument or
+ * getOpenEditors, and a save (`save()`) accepts a diff only once the person clicked or typed in
+ * its proposed side (`touchProposed`, `editProposed`, `revertChange`); '1.0.100' (the one that
+ * runs here, in code-server) has all twelve tools and a save always accepts. Either sends what
+ * the person made of the proposal (edits, changes reverted with the diff's Revert Block: a partial
+ * rejection) as FILE_SAVED's text: that is how Claude Code 2.1.332 tells it (it compares it with its
+ * proposal: "The user modified your proposed changes"); an openDiff answer has no other place.
+ * `jetbrains: true` imitates Anthropic's JetBrains plugin (com.anthropic.code.plugin), from the
+ * facts known of it, no IDE running here: Claude dialect, ide name 'IntelliJ IDEA' (the product's
+ * name); its server is the MCP Kotlin SDK's WebSocket transport, which refuses a connection whose
+ * `Sec-WebSocket-Protocol` is not exactly `mcp` (here: HTTP 400 before the upgrade; the SDK's check
+ * runs in its session, so the real one may instead close right after it); `initialize` answers
+ * serverInfo "Claude Code JetBrains Plugin" with `tools.listChanged`; the tools are the VS Code
+ * extension's (1.0.100) but executeCode; a decided diff stays open until close_tab (as VS Code's and
+ * claudecode.nvim's do); several clients at once (the SDK's server keeps a session per connection).
+ * `emacs: true` imitates manzaltu/claude-code-ide.el 0.2.7 (e2072ce): its lockfile has **no
+ * authToken** (`{pid, workspaceFolders, ideName: "Emacs", transport: "ws"}`) and any connection is
+ * taken, echoing `mcp` when offered; serverInfo "claude-code-ide-mcp", and 100 ms after `initialize`
+ * a `notifications/tools/list_changed`; tools openFile, getDiagnostics, close_tab, openDiff,
+ * closeAllDiffTabs, executeCode; a decided diff (ediff quit, then "Accept the changes?") stays until
+ * close_tab; close_tab of a pending diff closes it and answers its openDiff never; a second openDiff
+ * with a tab's name replaces it, the first never answered; close_tab of a name that is no diff and
+ * no buffer answers error -32603 "No buffer named …"; getDiagnostics answers an array (`[]` when
+ * empty); one client at a time (a newer connection becomes the one its notifications go to; not
+ * imitated: that the older one's answers go there too).
+ * `setTools()` changes the tool list and sends `notifications/tools/list_changed` to every client.
  * A selection in a diff's proposed side (`sendSelection({proposed: true})`) is named as each
  * editor names it: pi-ide.nvim's filePath `"<path> [pi-proposed]"`, VS Code's fileUrl
  * `_claude_fs_right:<path>` beside the plain path, claudecode.nvim's the buffer it opened for
@@ -52,7 +80,8 @@
  *   node --import tsx test/peers/fake-editor.ts --lock-dir D --folder F [--folder F2…]
  *     [--ide-name X] [--dialect pi|claude] [--port N] [--pid N] [--token T]
  *     [--omit-saved-contents] [--diagnostics-delay-ms N] [--ping-ms N]
- *     [--auto-decide save|reject] [--claudecode] [--vscode] [--visual-delay-ms N] [--quiet]
+ *     [--auto-decide save|reject] [--claudecode] [--vscode [--vscode-version current|1.0.100]]
+ *     [--jetbrains] [--emacs] [--visual-delay-ms N] [--quiet]
  * stdout, one JSON object per line:
  *   {"ready":true,"port":N,"pid":N,"lockfile":"…"}      (pid = this process, for kill;
  *                                                        with --vscode the port's child dies with it)
@@ -76,6 +105,8 @@
  *   {"cmd":"mode","mode":"normal"|"visual"}             (claudecode.nvim: visual answers late)
  *   {"cmd":"closeTab","tabName":"…"}                   (the person closes a tab: a pending diff is rejected)
  *   {"cmd":"edit","tabName":"…","contents":"…"}        (VS Code: the person types into the proposed side)
+ *   {"cmd":"revert","tabName":"…","change":N}          (VS Code: Revert Block on change N, 1-based)
+ *   {"cmd":"save","tabName":"…"}                       (VS Code: Ctrl+S in the diff)
  *   {"cmd":"diffs"}  → result: the open tabs, with their status
  *   {"cmd":"stop"}   → closes clients, deletes the lockfile, exits
  */
@@ -84,7 +115,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -92,12 +123,15 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { diffLines } from 'diff';
 import { emit, field, isMain, serveCommands, startupFailed, type Command } from './cli.ts';
 import { writeLockfile } from './lockfiles.ts';
+import { luaJson } from './lua-json.ts';
 import { RpcFailure, RpcPeer, textContent, type IdStyle, type RpcId, type RpcMessage, type RpcRequestMessage, type RpcResponse } from './rpc-peer.ts';
 import { waitFor, type WaitOptions } from './wait.ts';
 
 export type Dialect = 'pi' | 'claude';
+export type VscodeVersion = 'current' | '1.0.100';
 
 export const PI_AUTH_HEADER = 'x-pi-ide-authorization';
 export const CLAUDE_AUTH_HEADER = 'x-claude-code-ide-authorization';
@@ -240,12 +274,24 @@ export interface FakeEditorOptions {
    * and ide name 'Visual Studio Code'. The port is held by a child process of this one.
    */
   vscode?: boolean;
+  /** With `vscode`: which extension (see the header); default 'current'. */
+  vscodeVersion?: VscodeVersion;
+  /** Behave like Anthropic's JetBrains plugin (see the header); implies dialect 'claude' and ide name 'IntelliJ IDEA'. */
+  jetbrains?: boolean;
+  /** Behave like claude-code-ide.el in Emacs (see the header); implies dialect 'claude', ide name 'Emacs', no token. */
+  emacs?: boolean;
   /** claudecode.nvim: how late tool answers come while in visual mode; default 3000. */
   visualModeDelayMs?: number;
   /** Decide every openDiff as soon as it arrives (benchmarks). */
   autoDecide?: DiffOutcome;
   /** Id style of the requests the editor sends; default number. */
   ids?: IdStyle;
+  /**
+   * Writes every number as lua-cjson does (14 significant digits: an id 7.000000000000001 is
+   * answered as 7; see lua-json.ts). Default: on for the editors written in Lua (pi-ide.nvim,
+   * claudecode.nvim), off for the VS Code extension and a generic Claude-dialect editor.
+   */
+  luaNumbers?: boolean;
   onEvent?: (event: EditorEvent) => void;
 }
 
@@ -253,6 +299,8 @@ interface DiffTab extends OpenDiff {
   status: DiffStatus;
   /** VS Code: what the person typed into the proposed side, not saved yet. */
   edited?: string;
+  /** VS Code: the person clicked or typed in the proposed side (since 2.1.327 a save needs it). */
+  touched?: boolean;
   resolve(result: unknown): void;
 }
 
@@ -296,8 +344,27 @@ const CLAUDE_TOOLS = [
 // claudecode.nvim lists neither its internal close_tab nor executeCode (a VS Code tool).
 const CLAUDECODE_NVIM_TOOLS = CLAUDE_TOOLS.filter((t) => t.name !== 'close_tab' && t.name !== 'executeCode');
 
-// The extension registers exactly these twelve.
-const VSCODE_TOOLS = CLAUDE_TOOLS;
+// The extension (1.0.100) registers exactly these twelve.
+const VSCODE_1_0_100_TOOLS = CLAUDE_TOOLS;
+
+// Since 2.1.327 the IDE connection has no openFile, saveDocument or getOpenEditors.
+const VSCODE_REMOVED = new Set(['openFile', 'saveDocument', 'getOpenEditors']);
+const VSCODE_TOOLS = CLAUDE_TOOLS.filter((t) => !VSCODE_REMOVED.has(t.name as string));
+
+const JETBRAINS_TOOLS = CLAUDE_TOOLS.filter((t) => t.name !== 'executeCode');
+
+// claude-code-ide.el 0.2.7 with its defaults (ediff on, executeCode on), in its order.
+const EMACS_TOOLS = [
+  toolSpec('openFile', { filePath: str, startLine: { type: 'integer' }, endLine: { type: 'integer' }, startText: str, endText: str }, ['filePath']),
+  toolSpec('getDiagnostics', { uri: str }),
+  toolSpec('close_tab', { path: str, tab_name: str }),
+  OPEN_DIFF_SPEC,
+  toolSpec('closeAllDiffTabs', {}),
+  toolSpec('executeCode', { code: str }, ['code']),
+];
+
+/** What `initialize` names the server, where an editor names it otherwise than by its ide name. */
+const SERVER_NAMES = { jetbrains: 'Claude Code JetBrains Plugin', emacs: 'claude-code-ide-mcp' } as const;
 
 /** claudecode.nvim's test for a diff's tab name. */
 export function isClaudeDiffName(tabName: string): boolean {
@@ -320,6 +387,15 @@ export class FakeEditor {
   readonly claudecode: boolean;
   /** Imitates the Claude Code extension in VS Code. */
   readonly vscode: boolean;
+  /** Writes numbers as lua-cjson does (see FakeEditorOptions.luaNumbers). */
+  readonly luaNumbers: boolean;
+  readonly vscodeVersion: VscodeVersion;
+  /** Imitates Anthropic's JetBrains plugin. */
+  readonly jetbrains: boolean;
+  /** Imitates claude-code-ide.el in Emacs. */
+  readonly emacs: boolean;
+  /** Tools from setTools(), instead of the editor's own. */
+  private toolList: Record<string, unknown>[] | null = null;
   readonly ideName: string;
   readonly workspaceFolders: string[];
   readonly authToken: string;
@@ -345,6 +421,8 @@ export class FakeEditor {
   private pingTimer: NodeJS.Timeout | null = null;
   private ending: Promise<void> | null = null;
   private nextClientId = 1;
+  /** Emacs: the client its notifications go to (the newest). */
+  private emacsClient: number | null = null;
 
   private constructor(
     readonly options: FakeEditorOptions,
@@ -357,7 +435,11 @@ export class FakeEditor {
   ) {
     this.claudecode = options.claudecode ?? false;
     this.vscode = options.vscode ?? false;
-    this.dialect = this.claudecode || this.vscode ? 'claude' : (options.dialect ?? 'pi');
+    this.vscodeVersion = options.vscodeVersion ?? 'current';
+    this.jetbrains = options.jetbrains ?? false;
+    this.emacs = options.emacs ?? false;
+    this.dialect = this.claudecode || this.vscode || this.jetbrains || this.emacs ? 'claude' : (options.dialect ?? 'pi');
+    this.luaNumbers = options.luaNumbers ?? (this.claudecode || this.dialect === 'pi');
     this.ideName = options.ideName ?? defaultIdeName(options);
     this.workspaceFolders = options.workspaceFolders;
     this.authToken = options.authToken ?? '';
@@ -371,6 +453,9 @@ export class FakeEditor {
   static async start(options: FakeEditorOptions): Promise<FakeEditor> {
     if (options.claudecode && options.dialect === 'pi') throw new Error('fake editor: claudecode.nvim speaks the claude dialect, not pi');
     if (options.vscode && (options.dialect === 'pi' || options.claudecode)) throw new Error('fake editor: the VS Code extension speaks the claude dialect and is not claudecode.nvim');
+    const kinds = [options.claudecode, options.vscode, options.jetbrains, options.emacs].filter(Boolean).length;
+    if (kinds > 1) throw new Error('fake editor: claudecode, vscode, jetbrains and emacs are different editors: pick one');
+    if ((options.jetbrains || options.emacs) && options.dialect === 'pi') throw new Error('fake editor: JetBrains and Emacs speak the claude dialect');
     const opts = { ...options, authToken: options.authToken ?? randomBytes(32).toString('hex') };
     const server = createServer((_req, res) => {
       res.writeHead(426, { 'content-type': 'text/plain' }).end('WebSocket upgrade required\n');
@@ -407,7 +492,8 @@ export class FakeEditor {
         ideName: opts.ideName ?? defaultIdeName(opts),
         transport: 'ws',
         ...(opts.vscode ? { runningInWindows: false } : {}),
-        authToken: opts.authToken,
+        // claude-code-ide.el writes none and checks none.
+        ...(opts.emacs ? {} : { authToken: opts.authToken }),
       });
     }
     const editor = new FakeEditor(opts, server, wss, port, lockfile, listener);
@@ -425,9 +511,18 @@ export class FakeEditor {
   }
 
   get tools(): Record<string, unknown>[] {
+    if (this.toolList) return this.toolList;
     if (this.claudecode) return CLAUDECODE_NVIM_TOOLS;
-    if (this.vscode) return VSCODE_TOOLS;
+    if (this.vscode) return this.vscodeVersion === '1.0.100' ? VSCODE_1_0_100_TOOLS : VSCODE_TOOLS;
+    if (this.jetbrains) return JETBRAINS_TOOLS;
+    if (this.emacs) return EMACS_TOOLS;
     return this.dialect === 'pi' ? PI_TOOLS : CLAUDE_TOOLS;
+  }
+
+  /** The editor's tools change (a plugin turned on or off): `notifications/tools/list_changed` to every client. */
+  setTools(tools: Record<string, unknown>[]): number {
+    this.toolList = tools;
+    return this.broadcast('notifications/tools/list_changed', {});
   }
 
   /** Open diff tabs still waiting for the person. */
@@ -453,6 +548,45 @@ export class FakeEditor {
     const tab = this.openDiffs.get(tabName);
     if (!tab || tab.status !== 'pending') throw new Error(`fake editor: no pending diff "${tabName}" to edit`);
     tab.edited = contents;
+    tab.touched = true;
+  }
+
+  /** VS Code: the person clicks into a pending diff's proposed side (since 2.1.327 a save then accepts). */
+  touchProposed(tabName: string): void {
+    const tab = this.openDiffs.get(tabName);
+    if (!tab || tab.status !== 'pending') throw new Error(`fake editor: no pending diff "${tabName}" to click into`);
+    tab.touched = true;
+  }
+
+  /**
+   * VS Code: the person reverts one change (`change`, 1-based, in the order the changes come in
+   * the file) of a pending diff with the diff's Revert Block: that part of the proposed side is
+   * the file's own again. Accept or a save then sends what is left.
+   */
+  revertChange(tabName: string, change: number): void {
+    const tab = this.openDiffs.get(tabName);
+    if (!tab || tab.status !== 'pending') throw new Error(`fake editor: no pending diff "${tabName}" to revert in`);
+    const original = existsSync(tab.args.old_file_path) ? readFileSync(tab.args.old_file_path, 'utf8') : '';
+    const proposed = tab.edited ?? tab.args.new_file_contents;
+    const hunks = changeBlocks(original, proposed);
+    const hunk = hunks[change - 1];
+    if (!hunk) throw new Error(`fake editor: diff "${tabName}" has ${hunks.length} changes, not ${change}`);
+    tab.edited = [...hunk.before, ...hunk.original, ...hunk.after].join('');
+    tab.touched = true;
+  }
+
+  /**
+   * VS Code: the person saves (Ctrl+S) in a pending diff. 1.0.100 accepts it as it stands; since
+   * 2.1.327 only once the person clicked or typed in its proposed side: else nothing happens.
+   * Returns whether it was accepted.
+   */
+  save(tabName: string): boolean {
+    const tab = this.openDiffs.get(tabName);
+    if (!tab || tab.status !== 'pending') throw new Error(`fake editor: no pending diff "${tabName}" to save`);
+    if (!this.vscode) throw new Error('fake editor: save() is VS Code’s');
+    if (this.vscodeVersion === 'current' && !tab.touched) return false;
+    this.decideTab(tab, 'saved', tab.edited);
+    return true;
   }
 
   /** VS Code: the person closes a tab (its x); a pending diff closed so is rejected. */
@@ -508,7 +642,8 @@ export class FakeEditor {
 
   /** Any notification, to every client (or one). */
   broadcast(method: string, params: unknown, to?: ClientRef): number {
-    const targets = to === undefined ? this.openClients : [this.client(to)];
+    const all = this.emacs ? this.openClients.filter((c) => c.id === this.emacsClient) : this.openClients;
+    const targets = to === undefined ? all : [this.client(to)];
     return targets.filter((c) => c.rpc.notify(method, params)).length;
   }
 
@@ -633,6 +768,8 @@ export class FakeEditor {
       socket.once('close', () => this.sockets.delete(socket));
     });
     this.server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+      // claude-code-ide.el has no token to check: every connection is taken.
+      if (this.emacs) return this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, req, ''));
       const authHeader = this.acceptedHeader(req.headers);
       if (authHeader === null && this.vscode) {
         // The extension lets the upgrade through and closes at once; nobody else is disturbed.
@@ -646,6 +783,13 @@ export class FakeEditor {
         this.refused.push({ status, headers: req.headers });
         this.options.onEvent?.({ type: 'refused', status, headers: req.headers });
         socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+        return;
+      }
+      if (this.jetbrains && req.headers['sec-websocket-protocol'] !== 'mcp') {
+        // The MCP Kotlin SDK's WebSocket transport: the subprotocol must be exactly "mcp".
+        this.refused.push({ status: 400, headers: req.headers });
+        this.options.onEvent?.({ type: 'refused', status: 400, headers: req.headers });
+        socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
         return;
       }
       this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, req, authHeader));
@@ -666,6 +810,8 @@ export class FakeEditor {
   private onConnection(ws: WebSocket, req: IncomingMessage, authHeader: string): void {
     // VS Code's extension serves one client: the newcomer replaces it (a close without a code).
     if (this.vscode) for (const previous of this.openClients) previous.rpc.ws.close();
+    // claude-code-ide.el keeps one client per project: the newest (the older is not closed).
+    if (this.emacs) this.emacsClient = this.nextClientId;
     const id = this.nextClientId++;
     let client: EditorClient;
     const rpc = new RpcPeer(
@@ -679,6 +825,7 @@ export class FakeEditor {
       },
       this.options.ids ?? 'number',
       `editor-${id}`,
+      this.luaNumbers ? luaJson : JSON.stringify,
     );
     client = {
       id,
@@ -712,8 +859,12 @@ export class FakeEditor {
 
   private async onRequest(client: EditorClient, msg: RpcRequestMessage): Promise<unknown> {
     switch (msg.method) {
-      case 'initialize':
-        return { protocolVersion: '2024-11-05', capabilities: { tools: { listChanged: true } }, serverInfo: { name: this.ideName, version: '0.0.0-fake' } };
+      case 'initialize': {
+        const name = this.jetbrains ? SERVER_NAMES.jetbrains : this.emacs ? SERVER_NAMES.emacs : this.ideName;
+        // claude-code-ide.el tells its client of its tools by a list_changed shortly after.
+        if (this.emacs) setTimeout(() => client.closeCode === null && client.rpc.notify('notifications/tools/list_changed', {}), 100).unref();
+        return { protocolVersion: '2024-11-05', capabilities: { tools: { listChanged: true } }, serverInfo: { name, version: '0.0.0-fake' } };
+      }
       case 'ping':
         return {};
       case 'tools/list':
@@ -740,6 +891,7 @@ export class FakeEditor {
       case 'close_tab': {
         const tabName = String(args.tab_name);
         if (this.vscode) return this.closeTabByLabel(tabName);
+        if (this.emacs) return this.closeEmacsTab(tabName);
         if (this.claudecode && !isClaudeDiffName(tabName)) return this.closeBuffer(tabName);
         const tab = this.openDiffs.get(tabName);
         if (tab) this.closeDiff(tab, 'rejected', 'close_tab');
@@ -747,6 +899,12 @@ export class FakeEditor {
       }
       case 'closeAllDiffTabs': {
         if (this.vscode) return textContent(`CLOSED_${this.closeClaudeCodeDiffs('closeAllDiffTabs')}_DIFF_TABS`);
+        if (this.emacs) {
+          // Its cleanup answers no pending openDiff.
+          const tabs = [...this.openDiffs.values()];
+          for (const tab of tabs) this.dropDiff(tab, 'closeAllDiffTabs');
+          return textContent(`CLOSED_${tabs.length}_DIFF_TABS`);
+        }
         const tabs = [...this.openDiffs.values()];
         for (const tab of tabs) this.closeDiff(tab, 'rejected', 'closeAllDiffTabs');
         return textContent(`CLOSED_${tabs.length}_DIFF_TABS`);
@@ -793,7 +951,9 @@ export class FakeEditor {
   private openDiff(client: EditorClient, requestId: RpcId, args: OpenDiffArgs): Promise<unknown> {
     if (this.vscode) this.closeClaudeCodeDiffs('opened another');
     const previous = this.openDiffs.get(args.tab_name);
-    if (previous) this.closeDiff(previous, 'rejected', 'replaced');
+    // claude-code-ide.el cleans the old one up and files the new request in its place: unanswered.
+    if (previous && this.emacs) this.dropDiff(previous, 'replaced');
+    else if (previous) this.closeDiff(previous, 'rejected', 'replaced');
     return new Promise((resolve) => {
       const tab: DiffTab = { tabName: args.tab_name, status: 'pending', args, client, requestId, openedAt: Date.now(), resolve };
       this.openDiffs.set(tab.tabName, tab);
@@ -804,8 +964,29 @@ export class FakeEditor {
   }
 
   private decideTab(tab: DiffTab, outcome: DiffOutcome, contents?: string): void {
-    if (this.claudecode || this.vscode) this.answer(tab, outcome, contents);
+    if (this.claudecode || this.vscode || this.jetbrains || this.emacs) this.answer(tab, outcome, contents);
     else this.closeDiff(tab, outcome, 'decided', contents);
+  }
+
+  /** Emacs's cleanup of a diff: its tab closes and a pending openDiff is never answered. */
+  private dropDiff(tab: DiffTab, reason: CloseReason): void {
+    if (this.openDiffs.get(tab.tabName) === tab) this.openDiffs.delete(tab.tabName);
+    const closed: ClosedDiff = { tabName: tab.tabName, outcome: tab.status === 'saved' ? 'saved' : 'rejected', reason, client: tab.client };
+    this.closedDiffs.push(closed);
+    this.options.onEvent?.({ type: 'diffClosed', closed });
+  }
+
+  /** claude-code-ide.el's close_tab: a diff's (answered or not, see dropDiff), else a buffer of that name, else an error. */
+  private closeEmacsTab(tabName: string): unknown {
+    const diff = this.openDiffs.get(tabName);
+    if (diff) this.dropDiff(diff, 'close_tab');
+    else {
+      const tab = this.tabs.find((t) => (t.label ?? basename(t.uri)) === tabName);
+      if (!tab) throw new RpcFailure(-32603, `No buffer named ${tabName}`);
+      this.tabs = this.tabs.filter((t) => t !== tab);
+      this.closedBuffers.push(tab);
+    }
+    return textContent('TAB_CLOSED');
   }
 
   /** Answers a pending diff's openDiff; its tab stays as it is. */
@@ -891,7 +1072,8 @@ export class FakeEditor {
       const named = entries.map(([u, diagnostics]) => ({ uri: u, diagnostics: diagnostics.map(vscodeDiagnostic) }));
       return textContent(JSON.stringify(named, null, 2));
     }
-    if (this.dialect === 'claude') return textContent(JSON.stringify(entries.map(([u, diagnostics]) => ({ uri: u, diagnostics }))));
+    // claude-code-ide.el lists only files with diagnostics; none is "[]".
+    if (this.dialect === 'claude') return textContent(JSON.stringify(entries.filter(([, d]) => !this.emacs || d.length > 0).map(([u, diagnostics]) => ({ uri: u, diagnostics }))));
     // pi-ide.nvim: an empty Lua table is encoded as `[]`, not `{}`.
     return textContent(entries.length === 0 ? '[]' : JSON.stringify(Object.fromEntries(entries)));
   }
@@ -899,6 +1081,8 @@ export class FakeEditor {
 
 function defaultIdeName(options: FakeEditorOptions): string {
   if (options.vscode) return 'Visual Studio Code';
+  if (options.jetbrains) return 'IntelliJ IDEA';
+  if (options.emacs) return 'Emacs';
   return options.claudecode || (options.dialect ?? 'pi') === 'pi' ? 'Neovim' : 'Visual Studio Code';
 }
 
@@ -916,6 +1100,31 @@ function legacyDiagnostic(uri: string, d: Diagnostic): string {
   const start = d.range?.start ?? { line: 0, character: 0 };
   const { message, source, severity } = d;
   return JSON.stringify({ filePath: fileURLToPath(uri), line: start.line + 1, character: start.character + 1, severity, message, source });
+}
+
+/** A change of a proposal against the file, with the text before and after it in the proposal. */
+interface ChangeBlock {
+  before: string[];
+  original: string[];
+  after: string[];
+}
+
+/** The proposal's changes against `original`, each as the proposal with that one change undone. */
+function changeBlocks(original: string, proposed: string): ChangeBlock[] {
+  const parts = diffLines(original, proposed);
+  const blocks: ChangeBlock[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (!part.added && !part.removed) continue;
+    // A change is a run of removed and added parts; the proposal keeps what is around it.
+    let end = i;
+    while (end + 1 < parts.length && (parts[end + 1]!.added || parts[end + 1]!.removed)) end++;
+    const run = parts.slice(i, end + 1);
+    const keep = (list: typeof parts) => list.filter((p) => !p.removed).map((p) => p.value);
+    blocks.push({ before: keep(parts.slice(0, i)), original: run.filter((p) => p.removed).map((p) => p.value), after: keep(parts.slice(end + 1)) });
+    i = end;
+  }
+  return blocks;
 }
 
 const LISTENER_CHILD = fileURLToPath(new URL('./listener-child.mjs', import.meta.url));
@@ -967,13 +1176,18 @@ async function main(): Promise<void> {
       'auto-decide': { type: 'string' },
       claudecode: { type: 'boolean' },
       vscode: { type: 'boolean' },
+      'vscode-version': { type: 'string' },
+      jetbrains: { type: 'boolean' },
+      emacs: { type: 'boolean' },
       'visual-delay-ms': { type: 'string' },
       quiet: { type: 'boolean' },
     },
   });
   const lockDir = values['lock-dir'];
   if (!lockDir || !values.folder?.length) throw new Error('fake-editor: --lock-dir and at least one --folder are required');
-  const dialect = values.dialect ?? (values.claudecode || values.vscode ? 'claude' : 'pi');
+  const dialect = values.dialect ?? (values.claudecode || values.vscode || values.jetbrains || values.emacs ? 'claude' : 'pi');
+  const vscodeVersion = values['vscode-version'];
+  if (vscodeVersion !== undefined && vscodeVersion !== 'current' && vscodeVersion !== '1.0.100') throw new Error('fake-editor: --vscode-version must be current or 1.0.100');
   if (dialect !== 'pi' && dialect !== 'claude') throw new Error(`fake-editor: --dialect must be pi or claude, not ${dialect}`);
   const autoDecide = values['auto-decide'];
   if (autoDecide !== undefined && autoDecide !== 'save' && autoDecide !== 'reject') throw new Error('fake-editor: --auto-decide must be save or reject');
@@ -985,6 +1199,9 @@ async function main(): Promise<void> {
     dialect,
     claudecode: values.claudecode,
     vscode: values.vscode,
+    vscodeVersion,
+    jetbrains: values.jetbrains,
+    emacs: values.emacs,
     visualModeDelayMs: num(values['visual-delay-ms']),
     ideName: values['ide-name'],
     port: num(values.port),
@@ -1052,6 +1269,11 @@ async function main(): Promise<void> {
         editor.editProposed(field(c, 'tabName'), field(c, 'contents'));
         return { tabName: c.tabName };
       },
+      revert: (c) => {
+        editor.revertChange(field(c, 'tabName'), Number(c.change));
+        return { tabName: c.tabName };
+      },
+      save: (c) => ({ tabName: c.tabName, accepted: editor.save(field(c, 'tabName')) }),
       diffs: () => [...editor.diffs.values()].map((d) => ({ tabName: d.tabName, status: d.status, client: d.client.id, path: d.args.new_file_path })),
     },
     () => editor.stop(),

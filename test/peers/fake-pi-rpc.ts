@@ -1,15 +1,25 @@
-// A stand-in for `pi --mode rpc` (pi 0.87.1) for fast tests; the real pi runs in the hosted-pi
-// tests. It answers pi's commands with pi's shapes (dist/modes/rpc/rpc-types.d.ts) and the
-// quirks seen from the real one: responses carry the command's `id`, commands run
-// concurrently, a prompt is answered before its events, user content is a list of blocks,
-// get_messages starts with pi's system message, the session file (pi's JSONL format) is written
-// only once a reply exists, `--session <missing file>` and `switch_session` to one start a new
-// session there, `export_html` without a path answers a path relative to its folder, `steer`
-// and `follow_up` queue even while idle, a prompt without `streamingBehavior` while a turn runs
-// is refused with pi's words, `compact` of a tiny session fails after its events, and an
-// aborted `bash` has no exit code.
+// A stand-in for `pi --mode rpc` for fast tests; the real pi runs in the hosted-pi tests. It
+// answers pi's commands with pi's shapes (dist/modes/rpc/rpc-types.d.ts) and the quirks seen
+// from the real one: responses carry the command's `id`, commands run concurrently, a prompt is
+// answered before its events, user content is a list of blocks, get_messages starts with pi's
+// system message, the session file (pi's JSONL format) is written only once a reply exists,
+// `--session <missing file>` and `switch_session` to one start a new session there,
+// `export_html` without a path answers a path relative to its folder, `steer` and `follow_up`
+// queue even while idle, a prompt without `streamingBehavior` while a turn runs is refused with
+// pi's words, `compact` of a tiny session fails after its events, and an aborted `bash` has no
+// exit code.
 //
-//   node --import tsx fake-pi-rpc.ts --mode rpc [--with-ide] [--stubborn] [pi's own flags]
+// `--pi-version` picks which pi it is (default 1.6.0, the current one):
+//   1.6.0   `prompt`, `steer` and `follow_up` answer `{disposition}`: `started` (a run began),
+//           `queued` (into the running turn, or steer/follow_up), `handled` (an extension
+//           command ran; no run, no agent_settled); get_commands lists the built-in `llama` and
+//           `mcp` (sourceInfo `builtin:…`); SIGTERM/SIGHUP or EOF start an orderly shutdown
+//           that one more signal does not interrupt: only a second one exits at once.
+//   0.87.1  those responses carry no data; get_commands lists `llama` (`<inline:llama.cpp>`);
+//           a signal during the shutdown EOF started exits at once.
+//
+//   node --import tsx fake-pi-rpc.ts --mode rpc [--pi-version V] [--with-ide] [--stubborn]
+//     [--shutdown-ms N] [pi's own flags]
 //
 // pi's flags it reads: --session <file>, --session-dir <dir>, --no-session, --name <name>,
 // --model <provider/id>. The session dir defaults to $PI_CODING_AGENT_DIR/sessions/--<cwd>--/;
@@ -25,10 +35,12 @@
 //   {type:"silent"}            never answers
 //   {type:"fail"}              answers success:false
 //   {type:"tool"}              starts a long-running child (as pi's bash tool would), answers {pid}
-//   prompt "emit <json array>" writes those records instead of running a turn
+//   prompt "emit <json array>" writes those records instead of running a turn (`started` when
+//                              they hold an agent_start, else `handled`)
 //   prompt "hold <text>"       starts a turn that streams <text> and keeps working until `abort`
 //   prompt "/ide" (--with-ide) pi-ide's command: asks "Connect to IDE" over the door at 4242/40123
 // --stubborn: ignores abort, EOF on stdin and SIGTERM (only SIGKILL ends it).
+// --shutdown-ms: how long its shutdown's cleanup takes (pi 1.6 waits, e.g., for a token refresh).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
@@ -49,12 +61,34 @@ const value = (...names: string[]): string | undefined => {
 
 const stubborn = flag('--stubborn');
 const withIde = flag('--with-ide');
+const piVersion = value('--pi-version') ?? '1.6.0';
+if (piVersion !== '1.6.0' && piVersion !== '0.87.1') throw new Error(`fake pi: --pi-version must be 1.6.0 or 0.87.1, not ${piVersion}`);
+/** pi 0.99 and later: dispositions, the MCP built-in, an orderly shutdown a single signal does not cut. */
+const since099 = piVersion === '1.6.0';
+const shutdownMs = Number(value('--shutdown-ms') ?? 0);
 const cwd = process.cwd();
 const out = (record: unknown): void => void process.stdout.write(encodeJsonl(record));
 
-if (stubborn) process.on('SIGTERM', () => process.stderr.write('fake pi: ignoring SIGTERM\n'));
 // Keeps the process alive after stdin ends, as a stuck pi would.
 const keepAlive = stubborn ? setInterval(() => {}, 1000) : null;
+
+let shuttingDown = false;
+let signals = 0;
+/** pi's shutdown: its runtime disposed (`shutdownMs`), then exit. Runs once. */
+function shutdown(code: number): void {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  setTimeout(() => process.exit(code), shutdownMs);
+}
+for (const [signal, code] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+  process.on(signal, () => {
+    if (stubborn) return void process.stderr.write(`fake pi: ignoring ${signal}\n`);
+    signals++;
+    if (!shuttingDown) return shutdown(code);
+    // 0.87.1 exits on any signal once shutting down; 1.6 only on a second one.
+    if (!since099 || signals > 1) process.exit(code);
+  });
+}
 
 // ── Models and settings ──────────────────────────────────────────────────────
 
@@ -349,6 +383,8 @@ function handle(command: Obj): void {
   const id = command.id;
   const type = String(command.type);
   const ok = (data?: unknown): void => out({ id, type: 'response', command: type, success: true, ...(data === undefined ? {} : { data }) });
+  /** A prompt's, steer's or follow_up's answer: since pi 0.99 it says what became of the input. */
+  const disposed = (disposition: 'started' | 'queued' | 'handled'): void => ok(since099 ? { disposition } : undefined);
   const error = (message: string): void => out({ id, type: 'response', command: type, success: false, error: message });
   switch (type) {
     // ── test hooks
@@ -384,27 +420,28 @@ function handle(command: Obj): void {
       if (withIde && message === '/ide') {
         const options = ['Neovim · /p · pid=5000 port=41000', 'Patchbay · /p · pid=4242 port=40123'];
         out({ type: 'extension_ui_request', id: 'ide-1', method: 'select', title: 'Connect to IDE', options });
-        return ok();
+        return disposed('handled');
       }
       if (message.startsWith('emit ')) {
-        for (const record of JSON.parse(message.slice(5)) as unknown[]) out(record);
-        return ok();
+        const records = JSON.parse(message.slice(5)) as Obj[];
+        for (const record of records) out(record);
+        return disposed(records.some((r) => r.type === 'agent_start') ? 'started' : 'handled');
       }
       if (running !== null) {
         const behavior = command.streamingBehavior;
         if (behavior !== 'steer' && behavior !== 'followUp') return error("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.");
         queue[behavior === 'steer' ? 'steering' : 'followUp'].push(message);
         out({ type: 'queue_update', ...queue });
-        return ok();
+        return disposed('queued');
       }
-      ok();
+      disposed('started');
       return runTurn(message, command.images);
     }
     case 'steer':
     case 'follow_up':
       queue[type === 'steer' ? 'steering' : 'followUp'].push(String(command.message));
       out({ type: 'queue_update', ...queue });
-      return ok();
+      return disposed('queued');
     case 'abort':
       if (stubborn) return;
       if (running !== null) {
@@ -554,8 +591,10 @@ function handle(command: Obj): void {
       return ok();
     }
     case 'get_commands': {
-      const inline = { path: '<inline:llama.cpp>', source: 'inline', scope: 'temporary', origin: 'top-level' };
-      const commands: Obj[] = [{ name: 'llama', description: 'Manage llama.cpp router models', source: 'extension', sourceInfo: inline }];
+      const own = (name: string) => (since099 ? { path: `builtin:${name}`, source: 'builtin' } : { path: `<inline:${name}>`, source: 'inline' });
+      const builtin = (name: string, extension: string, description: string): Obj => ({ name, description, source: 'extension', sourceInfo: { ...own(extension), scope: 'temporary', origin: 'top-level' } });
+      const commands: Obj[] = [builtin('llama', 'llama.cpp', 'Manage llama.cpp router models')];
+      if (since099) commands.push(builtin('mcp', 'mcp', 'Manage MCP servers: sign in, reconnect, enable or disable, and change exposure'));
       if (withIde) commands.push({ name: 'ide', description: 'Connect to a running IDE', source: 'extension', sourceInfo: { path: '/ext/pi-ide/index.ts', source: 'local', scope: 'user', origin: 'top-level' } });
       return ok({ commands });
     }
@@ -571,6 +610,6 @@ const decoder = new JsonlDecoder({
 process.stdin.on('data', (chunk: Buffer) => decoder.push(chunk));
 process.stdin.on('end', () => {
   decoder.end();
-  if (!stubborn) process.exit(0);
+  if (!stubborn) shutdown(0);
 });
 void keepAlive;

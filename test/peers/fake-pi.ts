@@ -15,17 +15,20 @@
  * (a notification without `filePath` or `selection` is ignored): the file, the cursor line and
  * the selected lines, null when the selection is empty.
  * `write()` / `edit()` = the tools: `openDiff` with tab `pi-write:<n>` / `pi-edit:<n>` and the
- * whole proposed file, then a fire-and-forget `close_tab`. FILE_SAVED → writes `content[1].text`
+ * whole proposed file, then a fire-and-forget `close_tab`. With pi 1.6 (`piVersion`, the default)
+ * a call another tool made (`{calledBy}`: a codemode script's) has the id `<caller>/<n>`, so its
+ * tab is `pi-write:<caller>/<n>`; pi 0.87.1 makes no such calls. FILE_SAVED → writes `content[1].text`
  * (missing → an empty file, faithfully); DIFF_REJECTED → 'rejected'; an openDiff error or a
  * dropped connection → the file is written unreviewed (the real bug) and reported so.
  * Answers the editor's `getSuggestions` with `{suggestions: string[]}` (plain strings: the real
  * pi-ide.nvim calls string methods on each item and errors on objects) and its
  * `listSuggestionModels`; a `request_cancelled {id}` aborts that request, which then gets no
- * answer. Never reconnects after a drop.
+ * answer. Never reconnects after a drop by itself: only its `/ide` (`ide()`) connects again,
+ * discovering afresh, from the same process.
  *
  * CLI (for kill -9 and multi-process tests):
  *   node --import tsx test/peers/fake-pi.ts --cwd C (--lock-dir D | --lockfile F | --port N --token T)
- *     [--suggestion TEXT…] [--suggestion-delay-ms N] [--quiet]
+ *     [--suggestion TEXT…] [--suggestion-delay-ms N] [--pi-version 1.6.0|0.87.1] [--quiet]
  * stdout, one JSON object per line:
  *   {"ready":true,"port":N,"pid":N,"lockfile":"…"|null}  (port/lockfile = what it connected to)
  *   {"event":"message","msg":{…}}        (every frame received; not with --quiet)
@@ -33,8 +36,9 @@
  *   {"event":"result"|"error","cmd":"…","tag":…,…}
  * stdin, one JSON command per line (optional "tag" is echoed back):
  *   {"cmd":"turn"}                                    → result: the getDiagnostics result
- *   {"cmd":"write","path":"…","contents":"…"}        → result: WriteOutcome
- *   {"cmd":"edit","path":"…","oldText":"…","newText":"…"}
+ *   {"cmd":"write","path":"…","contents":"…","calledBy"?:"<tool call id>"}  → result: WriteOutcome
+ *   {"cmd":"edit","path":"…","oldText":"…","newText":"…","calledBy"?:"…"}
+ *   {"cmd":"ide"}                                     → pi-ide's /ide: discovers and connects again
  *   {"cmd":"stop"}                                    → closes the connection, exits
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -88,6 +92,11 @@ export type WriteOutcome =
   | { outcome: 'rejected'; tabName: string; path: string; answer: string; said: string[] }
   | { outcome: 'unreviewed'; tabName: string; path: string; written: string; reason: string };
 
+/** Who made a tool call: the model (nothing given), or another tool call (pi 1.6's codemode, `ctx.executeTool`). */
+export interface ToolCallOrigin {
+  calledBy?: string;
+}
+
 export interface FakePiOptions {
   /** The session's working directory; relative tool paths resolve against it. */
   cwd: string;
@@ -104,6 +113,8 @@ export interface FakePiOptions {
   suggestionDelayMs?: number;
   models?: SuggestionModels;
   ids?: IdStyle;
+  /** The pi it runs in: 1.6.0 (default) or 0.87.1, which has no nested tool calls. */
+  piVersion?: '1.6.0' | '0.87.1';
   onMessage?: (msg: RpcMessage) => void;
   onClose?: (code: number) => void;
 }
@@ -127,7 +138,6 @@ export async function discoverPiEditors(lockDir: string, cwd: string): Promise<F
 }
 
 export class FakePiClient {
-  readonly received: RpcMessage[];
   readonly selections: SelectionChanged[] = [];
   editor: EditorState | null = null;
   readonly suggestionRequests: { id: RpcId; params: unknown }[] = [];
@@ -139,44 +149,86 @@ export class FakePiClient {
   closeCode: number | null = null;
   private readonly inFlight = new Map<RpcId, AbortController>();
   private toolCalls = 0;
+  /** Per calling tool call: how many calls it made (pi numbers them `<caller>/1`, `/2`…). */
+  private readonly nested = new Map<string, number>();
+
+  /** Frames of connections before the current one (after an /ide). */
+  private readonly earlier: RpcMessage[] = [];
 
   private constructor(
     readonly options: FakePiOptions,
-    readonly port: number,
-    readonly lockfile: string | null,
-    readonly rpc: RpcPeer,
+    public port: number,
+    public lockfile: string | null,
+    private current: RpcPeer,
   ) {
-    this.received = rpc.received;
+    this.watch(current);
+  }
+
+  get rpc(): RpcPeer {
+    return this.current;
+  }
+
+  /** Every frame received, over every connection. */
+  get received(): RpcMessage[] {
+    return [...this.earlier, ...this.current.received];
+  }
+
+  private watch(rpc: RpcPeer): void {
     void rpc.closed.then(({ code }) => {
+      if (rpc !== this.current) return;
       this.closeCode = code;
       for (const ctl of this.inFlight.values()) ctl.abort();
-      options.onClose?.(code);
+      this.options.onClose?.(code);
     });
   }
 
   /** Finds the editor (or takes the given one), connects, and awaits the `initialize` answer. */
   static async connect(options: FakePiOptions): Promise<FakePiClient> {
+    let client: FakePiClient | undefined;
+    const { rpc, target } = await FakePiClient.open(options, () => client!);
+    client = new FakePiClient(options, target.port, target.lockfile, rpc);
+    await client.initialize();
+    return client;
+  }
+
+  /** pi-ide's `/ide`: discovers again and connects from this same process (the old connection, if any, goes). */
+  async ide(): Promise<{ port: number }> {
+    const { rpc, target } = await FakePiClient.open(this.options, () => this);
+    const old = this.current;
+    this.earlier.push(...old.received);
+    this.current = rpc;
+    this.port = target.port;
+    this.lockfile = target.lockfile;
+    this.closeCode = null;
+    old.close();
+    this.watch(rpc);
+    await this.initialize();
+    return { port: target.port };
+  }
+
+  private static async open(options: FakePiOptions, client: () => FakePiClient): Promise<{ rpc: RpcPeer; target: { port: number; authToken: string; lockfile: string | null } }> {
     const target = await FakePiClient.target(options);
     const ws = await openSocket(`ws://127.0.0.1:${target.port}`, { 'x-pi-ide-authorization': target.authToken });
-    let client: FakePiClient | undefined;
     const rpc = new RpcPeer(
       ws,
       {
         frame: (msg) => options.onMessage?.(msg),
-        request: (msg) => client!.onRequest(msg),
-        notification: (msg) => client!.onNotification(msg),
+        request: (msg) => client().onRequest(msg),
+        notification: (msg) => client().onNotification(msg),
       },
       options.ids ?? 'number',
       'pi',
     );
-    client = new FakePiClient(options, target.port, target.lockfile, rpc);
-    const init = await rpc.call('initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: PI_CLIENT_INFO });
+    return { rpc, target };
+  }
+
+  private async initialize(): Promise<void> {
+    const init = await this.current.call('initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: PI_CLIENT_INFO });
     if (init.error) {
-      rpc.close();
-      throw new Error(`fake pi: initialize failed on port ${target.port}: ${init.error.message}`);
+      this.current.close();
+      throw new Error(`fake pi: initialize failed on port ${this.port}: ${init.error.message}`);
     }
-    client.initializeResult = init.result;
-    return client;
+    this.initializeResult = init.result;
   }
 
   private static async target(o: FakePiOptions): Promise<{ port: number; authToken: string; lockfile: string | null }> {
@@ -239,17 +291,26 @@ export class FakePiClient {
   }
 
   /** The write tool: `path` is resolved against cwd; the whole file goes to openDiff. */
-  write(path: string, contents: string): Promise<WriteOutcome> {
-    return this.proposeFile('pi-write', resolvePath(this.options.cwd, path), contents);
+  write(path: string, contents: string, call: ToolCallOrigin = {}): Promise<WriteOutcome> {
+    return this.proposeFile('pi-write', resolvePath(this.options.cwd, path), contents, call);
   }
 
   /** The edit tool: replaces the first `oldText` (which must occur) and proposes the whole file. */
-  async edit(path: string, oldText: string, newText: string): Promise<WriteOutcome> {
+  async edit(path: string, oldText: string, newText: string, call: ToolCallOrigin = {}): Promise<WriteOutcome> {
     const abs = resolvePath(this.options.cwd, path);
     const current = await readFile(abs, 'utf8');
     const at = current.indexOf(oldText);
     if (at < 0) throw new Error(`fake pi edit: oldText not found in ${abs}`);
-    return this.proposeFile('pi-edit', abs, current.slice(0, at) + newText + current.slice(at + oldText.length));
+    return this.proposeFile('pi-edit', abs, current.slice(0, at) + newText + current.slice(at + oldText.length), call);
+  }
+
+  /** The tool call's id, as pi gives it: its own number, or `<caller>/<n>` for a call a tool made. */
+  private toolCallId(call: ToolCallOrigin): string {
+    if (call.calledBy === undefined) return String(++this.toolCalls);
+    if (this.options.piVersion === '0.87.1') throw new Error('fake pi: pi 0.87.1 has no nested tool calls (they came with 0.99)');
+    const n = (this.nested.get(call.calledBy) ?? 0) + 1;
+    this.nested.set(call.calledBy, n);
+    return `${call.calledBy}/${n}`;
   }
 
   /** Closes the connection (with a close frame). Safe to call twice. */
@@ -268,8 +329,8 @@ export class FakePiClient {
     return waitFor(() => this.selections[seen], { message: 'selection_changed at fake pi', ...opts });
   }
 
-  private async proposeFile(tool: 'pi-write' | 'pi-edit', path: string, contents: string): Promise<WriteOutcome> {
-    const tabName = `${tool}:${++this.toolCalls}`;
+  private async proposeFile(tool: 'pi-write' | 'pi-edit', path: string, contents: string, call: ToolCallOrigin): Promise<WriteOutcome> {
+    const tabName = `${tool}:${this.toolCallId(call)}`;
     const unreviewed = async (reason: string): Promise<WriteOutcome> => {
       await writeFileMkdir(path, contents);
       return { outcome: 'unreviewed', tabName, path, written: contents, reason };
@@ -364,10 +425,13 @@ async function main(): Promise<void> {
       token: { type: 'string' },
       suggestion: { type: 'string', multiple: true },
       'suggestion-delay-ms': { type: 'string' },
+      'pi-version': { type: 'string' },
       quiet: { type: 'boolean' },
     },
   });
   const cwd = values.cwd ?? process.cwd();
+  const piVersion = values['pi-version'] ?? '1.6.0';
+  if (piVersion !== '1.6.0' && piVersion !== '0.87.1') throw new Error(`fake pi: --pi-version must be 1.6.0 or 0.87.1, not ${piVersion}`);
   const pi = await FakePiClient.connect({
     cwd,
     lockDir: values['lock-dir'],
@@ -376,6 +440,7 @@ async function main(): Promise<void> {
     authToken: values.token,
     suggestions: values.suggestion,
     suggestionDelayMs: values['suggestion-delay-ms'] === undefined ? undefined : Number(values['suggestion-delay-ms']),
+    piVersion,
     onMessage: values.quiet ? undefined : (msg) => emit({ event: 'message', msg }),
     onClose: (code) => emit({ event: 'closed', code }),
   });
@@ -383,11 +448,17 @@ async function main(): Promise<void> {
   serveCommands(
     {
       turn: () => pi.turn(),
-      write: (c) => pi.write(field(c, 'path'), field(c, 'contents')),
-      edit: (c) => pi.edit(field(c, 'path'), field(c, 'oldText'), field(c, 'newText')),
+      write: (c) => pi.write(field(c, 'path'), field(c, 'contents'), calledBy(c)),
+      edit: (c) => pi.edit(field(c, 'path'), field(c, 'oldText'), field(c, 'newText'), calledBy(c)),
+      ide: () => pi.ide(),
     },
     () => pi.close(),
   );
+}
+
+/** A command's `calledBy`, when it names the tool call that made this one. */
+function calledBy(c: Record<string, unknown>): ToolCallOrigin {
+  return typeof c.calledBy === 'string' ? { calledBy: c.calledBy } : {};
 }
 
 if (isMain(import.meta.url)) main().catch(startupFailed);

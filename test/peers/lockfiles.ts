@@ -25,8 +25,8 @@ export interface LockfileListing {
   invalid: { path: string; reason: string }[];
 }
 
-/** Writes `<dir>/<port>.lock` with mode 0600 (the dir 0700 when it is created). */
-export async function writeLockfile(dir: string, port: number, lock: Lockfile): Promise<string> {
+/** Writes `<dir>/<port>.lock` with mode 0600 (the dir 0700 when it is created); Emacs's has no token. */
+export async function writeLockfile(dir: string, port: number, lock: Omit<Lockfile, 'authToken'> & { authToken?: string }): Promise<string> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, `${port}.lock`);
   await writeFile(path, JSON.stringify(lock), { mode: 0o600 });

@@ -76,6 +76,8 @@ export class RpcPeer {
     private readonly handlers: RpcHandlers,
     private readonly idStyle: IdStyle = 'number',
     private readonly idPrefix = 'req',
+    /** How frames are written (an editor in Lua writes numbers its own way: lua-json.ts). */
+    private readonly encode: (msg: RpcMessage) => string = JSON.stringify,
   ) {
     this.closed = new Promise((resolve) => {
       ws.on('close', (code, reason) => {
@@ -96,7 +98,7 @@ export class RpcPeer {
   /** Sends one frame; false when the socket is no longer open. */
   send(msg: RpcMessage): boolean {
     if (!this.isOpen) return false;
-    this.ws.send(JSON.stringify(msg));
+    this.ws.send(this.encode(msg));
     return true;
   }
 

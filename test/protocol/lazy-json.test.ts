@@ -25,11 +25,11 @@ const SAMPLES = [
 test('reads what JSON.parse reads, to the same value, whatever the size bound', () => {
   for (const text of SAMPLES) {
     for (const lazyBytes of [1, 4, 16, 1 << 20]) {
-      const value = parseLazily(Buffer.from(text), lazyBytes);
+      const value = parseLazily(Buffer.from(text), lazyBytes)?.value;
       assert.deepEqual(decoded(value), JSON.parse(text), `${text} with lazyBytes ${lazyBytes}`);
     }
   }
-  const proto = parseLazily(Buffer.from(SAMPLES[3]!), 1 << 20) as Record<string, unknown>;
+  const proto = parseLazily(Buffer.from(SAMPLES[3]!), 1 << 20)?.value as Record<string, unknown>;
   assert.equal(Object.getPrototypeOf(proto), Object.prototype, '"__proto__" is a key, not a prototype');
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
 });
@@ -37,7 +37,7 @@ test('reads what JSON.parse reads, to the same value, whatever the size bound', 
 test('only strings at or above the bound stay as bytes, and their raw bytes are those of the frame', () => {
   const big = 'line with "quotes" and \\ and ü\n'.repeat(100);
   const frame = Buffer.from(JSON.stringify({ id: 3, result: { content: [{ type: 'text', text: 'FILE_SAVED' }, { type: 'text', text: big }] } }));
-  const value = parseLazily(frame, 1024) as { id: number; result: { content: { text: unknown }[] } };
+  const value = parseLazily(frame, 1024)?.value as { id: number; result: { content: { text: unknown }[] } };
   assert.equal(value.id, 3);
   assert.equal(value.result.content[0]!.text, 'FILE_SAVED');
   const lazy = value.result.content[1]!.text;
@@ -54,7 +54,7 @@ test('anything it cannot read is left to JSON.parse (undefined): malformed, trai
 
 test('a malformed big string is found when it is read, not before', () => {
   const frame = Buffer.from(`{"text":"${'x'.repeat(100)}\\q"}`);
-  const value = parseLazily(frame, 10) as { text: LazyText };
+  const value = parseLazily(frame, 10)?.value as { text: LazyText };
   assert.ok(value.text instanceof LazyText);
   assert.throws(() => value.text.value(), SyntaxError);
 });
@@ -71,12 +71,12 @@ test('encodeJson writes what JSON.stringify writes, undefined and functions drop
 
 test('encodeJson writes each LazyText as the bytes it arrived in, never decoding it', () => {
   for (const text of SAMPLES) {
-    const value = parseLazily(Buffer.from(text), 1);
+    const value = parseLazily(Buffer.from(text), 1)?.value;
     const encoded = encodeJson({ wrapped: value });
     assert.deepEqual(JSON.parse(encoded.toString()), { wrapped: JSON.parse(text) }, text);
   }
   const raw = '"\\u00e9 stays escaped, \\/ too"';
-  const lazy = parseLazily(Buffer.from(`{"t":${raw}}`), 1) as { t: LazyText };
+  const lazy = parseLazily(Buffer.from(`{"t":${raw}}`), 1)?.value as { t: LazyText };
   const original = LazyText.prototype.value;
   LazyText.prototype.value = () => assert.fail('decoded');
   try {
@@ -91,21 +91,41 @@ test('encodeJson writes each LazyText as the bytes it arrived in, never decoding
 
 test('a known big string standing byte for byte in a frame is found by comparing, and is that very LazyText', () => {
   const big = 'const s = "a \\"b\\" \\\\ é";\n'.repeat(200);
-  const proposed = parseLazily(Buffer.from(JSON.stringify({ text: big })), 1024) as { text: LazyText };
+  const proposed = parseLazily(Buffer.from(JSON.stringify({ text: big })), 1024)?.value as { text: LazyText };
   const saved = Buffer.from(JSON.stringify({ id: 1, result: { content: [{ type: 'text', text: 'FILE_SAVED' }, { type: 'text', text: big }] } }));
-  const same = parseLazily(saved, 1024, [proposed.text]) as { result: { content: { text: unknown }[] } };
+  const same = parseLazily(saved, 1024, [proposed.text])?.value as { result: { content: { text: unknown }[] } };
   assert.equal(same.result.content[1]!.text, proposed.text, 'the known LazyText itself');
   const edited = Buffer.from(JSON.stringify({ id: 1, result: { content: [{ type: 'text', text: 'FILE_SAVED' }, { type: 'text', text: `${big}x` }] } }));
-  const other = parseLazily(edited, 1024, [proposed.text]) as { result: { content: { text: LazyText }[] } };
+  const other = parseLazily(edited, 1024, [proposed.text])?.value as { result: { content: { text: LazyText }[] } };
   assert.notEqual(other.result.content[1]!.text, proposed.text);
   assert.equal(other.result.content[1]!.text.value(), `${big}x`, 'a string that only starts the same is scanned to its real end');
 });
 
 test('encodeJsonPieces leaves each LazyText’s bytes where they are, between the pieces around them', () => {
   const frame = Buffer.from(JSON.stringify({ text: 'x'.repeat(2000) }));
-  const lazy = (parseLazily(frame, 1024) as { text: LazyText }).text;
+  const lazy = (parseLazily(frame, 1024)?.value as { text: LazyText }).text;
   const pieces = encodeJsonPieces({ a: 1, text: lazy, b: [2] });
   assert.equal(pieces.length, 3);
   assert.equal(pieces[1]!.buffer, frame.buffer, 'not copied');
   assert.equal(Buffer.concat(pieces).toString(), `{"a":1,"text":${JSON.stringify('x'.repeat(2000))},"b":[2]}`);
+});
+
+test('says where the top-level "id" value sits, however its key is written, and not a nested one', () => {
+  for (const [text, id] of [
+    ['{"params":{"id":99},"id":7.000000000000001,"method":"m"}', '7.000000000000001'],
+    [' { "jsonrpc" : "2.0" , "\\u0069d" : "x-\\"1" } ', '"x-\\"1"'],
+    ['{"result":{"content":[{"id":1}]},"id":  12 }', '12'],
+  ] as const) {
+    const bytes = Buffer.from(text);
+    const read = parseLazily(bytes, 1)!;
+    assert.ok(read.idAt, text);
+    assert.equal(bytes.toString('utf8', read.idAt.start, read.idAt.end), id, text);
+  }
+  assert.equal(parseLazily(Buffer.from('{"params":{"id":1}}'), 1)!.idAt, null, 'no top-level id');
+});
+
+test('a frame with a key twice in one object is not read lazily (peers disagree which one counts)', () => {
+  for (const text of ['{"id":1,"method":"m","id":2}', '{"id":1,"params":{"arguments":{"tab_name":"a","tab_name":"b"}}}', '{"a":1,"\\u0061":2}']) {
+    assert.equal(parseLazily(Buffer.from(text), 1), undefined, text);
+  }
 });

@@ -112,3 +112,20 @@ test('serializing keeps exactly the protocol fields and parses back', () => {
   assert.ok(parsed.ok);
   assert.deepEqual(parsed.lock, good);
 });
+
+test("another protocol's lockfile is told apart by its `protocol` field, whatever its name, and named for people", async () => {
+  const v1 = { protocol: 'pi-ide', version: 1, port: 51234, pid: 77, workspaces: ['/home/me/project'], ide: 'VS Code', token: 'secret' };
+  for (const name of ['51234.lock', 'vscode-window.lock']) {
+    const path = join(dir, name);
+    await writeFile(path, JSON.stringify(v1));
+    const result = await readLockfile(path, 'pi', cap);
+    assert.ok(!result.ok && result.failure === 'other', JSON.stringify(result));
+    assert.deepEqual(result.other, { path, protocol: 'pi-ide', description: 'Pi IDE Protocol v1 (VS Code, pid 77)' });
+    assert.doesNotMatch(result.reason, /secret/, 'its token is no one else’s business');
+  }
+  const unknown = join(dir, '4712.lock');
+  await writeFile(unknown, JSON.stringify({ protocol: 'acme-ide', version: '3' }));
+  const result = await readLockfile(unknown, 'pi', cap);
+  assert.ok(!result.ok && result.failure === 'other');
+  assert.equal(result.other.description, 'the "acme-ide" protocol v3');
+});

@@ -104,7 +104,8 @@ test('a tab name or path of megabytes is rejected saying so, and nothing grows t
 });
 
 test('pending diffs share one budget across sessions: over it a diff is rejected saying so, and fits again once others are decided', async (t) => {
-  const h = await harness(t, { maxPendingDiffBytes: 300 * 1024 });
+  // A diff holds its request's bytes and the text parsed from them: ~340 KiB for these 150 KiB.
+  const h = await harness(t, { maxPendingDiffBytes: 700 * 1024 });
   const folder = await h.folder('budget');
   const [first, second] = [await h.pi(folder), await h.pi(folder)];
   const contents = 'const x = "a";\n'.repeat(10 * 1024); // 150 KiB
@@ -112,7 +113,7 @@ test('pending diffs share one budget across sessions: over it a diff is rejected
   await waitFor(async () => (await pendingCount(h)) === 1, { message: 'the first diff pending' });
   const refused = await propose(second, { old_file_path: join(folder, 'two.ts'), new_file_path: join(folder, 'two.ts'), new_file_contents: `${contents}${contents}`, tab_name: 'pi-write:9' });
   assert.equal(refused[0], 'DIFF_REJECTED');
-  assert.match(refused[2] ?? '', /already wait for review .* over the 0\.3 MiB Patchbay holds at once; decide some and try again/);
+  assert.match(refused[2] ?? '', /already wait for review .* over the 0\.7 MiB Patchbay holds at once; decide some and try again/);
   assert.equal(await pendingCount(h), 1, 'the refused diff is not held');
   const [pending] = (await h.hub.call('snapshot', undefined)).diffs;
   await h.hub.call('diffs.reject', { id: pending!.id });

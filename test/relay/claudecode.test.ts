@@ -9,7 +9,7 @@ import { isClaudeDiffName, type FakeEditor } from '../peers/fake-editor.ts';
 import type { FakePiClient } from '../peers/fake-pi.ts';
 import { diffAnswers, toolTexts } from '../peers/rpc-peer.ts';
 import { waitFor } from '../peers/wait.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { withEditor, type Harness } from './harness.ts';
 
 interface Setup {
   h: Harness;
@@ -18,12 +18,8 @@ interface Setup {
 }
 
 async function claudecodeNvim(t: TestContext): Promise<Setup> {
-  const h = await startHarness();
-  t.after(() => h.close());
-  const project = await h.folder('claudecode');
-  const nvim = await h.editor({ workspaceFolders: [project], claudecode: true });
-  await h.editors(1);
-  return { h, project, nvim };
+  const { h, project, editor } = await withEditor(t, 'claudecode', { claudecode: true });
+  return { h, project, nvim: editor };
 }
 
 async function boundPi({ h, project }: Setup): Promise<FakePiClient> {
@@ -81,6 +77,25 @@ test('pi → claudecode.nvim, rejected in the editor: pi hears DIFF_REJECTED wit
     nvim.closedDiffs.map((c) => [c.tabName, c.outcome, c.reason]),
     [[shown.tabName, 'rejected', 'close_tab']],
   );
+  assert.deepEqual(pi.errors, []);
+});
+
+test('pi 1.6 → claudecode.nvim: a write its codemode script made (tab pi-write:<call>/<n>) is shown, decided and closed like any; pi hears its own tab name', async (t) => {
+  const setup = await claudecodeNvim(t);
+  const { h, project, nvim } = setup;
+  const pi = await boundPi(setup);
+  const writing = pi.write(join(project, 'scripted.txt'), 'from a script\n', { calledBy: 'call_3' });
+  const shown = await nvim.waitForDiff();
+  assert.match(shown.tabName, /^✻ \[pi\] scripted\.txt \(d\d+\) ⧉$/, 'a diff name claudecode.nvim treats as a diff');
+  const listed = await waitFor(async () => (await h.hub.call('snapshot', undefined)).diffs[0]);
+  assert.deepEqual([listed.tabName, listed.tool], ['pi-write:call_3/1', 'write']);
+  nvim.decide(shown.tabName, 'rejected');
+  const outcome = await writing;
+  assert.deepEqual(diffAnswers(pi.rpc.received), [['DIFF_REJECTED', 'pi-write:call_3/1']]);
+  assert.equal(outcome.tabName, 'pi-write:call_3/1');
+  await nothingLeftOpen(nvim);
+  const traffic = await h.hub.call('traffic', { sessionId: listed.sessionId });
+  assert.ok(traffic.some((e) => e.dir === 'in' && e.tool === 'openDiff' && e.preview.includes('pi-write:call_3/1')), 'the traffic log shows the nested call as sent');
   assert.deepEqual(pi.errors, []);
 });
 

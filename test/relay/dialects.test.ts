@@ -127,6 +127,21 @@ describe('editor → agent traffic', () => {
     assert.equal((models.result as { models: unknown[] }).models.length, 2);
   });
 
+  test("suggestions follow the folder: a pi in the editor's folder bound to Patchbay's review still gets its editor's getSuggestions", async (t) => {
+    const h = await harness(t);
+    const folder = await h.folder('suggest-unbound');
+    const editor = await h.editor({ workspaceFolders: [folder], ideName: 'U' });
+    await h.editors(1);
+    const pi = await h.pi(folder);
+    const session = await bound(h, folder);
+    await h.hub.call('bind', { sessionId: session.id, editorId: null });
+    await waitFor(async () => (await h.hub.call('snapshot', undefined)).sessions[0]!.editorId === null, { message: 'bound to Patchbay' });
+    await waitFor(() => editor.openClients.length >= 1);
+    const response = await editor.getSuggestions({ filePath: `${folder}/a.ts`, cursorBefore: 'let x = ', cursorAfter: '' });
+    assert.equal(response.error, undefined, JSON.stringify(response.error));
+    assert.equal(pi.suggestionRequests.length, 1);
+  });
+
   test('getSuggestions with no pi session bound gets an error, not silence', async (t) => {
     const h = await harness(t);
     const folder = await h.folder('nobody');

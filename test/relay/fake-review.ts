@@ -16,6 +16,8 @@ export function fakeReview(session: Session, editor: RpcLink, boundEditor: strin
     link: async () => editor,
     onDiffAdded: () => {},
     onDiffDecided: (record) => decided.push(record),
+    canRecordApplied: () => null,
+    recordApplied: async () => {},
     onChange: () => {},
     log: (line) => logs.push(line),
   });

@@ -2,6 +2,7 @@
 // (in one process every agent's real cwd would be the test runner's).
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { TestContext } from 'node:test';
 import { createHub, type Hub } from '../../src/hub.ts';
 import type { HubOptions } from '../../src/options.ts';
 import type { ProcessInfo } from '../../src/discovery/peer-process.ts';
@@ -32,6 +33,16 @@ export interface Harness {
   /** Waits until the hub lists `count` editors. */
   editors(count: number): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A harness with one editor (of the options' kind) open on one project folder, closed after the test. */
+export async function withEditor(t: TestContext, folder: string, options: Omit<FakeEditorOptions, 'lockDir' | 'workspaceFolders'>): Promise<{ h: Harness; project: string; editor: FakeEditor }> {
+  const h = await startHarness();
+  t.after(() => h.close());
+  const project = await h.folder(folder);
+  const editor = await h.editor({ workspaceFolders: [project], ...options });
+  await h.editors(1);
+  return { h, project, editor };
 }
 
 export interface HarnessFaults {
@@ -92,7 +103,7 @@ export async function startHarness(
     },
     editor: async (opts) => {
       const editor = await FakeEditor.start({
-        lockDir: opts.dialect === 'claude' || opts.claudecode || opts.vscode ? options.claudeLockDir : options.piLockDir,
+        lockDir: opts.dialect === 'claude' || opts.claudecode || opts.vscode || opts.jetbrains || opts.emacs ? options.claudeLockDir : options.piLockDir,
         pingIntervalMs: 0,
         ...opts,
       });

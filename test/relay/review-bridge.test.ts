@@ -36,14 +36,14 @@ function saved(id: unknown, contents: string, raw?: string): Buffer {
 test('a big FILE_SAVED reaches the agent byte for byte, and is recorded as the editor’s decision with what it wrote', async () => {
   const t = setup();
   const { answered, relayedId } = await propose(t, 7);
-  assert.equal(relayedId, 7, 'the agent’s id is kept upstream');
+  assert.notEqual(relayedId, 7, 'upstream, the request carries an id of the editor link’s own');
   const edited = `${BIG}// edited in the editor\n`;
-  const frame = saved(7, edited);
+  const frame = saved(relayedId, edited);
   assert.ok(frame.length >= LAZY_FRAME_BYTES);
   t.editor.receiveBytes(frame);
   await answered;
   assert.equal(t.agent.sentBytes.length, 1);
-  assert.ok(t.agent.sentBytes[0]!.equals(frame), 'the same bytes');
+  assert.ok(t.agent.sentBytes[0]!.equals(saved(7, edited)), 'the same bytes, under the agent’s id');
   assert.equal(t.decided.length, 1);
   assert.equal(t.decided[0]!.by, 'editor');
   assert.equal(t.decided[0]!.edited, true);
@@ -52,9 +52,9 @@ test('a big FILE_SAVED reaches the agent byte for byte, and is recorded as the e
 
 test('a big FILE_SAVED whose file cannot be read is no decision: the diff waits in Patchbay, and is answered properly later', async () => {
   const t = setup();
-  const { answered } = await propose(t, 8);
+  const { answered, relayedId } = await propose(t, 8);
   // An invalid escape deep inside the file: the frame looks whole until the file is read.
-  t.editor.receiveBytes(saved(8, BIG, `"${'x'.repeat(LAZY_FRAME_BYTES)}\\q"`));
+  t.editor.receiveBytes(saved(relayedId, BIG, `"${'x'.repeat(LAZY_FRAME_BYTES)}\\q"`));
   await waitFor(() => t.logs.some((l) => /saved it with an unreadable answer/.test(l)), { message: 'the problem logged' });
   assert.equal(t.decided.length, 0);
   const [pending] = t.inbox.pending();
@@ -71,9 +71,10 @@ function lazyRequest(id: number) {
   const request = { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'openDiff', arguments: { old_file_path: '/w/a.ts', new_file_path: '/w/a.ts', new_file_contents: BIG, tab_name: 'pi-write:1' } } };
   const bytes = Buffer.from(JSON.stringify(request));
   type Lazy = { jsonrpc: '2.0'; id: number; method: string; params: { name: string; arguments: Omit<typeof request.params.arguments, 'new_file_contents'> & { new_file_contents: LazyText } } };
-  const msg = parseLazily(bytes, 64 * 1024) as Lazy;
+  const read = parseLazily(bytes, 64 * 1024)!;
+  const msg = read.value as Lazy;
   assert.ok(msg.params.arguments.new_file_contents instanceof LazyText);
-  return { msg, bytes, raw: Buffer.from(JSON.stringify(BIG)) };
+  return { msg, frame: { bytes, text: '', cost: read.cost, idAt: read.idAt }, bytes, raw: Buffer.from(JSON.stringify(BIG)) };
 }
 
 /** Counts decodes of big strings while `run` runs. */
@@ -93,23 +94,26 @@ async function decodes<T>(run: () => Promise<T>): Promise<{ result: T; count: nu
 
 test('a big openDiff goes to the editor as the bytes the agent sent, and the file is decoded by nobody on the way there and back', async () => {
   const t = setup();
-  const { msg, bytes } = lazyRequest(21);
+  const { msg, frame } = lazyRequest(21);
   const { count } = await decodes(async () => {
-    const { answered } = t.bridge.receive(t.session, msg, { bytes, text: '' }, msg.params.arguments);
+    const { answered } = t.bridge.receive(t.session, msg, frame, msg.params.arguments);
     await waitFor(() => t.editor.sentBytes.length === 1, { message: 'the diff offered to the editor' });
-    assert.ok(t.editor.sentBytes[0]!.equals(bytes), 'the agent’s frame, byte for byte');
-    t.editor.receiveBytes(saved(21, BIG));
+    const relayedId = t.editor.sent[0]!.id;
+    assert.notEqual(relayedId, 21);
+    assert.ok(t.editor.sentBytes[0]!.equals(Buffer.from(JSON.stringify({ ...msg, id: relayedId, params: { ...msg.params, arguments: { ...msg.params.arguments, new_file_contents: BIG } } }))), 'the agent’s frame, byte for byte but for the id');
+    t.editor.receiveBytes(saved(relayedId, BIG));
     await answered;
   });
+  assert.ok(t.agent.sentBytes.at(-1)!.equals(saved(21, BIG)), 'the editor’s answer, under the agent’s id');
   assert.equal(count, 0, 'the file was never decoded');
   assert.equal(t.decided[0]!.edited, false);
 });
 
 test('a diff offered again (the editor came back) carries the proposal as the bytes it arrived in; opened in Patchbay it reads whole', async () => {
   const t = setup();
-  const { msg, bytes, raw } = lazyRequest(22);
+  const { msg, frame, raw } = lazyRequest(22);
   const { result: id, count } = await decodes(async () => {
-    const { id } = t.bridge.receive(t.session, msg, { bytes, text: '' }, msg.params.arguments);
+    const { id } = t.bridge.receive(t.session, msg, frame, msg.params.arguments);
     await waitFor(() => t.editor.sentBytes.length === 1, { message: 'the first offer' });
     t.inbox.offerFailed(id, 'ed-1');
     t.bridge.run(t.inbox.editorAvailable('s1'));
@@ -125,9 +129,9 @@ test('a diff offered again (the editor came back) carries the proposal as the by
 
 test('a big diff accepted in Patchbay answers the agent with the proposal’s own bytes, undecoded', async () => {
   const t = setup();
-  const { msg, bytes, raw } = lazyRequest(23);
+  const { msg, frame, raw } = lazyRequest(23);
   const { count } = await decodes(async () => {
-    const { id, answered } = t.bridge.receive(t.session, msg, { bytes, text: '' }, msg.params.arguments);
+    const { id, answered } = t.bridge.receive(t.session, msg, frame, msg.params.arguments);
     t.bridge.decide(id, { outcome: 'accept' });
     await answered;
   });

@@ -37,7 +37,7 @@ test("after a partial accept, pi's next diagnostics carry which change was rejec
 
   const first = await pi.turn();
   assert.deepEqual(warnings(first), [
-    `file://${file}: Patchbay: accepted 2 of 3 changes of your edit to ${file}; change 2 (line 15 of your proposal) rejected: the file keeps its original lines there. What was written is exactly the text above, not your proposal. Their reason: "keep the loop".`,
+    `file://${file}: Patchbay: accepted 2 of 3 changes of your edit to ${file}; change 2 (line 15 of your proposal) rejected: the file keeps its original lines there. The file now differs from your proposal: read ${file} again before you change it further. Their reason: "keep the loop".`,
   ]);
   assert.match(resultTexts(first)![0]!, /from the editor/, "the editor's diagnostics are still there");
   const second = await pi.turn();

@@ -64,6 +64,21 @@ describe('a pi session and one pi-ide.nvim editor through Patchbay', () => {
     await waitFor(() => pi.errors.length === 0 && pi.received.some((m) => JSON.stringify(m).includes('TAB_CLOSED')));
   });
 
+  test('a write a pi 1.6 codemode script made reaches pi-ide.nvim under its own tab name, pi-write:<call>/<n>', async () => {
+    const project = await h.folder('alpha');
+    const pi = await h.pi(project);
+    const editorId = (await h.hub.call('snapshot', undefined)).editors[0]!.id;
+    await boundTo(h, project, editorId);
+    const writing = pi.write(join(project, 'b.txt'), 'scripted\n', { calledBy: 'call_9' });
+    const shown = await nvim.waitForDiff('pi-write:call_9/1');
+    nvim.decide(shown.tabName, 'saved');
+    assert.equal((await writing).outcome, 'saved');
+    assert.equal(await readFile(join(project, 'b.txt'), 'utf8'), 'scripted\n');
+    // pi-ide's close_tab after the decision names the same tab: nothing is left open.
+    await waitFor(() => nvim.calls('close_tab').some((c) => c.args.tab_name === 'pi-write:call_9/1') || nvim.diffs.size === 0, { message: 'the tab closed' });
+    assert.equal(nvim.diffs.size, 0);
+  });
+
   test('diagnostics pass through as pi-ide.nvim sends them, empty `[]` quirk included', async () => {
     const project = await h.folder('alpha');
     const pi = await h.pi(project);

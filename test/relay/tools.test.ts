@@ -18,13 +18,15 @@ interface WorldOptions {
   dialect?: Dialect;
   editorDialect?: Dialect | null;
   deadlineMs?: number;
+  /** The bound editor's tools as its link listed them; null: not listed (yet). */
+  editorTools?: { name: string }[] | null;
 }
 
-function world({ dialect = 'pi', editorDialect = 'pi', deadlineMs = 1500 }: WorldOptions = {}) {
+function world({ dialect = 'pi', editorDialect = 'pi', deadlineMs = 1500, editorTools = null }: WorldOptions = {}) {
   const agent = fakeLink('agent');
   const editor = fakeLink('editor');
   const session = { id: 's1', dialect, link: agent.link, closed: false, reviewNotes: [], clientInfo: { name: 'pi-ide', version: '1' } } as unknown as Session;
-  const connection = { tools: [], openLink: () => editor.link, link: async () => editor.link };
+  const connection = { tools: editorTools, openLink: () => editor.link, link: async () => editor.link };
   const entry = editorDialect && ({ instance: { id: 'ed-1', port: 1, dialect: editorDialect }, connection, focusedAt: null } as unknown as EditorEntry);
   const { inbox, bridge: review, decided, logs } = fakeReview(session, editor.link, entry ? 'ed-1' : null);
   const ctx: ToolContext = {
@@ -243,5 +245,13 @@ describe('the open-editors tool', () => {
     w.editor.receive({ jsonrpc: '2.0', id: sent.id, result: { content: [{ type: 'text', text: '[{"uri":"file:///w/a%20b.ts","isActive":true}]' }] } });
     await done;
     assert.deepEqual(JSON.parse(w.texts(id)![0]!), { tabs: [{ uri: 'file:///w/a%20b.ts', isActive: true, label: 'a b.ts' }] });
+  });
+
+  test('an editor of the other dialect that lists no such tool is not asked: no tabs, in the agent’s shape', async () => {
+    const w = world({ dialect: 'pi', editorDialect: 'claude', editorTools: [{ name: 'openDiff' }, { name: 'getDiagnostics' }] });
+    const { id, done } = w.call('getOpenEditorTabs', {});
+    await done;
+    assert.deepEqual(w.texts(id), ['[]']);
+    assert.equal(w.editor.sent.length, 0);
   });
 });

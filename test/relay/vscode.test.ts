@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import WebSocket from 'ws';
@@ -406,4 +406,84 @@ test('Claude Code in a VS Code window gets its selection and at_mentioned as the
   await waitFor(() => pi.received.some((m) => m.method === 'at_mentioned'), { message: 'at_mentioned passed to pi too' });
   assert.equal(pi.editor!.filePath, `${file} [pi-proposed]`);
   assert.deepEqual([pi.errors, claude.errors], [[], []]);
+});
+
+// ── 5. the extension a person installs today (2.1.327 and later) beside 1.0.100 ────────────
+
+test('a pi session bound to today’s VS Code extension (no getOpenEditors) hears of no open tab, not an error; bound to 1.0.100 it gets the window’s tabs', async (t) => {
+  const h = await startHarness();
+  t.after(() => h.close());
+  const [today, old] = [await h.folder('today'), await h.folder('old')];
+  const tabs = [{ uri: 'file:///w/a.ts', isActive: true, label: 'a.ts' }];
+  const current = await h.editor({ workspaceFolders: [today], vscode: true, tabs });
+  const legacy = await h.editor({ workspaceFolders: [old], vscode: true, vscodeVersion: '1.0.100', tabs });
+  await h.editors(2);
+  assert.deepEqual(current.tools.map((tool) => String(tool.name)).filter((n) => ['openFile', 'saveDocument', 'getOpenEditors'].includes(n)), []);
+  const openTabs = async (cwd: string) => {
+    const pi = await boundPi(h, cwd);
+    // The tools are listed once the link has them.
+    await waitFor(async () => (await h.hub.call('snapshot', undefined)).editors.every((e) => e.alive));
+    await waitFor(() => (cwd === today ? current : legacy).received.some((r) => r.msg.method === 'tools/list'), { message: 'the window’s tools listed' });
+    return pi.rpc.call('tools/call', { name: 'getOpenEditorTabs', arguments: {} });
+  };
+  const none = await openTabs(today);
+  assert.equal(none.error, undefined, JSON.stringify(none.error));
+  assert.deepEqual(JSON.parse(toolTexts(none.result)[0]!), [], 'no tab known: the extension has no such tool');
+  assert.equal(current.calls('getOpenEditors').length, 0, 'not asked for a tool it does not have');
+  const some = await openTabs(old);
+  assert.deepEqual((JSON.parse(toolTexts(some.result)[0]!) as { uri: string }[]).map((tab) => tab.uri), ['file:///w/a.ts']);
+});
+
+test('Claude Code bound to today’s VS Code extension lists its nine tools, bound to 1.0.100 the twelve', async (t) => {
+  const h = await startHarness();
+  t.after(() => h.close());
+  const [today, old] = [await h.folder('today'), await h.folder('old')];
+  await h.editor({ workspaceFolders: [today], vscode: true });
+  await h.editor({ workspaceFolders: [old], vscode: true, vscodeVersion: '1.0.100' });
+  await h.editors(2);
+  const listed = async (cwd: string) => {
+    const claude = await h.claude(cwd);
+    await waitFor(async () => (await h.hub.call('snapshot', undefined)).sessions.some((s) => s.cwd === cwd && s.editorId !== null), { message: `Claude in ${cwd} bound` });
+    const list = await claude.rpc.call('tools/list', {});
+    return ((list.result as { tools: { name: string }[] }).tools ?? []).map((tool) => tool.name).sort();
+  };
+  const now = await listed(today);
+  assert.equal(now.length, 9);
+  assert.ok(!now.includes('openFile') && !now.includes('saveDocument') && !now.includes('getOpenEditors'), now.join(', '));
+  assert.equal((await listed(old)).length, 12);
+});
+
+test('the person reverts one of three changes in today’s VS Code and accepts: pi writes the rest, the decision says 2 of 3, and pi is told which change it did not get', async (t) => {
+  const { h, project, code } = await vscodeWindow(t);
+  const pi = await boundPi(h, project);
+  const file = join(project, 'three.txt');
+  await writeFile(file, 'one\ntwo\nthree\nfour\nfive\n');
+  const writing = pi.write(file, 'ONE\ntwo\nTHREE\nfour\nFIVE\n');
+  const shown = await code.waitForDiff();
+  // Listed once its original is read (a person takes longer than that to decide).
+  await waitFor(async () => (await h.hub.call('snapshot', undefined)).diffs.length === 1);
+  code.revertChange(shown.tabName, 2);
+  code.decide(shown.tabName, 'saved');
+  assert.equal((await writing).outcome, 'saved');
+  assert.equal(await readFile(file, 'utf8'), 'ONE\ntwo\nthree\nfour\nFIVE\n');
+  const record = (await h.hub.call('snapshot', undefined)).history[0]!;
+  assert.deepEqual([record.by, record.edited, record.changes], ['editor', false, { total: 3, accepted: [1, 3], rejected: [2] }]);
+  // pi-ide lets the model read only the diagnostics: the words go into the next turn's.
+  const lines = await pi.diagnosticsForModel();
+  assert.ok(lines.some((line) => line.includes('[Warning]') && /change 2/.test(line)), lines.join('\n'));
+  await nothingLeftOpen(code);
+});
+
+test('a save in a diff of today’s VS Code accepts only once the person clicked or typed in it; the diff waits in Patchbay meanwhile', async (t) => {
+  const { h, project, code } = await vscodeWindow(t);
+  const pi = await boundPi(h, project);
+  const writing = pi.write(join(project, 'saved.txt'), 'proposed\n');
+  const shown = await code.waitForDiff();
+  assert.equal(code.save(shown.tabName), false, 'an untouched diff: the save decides nothing (an autosave, a stray Ctrl+S)');
+  assert.equal((await h.hub.call('snapshot', undefined)).diffs.length, 1, 'still pending');
+  code.touchProposed(shown.tabName);
+  assert.equal(code.save(shown.tabName), true);
+  assert.equal((await writing).outcome, 'saved');
+  assert.equal(await readFile(join(project, 'saved.txt'), 'utf8'), 'proposed\n');
+  await nothingLeftOpen(code);
 });

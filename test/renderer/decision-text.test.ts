@@ -3,11 +3,12 @@ import assert from 'node:assert/strict';
 import type { DecisionRecord, EditorView } from '../../src/api/types.ts';
 import { decisionNotice, historyDetail, offeredTo, shownPath } from '../../renderer/src/review/decision-text.ts';
 
-const nvim: EditorView = { id: 'e1', ideName: 'Neovim', workspaceFolders: ['/w/api'], port: 1, pid: 1, dialect: 'pi', alive: true, lockfile: '', focusedAt: null };
+const nvim: EditorView = { id: 'e1', ideName: 'Neovim', workspaceFolders: ['/w/api'], port: 1, pid: 1, dialect: 'pi', authenticated: true, alive: true, lockfile: '', focusedAt: null };
 const ctx = { sessions: [{ id: 's1', cwd: '/w/api' }], editors: [nvim] };
 
 function record(more: Partial<DecisionRecord> = {}): DecisionRecord {
   return {
+    status: more.outcome ?? 'accepted',
     id: 'd1',
     sessionId: 's1',
     path: '/w/api/src/a.ts',

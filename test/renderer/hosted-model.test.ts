@@ -271,6 +271,8 @@ test("what a TUI command did is said in a line; a pi stopped on purpose is 'stop
   assert.equal(outcomeText({ ran: 'export', path: '/p/s.html' }), 'Exported the session to /p/s.html');
   assert.equal(outcomeText({ ran: 'fork', text: 'x', cancelled: true }), 'An extension cancelled the fork.');
   assert.equal(outcomeText({ ran: 'prompt' }), null);
+  assert.equal(outcomeText({ ran: 'prompt', disposition: 'started' }), null);
+  assert.match(outcomeText({ ran: 'prompt', disposition: 'handled' }) ?? '', /nothing went to the model/);
   assert.equal(statusWord({ status: 'exited', exit: 'pi stopped (exit code 0)' }), 'stopped');
   assert.equal(statusWord({ status: 'exited', exit: 'pi was killed by SIGKILL' }), 'exited');
   assert.equal(statusWord({ status: 'streaming', exit: null }), 'working');

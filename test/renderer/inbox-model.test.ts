@@ -23,7 +23,7 @@ function session(id: string, cwd: string, editorId: string | null): SessionView 
   return { id, kind: 'pi', dialect: 'pi', clientName: 'pi-ide', pid: 1, cwd, command: null, identity: 'known', connectedAt: 0, lastActiveAt: 0, editorId, reason: 'cwd', automaticEditorId: editorId, pendingDiffs: 0 };
 }
 
-const nvim: EditorView = { id: 'e1', ideName: 'Neovim', workspaceFolders: ['/w/api'], port: 1, pid: 1, dialect: 'pi', alive: true, lockfile: '', focusedAt: null };
+const nvim: EditorView = { id: 'e1', ideName: 'Neovim', workspaceFolders: ['/w/api'], port: 1, pid: 1, dialect: 'pi', authenticated: true, alive: true, lockfile: '', focusedAt: null };
 
 test('pending diffs are grouped by session, oldest group and oldest diff first: they have waited longest', () => {
   const groups = pendingGroups({
@@ -88,7 +88,7 @@ test('a decided diff opens from its own route id; anything else selects a pendin
   assert.deepEqual(reviewTarget('history/'), { kind: 'pending', id: 'history/' });
 });
 
-test('the primary decision: Accept; "Apply 2 of 3 changes" only once every change is decided; Reject when nothing is taken', () => {
+test('the primary decision: Accept; once some changes are decided, one enabled action takes the rest as proposed; Reject when nothing is taken', () => {
   const facts = (accepted: number, rejected: number, handEdited = false, sameAsDisk = false) => ({
     total: 3,
     accepted,
@@ -100,14 +100,19 @@ test('the primary decision: Accept; "Apply 2 of 3 changes" only once every chang
   assert.deepEqual(primaryDecision(null), { kind: 'accept', label: 'Accept', note: null, perChange: false });
   assert.deepEqual(primaryDecision(facts(0, 0)), { kind: 'accept', label: 'Accept', note: null, perChange: false });
   assert.equal(primaryDecision(facts(0, 0, true)).note, 'Accept writes the proposal with your edits.');
-  const undecided = primaryDecision(facts(1, 1));
-  assert.equal(undecided.kind, 'undecided', 'an undecided change never counts as taken');
-  assert.equal(undecided.kind === 'undecided' && undecided.label, 'Apply (1 undecided)');
-  assert.equal(undecided.note, "1 change is not decided yet: y takes it, x leaves the file's text (n goes to it).");
+  // One change rejected, two undecided: the two go with it.
+  assert.deepEqual(primaryDecision(facts(0, 1)), {
+    kind: 'accept',
+    label: 'Apply 2 of 3 changes',
+    note: 'Writes the changes you took; the agent hears which it did not get. The 2 undecided changes are taken as proposed.',
+    perChange: true,
+  });
+  // One accepted, two undecided: that is all of them.
+  assert.deepEqual(primaryDecision(facts(1, 0)), { kind: 'accept', label: 'Accept', note: 'The 2 undecided changes are taken as proposed.', perChange: true });
   assert.deepEqual(primaryDecision(facts(2, 1)), {
     kind: 'accept',
     label: 'Apply 2 of 3 changes',
-    note: 'Writes changes you took; the agent hears which it did not get.',
+    note: 'Writes the changes you took; the agent hears which it did not get.',
     perChange: true,
   });
   assert.deepEqual(primaryDecision(facts(3, 0)), { kind: 'accept', label: 'Accept', note: null, perChange: true });

@@ -5,7 +5,7 @@ import { baseName, boundLabel, sessionLabel } from '../../electron/shared/labels
 import { rebindChoices } from '../../electron/shared/rebind-choices.ts';
 
 const ed = (id: string, folders: string[], alive = true): EditorView =>
-  ({ id, ideName: id, workspaceFolders: folders, port: 1, pid: 1, dialect: 'pi', alive, lockfile: '', focusedAt: null });
+  ({ id, ideName: id, workspaceFolders: folders, port: 1, pid: 1, dialect: 'pi', authenticated: true, alive, lockfile: '', focusedAt: null });
 
 test('rebind choices list live editors only, deepest match first, Patchbay last', () => {
   const choices = rebindChoices({ cwd: '/w/app/src', editorId: 'b' }, [ed('z-other', ['/x']), ed('a', ['/w']), ed('b', ['/w/app']), ed('c', ['/w/app'], false)]);

@@ -40,7 +40,7 @@ test('accepting 2 of 3 changes writes them, tells the agent which change was rej
   assert.equal(
     told,
     'Patchbay: accepted 2 of 3 changes of your edit to /w/inventory.ts; change 2 (line 15 of your proposal) rejected: the file keeps its original lines there. ' +
-      'What was written is exactly the text above, not your proposal. Their reason: "keep the loop".',
+      'The file now differs from your proposal: read /w/inventory.ts again before you change it further. Their reason: "keep the loop".',
   );
   assert.deepEqual(outcome.record.changes, { total: 3, accepted: [1, 3], rejected: [2] });
   assert.equal(outcome.record.edited, false);

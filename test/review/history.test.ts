@@ -30,7 +30,7 @@ function decided(n: number, contents = `proposal ${n}\n`, outcome: 'accepted' | 
     oldContents: `old ${n}\n`,
     newContents: contents,
     finalContents: outcome === 'accepted' ? `${contents}edited\n` : null,
-    decision: { id, sessionId: 's1', path: `/w/f${n}.ts`, outcome, by: 'patchbay', at: at++, edited: outcome === 'accepted', tool: 'write', editorId: 'ed-1', agent: 'pi-ide' },
+    decision: { id, sessionId: 's1', path: `/w/f${n}.ts`, outcome, status: outcome, by: 'patchbay', at: at++, edited: outcome === 'accepted', tool: 'write', editorId: 'ed-1', agent: 'pi-ide' },
   };
 }
 

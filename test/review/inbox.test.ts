@@ -181,7 +181,7 @@ describe('deciding in Patchbay', () => {
       { type: 'closeTab', diffId: id, sessionId: 's1', editorId: 'nvim', tabName: 'pi-write:1' },
       { type: 'reply', diffId: id, sessionId: 's1', reply: 'r1', result: fileSaved('new\n'), record: outcome.record },
     ]);
-    assert.deepEqual(outcome.record, { id, sessionId: 's1', path: '/w/a.txt', outcome: 'accepted', by: 'patchbay', at: 2000, edited: false, tool: 'write', editorId: 'nvim', agent: 'pi-ide' });
+    assert.deepEqual(outcome.record, { id, sessionId: 's1', path: '/w/a.txt', outcome: 'accepted', status: 'accepted', by: 'patchbay', at: 2000, edited: false, tool: 'write', editorId: 'nvim', agent: 'pi-ide' });
     assert.deepEqual(inbox.pending(), []);
     assert.deepEqual(inbox.recent(), [outcome.record]);
   });
@@ -190,7 +190,7 @@ describe('deciding in Patchbay', () => {
     const { inbox } = world({});
     const { id } = inbox.arrive(diff());
     const outcome = inbox.decide(id, { outcome: 'accept', contents: 'edited\n' })!;
-    const told = 'Patchbay: the person edited your proposal for /w/a.txt before it was written. What was written is exactly the text above, not your proposal.';
+    const told = 'Patchbay: the person edited your proposal for /w/a.txt before it was written. The file now differs from your proposal: read /w/a.txt again before you change it further.';
     const result = textResult('FILE_SAVED', 'edited\n', told);
     assert.deepEqual(outcome.effects, [{ type: 'reply', diffId: id, sessionId: 's1', reply: outcome.effects[0]!.type === 'reply' ? outcome.effects[0]!.reply : null, result, record: outcome.record }]);
     assert.equal(outcome.record.edited, true);
@@ -258,7 +258,7 @@ describe('the editor answers', () => {
     const { inbox } = world({ s1: 'nvim' });
     const { id } = inbox.arrive(diff({ reply: 'r1' }));
     const effects = inbox.editorAnswered(id, 'nvim', { saved: true, contents: 'from editor\n' });
-    const record = { id, sessionId: 's1', path: '/w/a.txt', outcome: 'accepted', by: 'editor', at: 1000, edited: true, tool: 'write' as const, editorId: 'nvim', agent: 'pi-ide' };
+    const record = { id, sessionId: 's1', path: '/w/a.txt', outcome: 'accepted', status: 'accepted', by: 'editor', at: 1000, edited: true, tool: 'write' as const, editorId: 'nvim', agent: 'pi-ide' };
     assert.deepEqual(effects, [{ type: 'reply', diffId: id, sessionId: 's1', reply: 'r1', result: fileSaved('from editor\n'), record }]);
     assert.deepEqual(inbox.recent()[0], record);
   });
@@ -585,7 +585,9 @@ describe('bookkeeping', () => {
   test('toolOf tells write, edit and other tabs apart', () => {
     assert.equal(toolOf('pi-write:abc'), 'write');
     assert.equal(toolOf('pi-edit:abc'), 'edit');
-    assert.equal(toolOf('✻ [Claude Code] a.txt (998b60) ⧉'), 'other');
+    // Claude Code's tab does not name its tool: a file that does not exist yet is a write.
+    assert.equal(toolOf('✻ [Claude Code] a.txt (998b60) ⧉'), 'edit');
+    assert.equal(toolOf('✻ [Claude Code] a.txt (998b60) ⧉', true), 'write');
     assert.equal(toolOf('xpi-write:1'), 'other');
     assert.equal(toolOf(''), 'other');
   });

@@ -53,7 +53,7 @@ test('an empty file is an existing file with empty contents', async () => {
 test('a directory is reviewed without an old side and is not a new file', async () => {
   const path = join(dir.path, 'sub');
   await mkdir(path);
-  assert.deepEqual(await readOriginal(path, 1024), { contents: null, isNew: false, tooLarge: false });
+  assert.deepEqual(await readOriginal(path, 1024), { contents: null, isNew: false, tooLarge: false, unreadable: 'it is a directory' });
 });
 
 test('a FIFO does not hang the review', { skip: process.platform === 'win32' }, async () => {
@@ -64,19 +64,31 @@ test('a FIFO does not hang the review', { skip: process.platform === 'win32' }, 
     contents: null,
     isNew: false,
     tooLarge: false,
+    unreadable: 'it is a FIFO',
   });
 });
 
 test('a symlink into /proc is not read: the review never shows the daemon’s environment', { skip: process.platform !== 'linux' }, async () => {
   const path = join(dir.path, 'environ-link');
   await symlink('/proc/self/environ', path);
-  assert.deepEqual(await readOriginal(path, 1024 * 1024), { contents: null, isNew: false, tooLarge: false });
+  assert.deepEqual(await readOriginal(path, 1024 * 1024), { contents: null, isNew: false, tooLarge: false, unreadable: `it is a kernel file (/proc/${process.pid}/environ)` });
 });
 
 test('a kernel file that says it is empty is not read to its end (/proc/self/pagemap is hundreds of MiB)', { skip: process.platform !== 'linux' }, async () => {
   const path = join(dir.path, 'pagemap-link');
   await symlink('/proc/self/pagemap', path);
   const before = process.memoryUsage().rss;
-  assert.deepEqual(await withTimeout(readOriginal(path, 1024 * 1024), 5000, 'readOriginal of pagemap'), { contents: null, isNew: false, tooLarge: false });
+  assert.deepEqual(await withTimeout(readOriginal(path, 1024 * 1024), 5000, 'readOriginal of pagemap'), {
+    contents: null,
+    isNew: false,
+    tooLarge: false,
+    unreadable: `it is a kernel file (/proc/${process.pid}/pagemap)`,
+  });
   assert.ok(process.memoryUsage().rss - before < 64 * 1024 * 1024, 'no more than the cap was read');
+});
+
+test('a file Patchbay may not read is reviewed without an old side, saying so', { skip: process.getuid?.() === 0 ? 'root reads every file' : process.platform === 'win32' }, async () => {
+  const path = join(dir.path, 'locked.txt');
+  await writeFile(path, 'secret\n', { mode: 0o000 });
+  assert.deepEqual(await readOriginal(path, 1024), { contents: null, isNew: false, tooLarge: false, unreadable: 'Patchbay may not read it' });
 });

@@ -3,11 +3,13 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { writeFile } from 'node:fs/promises';
+import { symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { HubError, type PromptOutcome } from '../../src/api/types.ts';
 import { NOW } from '../web/fake-hub.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { startFakeDaemon } from '../cli/fake-daemon.ts';
+import { withTimeout } from '../peers/wait.ts';
 
 async function withDaemon(t: TestContext) {
   const { dir, home, hub } = await startFakeDaemon(t, 'cli-pi');
@@ -31,6 +33,37 @@ test('pi start resolves the folder, passes the model and everything after -- to 
   assert.deepEqual(hub.calls.at(-1)?.params, { cwd: '/abs/dir' }, 'no model, no args: none sent');
 });
 
+test('pi start that takes a while says on stderr what it waits for, stage by stage; a quick one prints only the id', async (t) => {
+  const { hub, run, dir } = await withDaemon(t);
+  const cwd = join(dir, 'slow');
+  hub.handlers['pi.start'] = async () => {
+    const stage = (name: string, ms: number, more: Record<string, unknown> = {}) =>
+      hub.emit({ type: 'pi', id: 'h7', event: { type: 'hosted_start', stage: name, cwd, ms, ...more } });
+    stage('door', 0);
+    stage('spawned', 2, { pid: 4321 });
+    // Another start elsewhere says nothing here.
+    hub.emit({ type: 'pi', id: 'h8', event: { type: 'hosted_start', stage: 'ready', cwd: '/elsewhere', ms: 5 } });
+    await new Promise((resolve) => setTimeout(resolve, 1300));
+    stage('ready', 1300);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    return { ...hub.state.hosted[0]!, id: 'h7', cwd, review: 'connecting' };
+  };
+  const slow = await run('pi', 'start', 'slow');
+  assert.equal(slow.code, 0);
+  assert.equal(slow.stdout, 'h7\n');
+  const lines = slow.stderr.trimEnd().split('\n');
+  assert.deepEqual(lines.slice(0, 2), [
+    '[pi is starting (pid 4321): waiting for it to answer (it loads its settings and extensions)…]',
+    '[pi answered after 1.3 s; reading the commands it offers…]',
+  ]);
+  assert.match(lines[2] ?? '', /^\[pi is up after 1\.\d s\]$/);
+  assert.equal(lines.length, 3);
+
+  hub.handlers['pi.start'] = () => ({ ...hub.state.hosted[0]!, id: 'h9' });
+  const quick = await run('pi', 'start', 'quick');
+  assert.deepEqual([quick.stdout, quick.stderr], ['h9\n', '']);
+});
+
 test('pi prompt joins its words, streams the text and ends when pi settles', async (t) => {
   const { hub, run } = await withDaemon(t);
   await run('pi', 'start', '/p');
@@ -44,11 +77,39 @@ test('pi prompt joins its words, streams the text and ends when pi settles', asy
 test('pi prompt of an extension command that runs no agent returns once pi answered', async (t) => {
   const { hub, run } = await withDaemon(t);
   await run('pi', 'start', '/p');
+  // pi 0.87 does not say: its state does.
   hub.handlers['pi.prompt'] = () => ({ ran: 'prompt' });
   const { code, stdout } = await run('pi', 'prompt', 'h1', '/ask');
   assert.equal(code, 0);
   assert.equal(stdout, '');
   assert.ok(hub.calls.some((c) => c.method === 'pi.state'), 'it asked whether a run was going');
+  // pi 1.6 says `handled`: nothing to ask, no agent_settled to wait for.
+  hub.calls.length = 0;
+  hub.handlers['pi.prompt'] = () => ({ ran: 'prompt', disposition: 'handled' });
+  const handled = await run('pi', 'prompt', 'h1', '/ask');
+  assert.equal(handled.code, 0);
+  assert.ok(!hub.calls.some((c) => c.method === 'pi.state'), 'its answer was enough');
+});
+
+test('pi prompt that pi started or queued waits for the run to settle, without asking its state', async (t) => {
+  const { hub, run } = await withDaemon(t);
+  await run('pi', 'start', '/p');
+  for (const disposition of ['started', 'queued'] as const) {
+    hub.calls.length = 0;
+    hub.handlers['pi.prompt'] = ({ id }) => {
+      // The run's records come a while after the answer: a state read in between would say "idle".
+      setTimeout(() => {
+        hub.emit({ type: 'pi', id, event: { type: 'message_update', assistantMessageEvent: { type: 'text_delta', delta: `${disposition} late` } } });
+        hub.emit({ type: 'pi', id, event: { type: 'agent_settled' } });
+      }, 150);
+      return { ran: 'prompt', disposition };
+    };
+    hub.handlers['pi.state'] = () => ({ isStreaming: false });
+    const { code, stdout } = await run('pi', 'prompt', 'h1', 'go', ...(disposition === 'queued' ? ['--follow-up'] : []));
+    assert.equal(code, 0);
+    assert.equal(stdout, `${disposition} late\n`, `${disposition}: the reply that came after the answer`);
+    assert.ok(!hub.calls.some((c) => c.method === 'pi.state'));
+  }
 });
 
 test('pi prompt fails with exit 1 when the turn fails or pi exits mid-turn', async (t) => {
@@ -110,7 +171,7 @@ test('pi prompt names the diff pi waits for and the commands that decide it', as
       pi({ type: 'tool_execution_start', toolCallId: 'call_1', toolName: 'write', args: { path: 'hello.txt' } });
       hub.emit({ type: 'diffAdded', diff: elsewhere }); // another agent's: not this prompt's business
       hub.emit({ type: 'diffAdded', diff: proposal });
-      hub.emit({ type: 'diffDecided', record: { id: 'd7', sessionId: 's9', path: '/p/hello.txt', outcome: 'accepted', by: 'patchbay', at: 1, edited: false, tool: 'write', editorId: null, agent: 'pi-ide' } });
+      hub.emit({ type: 'diffDecided', record: { id: 'd7', sessionId: 's9', path: '/p/hello.txt', outcome: 'accepted', status: 'accepted', by: 'patchbay', at: 1, edited: false, tool: 'write', editorId: null, agent: 'pi-ide' } });
       pi({ type: 'tool_execution_start', toolCallId: 'call_2', toolName: 'edit', args: { path: 'hello.txt' } });
       hub.emit({ type: 'diffAdded', diff: inEditor });
       // A diff named otherwise is still this pi's when it came through its door session.
@@ -195,6 +256,17 @@ test('a prompt too long for a command line comes from standard input (-) or a fi
   const both = await run('pi', 'prompt', 'h1', 'words', '--file', 'prompt.md');
   assert.equal(both.code, 2);
   assert.match(both.stderr, /not two of them/);
+  // A prompt or an image is read only from a regular file, not through a symlink nor from a FIFO.
+  if (process.platform !== 'win32') {
+    const sent = hub.calls.length;
+    await symlink(join(dir, 'shot.png'), join(dir, 'link.png'));
+    execFileSync('mkfifo', [join(dir, 'fifo.md')]);
+    const viaLink = await run('pi', 'prompt', 'h1', 'look', '--image', 'link.png');
+    assert.equal(viaLink.stderr, 'patchbay: --image link.png is not read: it is a symlink (only a regular file is read, and not through a symlink: give the file itself)\n');
+    const fromFifo = await withTimeout(run('pi', 'prompt', 'h1', '--file', 'fifo.md'), 3000, 'a --file that is a FIFO');
+    assert.match(fromFifo.stderr, /^patchbay: --file fifo\.md is not read: it is a FIFO/);
+    assert.equal(hub.calls.length, sent, 'nothing was sent');
+  }
 });
 
 test("pi's TUI commands print what they did; a shell command streams its output and exits with its code", async (t) => {

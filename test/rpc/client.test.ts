@@ -39,9 +39,10 @@ test('responses find their commands by id, even out of order', async (t) => {
   await Promise.all([slow.then(() => order.push('slow')), fast.then(() => order.push('fast'))]);
   assert.deepEqual(order, ['fast', 'slow']);
   assert.deepEqual(await slow, { waited: 150 });
-  assert.deepEqual(await client.request({ type: 'echo', extra: 'a\u2028b' }), {
-    echo: { type: 'echo', extra: 'a\u2028b', id: 'pb-3' },
-  });
+  // Ids carry a prefix of this client's own: a core restarted under a running pi never takes an old command's late answer for its own.
+  const echoed = (await client.request({ type: 'echo', extra: 'a\u2028b' })) as { echo: { id: string } };
+  assert.match(echoed.echo.id, /^pb-[0-9a-f]{6}-3$/);
+  assert.deepEqual(echoed, { echo: { type: 'echo', extra: 'a\u2028b', id: echoed.echo.id } });
 });
 
 test('events and extension UI requests reach the owner; garbage lines are logged, not fatal', async (t) => {
@@ -104,8 +105,20 @@ test('close escalates to SIGKILL when pi ignores abort, EOF and SIGTERM', async 
   const exit = await client.close();
   assert.equal(exit.signal, 'SIGKILL');
   assert.match(exit.message, /^pi was stopped by SIGKILL; stderr:\nfake pi: ignoring SIGTERM/);
-  // One step each, in order: the abort went unanswered, SIGTERM was sent once, then SIGKILL.
-  assert.equal(exit.message.match(/ignoring SIGTERM/g)?.length, 1, 'one SIGTERM, not a second round');
+  // One step each, in order: the abort went unanswered, SIGTERM twice (pi 1.6 takes the second as "now"), then SIGKILL.
+  assert.equal(exit.message.match(/ignoring SIGTERM/g)?.length, 2, 'two SIGTERMs, not a third round');
+});
+
+test('a pi whose orderly shutdown outlasts the grace ends by its own exit, not SIGKILL: 1.6 at the second SIGTERM, 0.87 at the first', async (t) => {
+  for (const version of ['1.6.0', '0.87.1']) {
+    const { client } = start(t, { args: ['--pi-version', version, '--shutdown-ms', '10000'], stopGraceMs: 300 });
+    await client.request({ type: 'get_state' });
+    const began = Date.now();
+    const exit = await client.close();
+    assert.equal(exit.signal, null, `pi ${version}: ${exit.message}`);
+    assert.equal(exit.code, 143, `pi ${version} exits as a SIGTERM'd pi does`);
+    assert.ok(Date.now() - began < 3000, `pi ${version} did not wait for its whole cleanup nor for SIGKILL (${Date.now() - began} ms)`);
+  }
 });
 
 test('stopping pi also stops the commands its tools left running', async (t) => {

@@ -1,6 +1,7 @@
-// The fake pi (test/peers/fake-pi-rpc.ts) against the real pi 0.87.1: one script of pi's RPC
-// commands runs on both, and every answer's shape, every error's words and the events each
-// command causes must be the same. The fast tests trust the fake; this keeps it honest.
+// The fake pi (test/peers/fake-pi-rpc.ts) against the real pi, 1.6.0 and 0.87.1 (the fake in the
+// same version's mode): one script of pi's RPC commands runs on both, and every answer's shape,
+// every error's words and the events each command causes must be the same. The fast tests trust
+// the fake; this keeps it honest.
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
@@ -12,7 +13,7 @@ import type { RpcCommand, RpcEvent } from '../../src/rpc/protocol.ts';
 import { startFakeLlm, type FakeLlm } from '../peers/fake-llm.ts';
 import { TSX_LOADER } from '../peers/spawn.ts';
 import { tempDir, waitFor, type TempDir } from '../peers/wait.ts';
-import { piCommand, piWorld, skipWithoutPi } from './real-pi.ts';
+import { piCommand, piWorld, realPiVersions } from './real-pi.ts';
 
 const FAKE = fileURLToPath(new URL('../peers/fake-pi-rpc.ts', import.meta.url));
 const PI_MS = 20_000;
@@ -76,13 +77,14 @@ async function script(pi: Pi): Promise<{ seen: Record<string, unknown>; file: st
   };
   await step('get_state', { type: 'get_state' });
   await step('get_commands', { type: 'get_commands' });
+  await step('built-in commands', { type: 'get_commands' }, (data) => (data as { commands: { name: string; sourceInfo: { path: string } }[] }).commands.map((c) => `${c.name} ${c.sourceInfo.path}`));
   await step('get_available_models', { type: 'get_available_models' }, (data) => shape((data as { models: unknown[] }).models[0]));
   await step('set_model unknown', { type: 'set_model', provider: 'fake', modelId: 'nope' });
   await step('thinking levels', { type: 'get_available_thinking_levels' }, (data) => data);
   await step('name empty', { type: 'set_session_name', name: '' });
   seen['name events'] = await eventsOf(pi, () => answer(pi, { type: 'set_session_name', name: 'Foo' }));
   seen['compact tiny'] = await eventsOf(pi, async () => (seen['compact tiny error'] = (await answer(pi, { type: 'compact' })).error));
-  seen['prompt events'] = await eventsOf(pi, () => answer(pi, { type: 'prompt', message: 'hi' }), 'agent_settled');
+  seen['prompt events'] = await eventsOf(pi, async () => (seen['prompt answer'] = await answer(pi, { type: 'prompt', message: 'hi' })), 'agent_settled');
   await step('get_messages', { type: 'get_messages' }, roles);
   const first = (await answer(pi, { type: 'get_state' })).data as { sessionFile: string; sessionName?: string };
   seen['name kept'] = first.sessionName;
@@ -92,8 +94,8 @@ async function script(pi: Pi): Promise<{ seen: Record<string, unknown>; file: st
   seen['bash events'] = await eventsOf(pi, async () => (seen.bash = (await answer(pi, { type: 'bash', command: 'echo one; sleep 0.05; echo two >&2; exit 3' })).data));
   seen['bash update has id'] = pi.events.filter((e) => e.type === 'bash_execution_update').every((e) => typeof e.id === 'string');
   seen['queue events'] = await eventsOf(pi, async () => {
-    await answer(pi, { type: 'steer', message: 'x' });
-    await answer(pi, { type: 'follow_up', message: 'y' });
+    seen['steer answer'] = await answer(pi, { type: 'steer', message: 'x' });
+    seen['follow_up answer'] = await answer(pi, { type: 'follow_up', message: 'y' });
   });
   seen['queue last'] = pi.events.filter((e) => e.type === 'queue_update').at(-1);
   await step('clear_queue', { type: 'clear_queue' }, (data) => data);
@@ -130,7 +132,7 @@ async function script(pi: Pi): Promise<{ seen: Record<string, unknown>; file: st
   await waitFor(() => pi.events.slice(from).some((e) => e.type === 'message_update' && (e.assistantMessageEvent as { type: string }).type === 'text_delta'), { timeoutMs: PI_MS, message: 'the stalled reply' });
   await step('busy state', { type: 'get_state' }, (data) => (data as { isStreaming: boolean }).isStreaming);
   await step('prompt while busy', { type: 'prompt', message: 'no behaviour' });
-  seen['queued while busy'] = await eventsOf(pi, () => answer(pi, { type: 'prompt', message: 'later', streamingBehavior: 'followUp' }));
+  seen['queued while busy'] = await eventsOf(pi, async () => (seen['queued answer'] = await answer(pi, { type: 'prompt', message: 'later', streamingBehavior: 'followUp' })));
   seen['abort events'] = await eventsOf(pi, () => answer(pi, { type: 'abort' }));
   seen['aborted reply'] = (pi.events.filter((e) => e.type === 'message_end').at(-1)?.message as { stopReason?: string } | undefined)?.stopReason;
   await step('idle after abort', { type: 'get_state' }, (data) => (data as { isStreaming: boolean }).isStreaming);
@@ -154,7 +156,7 @@ function open(command: string[], args: string[], cwd: string, env: NodeJS.Proces
   return { client, events, cwd, stallingPrompt: async (text) => `hold ${text}` };
 }
 
-describe('the fake pi answers as pi 0.87.1 does', { skip: skipWithoutPi() }, () => {
+for (const { version, skip } of realPiVersions()) describe(`the fake pi answers as pi ${version} does`, { skip }, () => {
   let root: TempDir;
   let llm: FakeLlm;
   const seen: Record<'real' | 'fake', Record<string, unknown>> = { real: {}, fake: {} };
@@ -189,8 +191,8 @@ describe('the fake pi answers as pi 0.87.1 does', { skip: skipWithoutPi() }, () 
         await again.client.close();
       }
     };
-    await run('real', piCommand()!);
-    await run('fake', [process.execPath, '--import', TSX_LOADER, FAKE]);
+    await run('real', piCommand(version)!);
+    await run('fake', [process.execPath, '--import', TSX_LOADER, FAKE, '--pi-version', version]);
   });
 
   after(async () => {

@@ -167,7 +167,7 @@ test("pi's terminal commands run as RPC commands, never as text for the model", 
   const w = await world(t);
   const { pi } = await w.open();
   const { id } = await pi.start({ cwd: w.work });
-  assert.deepEqual(await pi.prompt(id, 'first prompt'), { ran: 'prompt' });
+  assert.deepEqual(await pi.prompt(id, 'first prompt'), { ran: 'prompt', disposition: 'started' });
   await pi.prompt(id, 'second prompt');
   // pi answers a prompt before the turn's records: count once both turns are in.
   const prompts = () => pi.detail(id).transcript.filter((i) => i.kind === 'user').length;
@@ -209,7 +209,7 @@ test("pi's terminal commands run as RPC commands, never as text for the model", 
   assert.deepEqual(await pi.prompt(id, '/model fake/fake-2'), { ran: 'model', model: 'fake/fake-2' });
   assert.deepEqual(await pi.thinkingLevels(id), ['off', 'minimal', 'low', 'medium', 'high']);
   assert.deepEqual(await pi.prompt(id, '/thinking high'), { ran: 'thinking', level: 'high' });
-  assert.deepEqual((await pi.commands(id)).map((c) => c.name), ['llama']);
+  assert.deepEqual((await pi.commands(id)).map((c) => c.name), ['llama', 'mcp'], "pi 1.6's own commands");
 });
 
 test('switching a hosted pi to another session file: refused for a missing file or one another hosted pi runs', async (t) => {

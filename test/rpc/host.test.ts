@@ -121,6 +121,22 @@ test("a hosted pi with pi-ide's /ide that has not reached the door gets it run o
   assert.deepEqual(pi.detail(id).dialogs, []);
 });
 
+test("where pi-ide's autoconnect is off, its /ide is run at once: nothing else will bring it to the door", async (t) => {
+  const asked: string[] = [];
+  const off = await host(t, { ideConnectMs: 60_000, autoconnects: async (cwd) => (asked.push(cwd), false) });
+  const began = Date.now();
+  const { id } = await off.pi.start({ cwd: off.dir, args: ['--with-ide'] });
+  await waitFor(() => off.logs.some((l) => l.includes('running /ide')), { timeoutMs: 2000, message: '/ide run' });
+  assert.ok(Date.now() - began < 5000, 'not after the minute an autoconnecting pi-ide would get');
+  assert.deepEqual(asked, [off.dir], 'its folder’s settings were read');
+  await waitFor(() => off.pi.detail(id).transcript.some((i) => i.kind === 'notice' && i.text.startsWith('Patchbay answered')));
+  // Where it is on (or cannot be read), pi-ide gets its time to come by itself.
+  const on = await host(t, { ideConnectMs: 60_000, autoconnects: async () => { throw new Error('unreadable settings'); } });
+  await on.pi.start({ cwd: on.dir, args: ['--with-ide'] });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.deepEqual(on.logs.filter((l) => l.includes('/ide')), []);
+});
+
 test('no /ide is run for a pi already at the door, nor for one without pi-ide', async (t) => {
   const atDoor = await host(t, { ideConnectMs: 20, sessionIdForPid: () => 's1' });
   const { id: first } = await atDoor.pi.start({ cwd: atDoor.dir, args: ['--with-ide'] });
@@ -240,4 +256,29 @@ test('close stops every session', async (t) => {
   assert.equal(pidAlive(b.pid!), false);
   assert.deepEqual(pi.views(), []);
   await assert.rejects(pi.start({ cwd: dir }), /shutting down/);
+});
+
+test('pi 1.6 says what became of each prompt (started, queued, handled); a handled one leaves the session idle; pi 0.87 says nothing', async (t) => {
+  for (const version of ['1.6.0', '0.87.1']) {
+    const { pi, dir, events } = await host(t, { command: () => [process.execPath, '--import', TSX_LOADER, FAKE, '--pi-version', version] });
+    const { id } = await pi.start({ cwd: dir });
+    const settled = events.length;
+    const started = await pi.prompt(id, 'hold working on it');
+    await waitFor(() => pi.views()[0]?.status === 'streaming', { message: 'the run streaming' });
+    const queued = await pi.prompt(id, 'and this too', 'followUp');
+    await pi.abort(id);
+    await waitFor(() => events.slice(settled).some((e) => e.event.type === 'agent_settled'), { message: 'the run settled' });
+    const handled = await pi.prompt(id, emit([{ type: 'extension_ui_request', id: 'n', method: 'notify', message: 'done by an extension' }]));
+    if (version === '0.87.1') {
+      assert.deepEqual([started, queued, handled], [{ ran: 'prompt' }, { ran: 'prompt' }, { ran: 'prompt' }]);
+    } else {
+      assert.deepEqual([started, queued, handled], [
+        { ran: 'prompt', disposition: 'started' },
+        { ran: 'prompt', disposition: 'queued' },
+        { ran: 'prompt', disposition: 'handled' },
+      ]);
+    }
+    assert.equal(pi.views()[0]?.status, 'idle', `pi ${version}: no run is waited for after a handled prompt`);
+    await pi.stop(id);
+  }
 });

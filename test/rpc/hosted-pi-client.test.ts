@@ -1,4 +1,4 @@
-// Hosted pi as a whole pi client, against the real pi 0.87.1 (on Node 22, against the fake
+// Hosted pi as a whole pi client, against the real pi (1.6.0 and 0.87.1, on Node 22, against the fake
 // OpenAI-compatible server) run by a real hub: a session from pi's own terminal found and
 // opened with its history; pi's terminal commands carried out as RPC commands, none reaching
 // the model as text; images, the queue, fork, clone and new; and a restart of Patchbay that
@@ -11,12 +11,12 @@ import type { HostedDetail, HubEvent, TranscriptItem } from '../../src/api/types
 import { createHub, type Hub } from '../../src/hub.ts';
 import type { FakeLlm } from '../peers/fake-llm.ts';
 import { waitFor, type TempDir } from '../peers/wait.ts';
-import { piBench, runPiInTerminal, skipWithoutPi, type PiBench, type PiWorld } from './real-pi.ts';
+import { piBench, realPiVersions, runPiInTerminal, type PiBench, type PiWorld } from './real-pi.ts';
 
 const PI_MS = 20_000;
 const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
-describe('hosted pi as a whole pi client, against the real pi', { skip: skipWithoutPi() }, () => {
+for (const { version, skip } of realPiVersions()) describe(`hosted pi as a whole pi client, against the real pi ${version}`, { skip }, () => {
   let bench: PiBench;
   let root: TempDir;
   let llm: FakeLlm;
@@ -46,7 +46,7 @@ describe('hosted pi as a whole pi client, against the real pi', { skip: skipWith
     llm.requests.flatMap((r) => r.messages.filter((m) => m.role === 'user').map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))));
 
   before(async () => {
-    bench = await piBench('hosted-pi-client');
+    bench = await piBench('hosted-pi-client', version);
     ({ root, llm, world, work } = bench);
     // Compaction keeps little, so a few short turns are enough to compact.
     const settingsFile = join(world.agentDir, 'settings.json');
@@ -63,7 +63,7 @@ describe('hosted pi as a whole pi client, against the real pi', { skip: skipWith
   test("a session started in pi's terminal is listed, and opens in its folder with its history", async () => {
     const tui = join(root.path, 'tui');
     await mkdir(tui);
-    assert.equal(await runPiInTerminal(world, tui, 'from the terminal'), 'You said: from the terminal\n');
+    assert.equal(await runPiInTerminal(world, tui, 'from the terminal', version), 'You said: from the terminal\n');
     const [saved] = (await hub.call('pi.sessions', {})).filter((s) => s.cwd === tui);
     assert.ok(saved, 'listed');
     assert.equal(saved.firstPrompt, 'from the terminal');
@@ -123,8 +123,8 @@ describe('hosted pi as a whole pi client, against the real pi', { skip: skipWith
     }
     assert.deepEqual(
       (await hub.call('pi.commands', { id })).map((c) => c.name),
-      ['llama'],
-      "pi's own commands (its built-in llama.cpp extension)",
+      version === '0.87.1' ? ['llama'] : ['llama', 'mcp'],
+      "pi's own commands (its built-in llama.cpp extension; since 0.99 its MCP one too)",
     );
   });
 

@@ -434,3 +434,58 @@ test('get_state gives the session file and name and how pi queues and compacts',
   assert.equal(unnamed.sessionFile, null, 'a --no-session pi has no file');
   assert.equal(unnamed.sessionName, null);
 });
+
+/** A codemode script that writes a file, as pi 1.6.0 streams it (recorded from `--mode json`). */
+const NESTED_TURN: RpcEvent[] = [
+  { type: 'tool_execution_start', toolCallId: 'call_3', toolName: 'codemode', args: { code: 'await tools.write(…)' } },
+  { type: 'tool_execution_start', toolCallId: 'call_3/1', toolName: 'write', args: { path: 'n.txt', content: 'nested\n' }, parentToolCallId: 'call_3' },
+  { type: 'tool_execution_end', toolCallId: 'call_3/1', toolName: 'write', result: { content: [{ type: 'text', text: 'Successfully wrote 7 bytes to n.txt' }] }, isError: false, parentToolCallId: 'call_3' },
+  { type: 'tool_execution_end', toolCallId: 'call_3', toolName: 'codemode', result: { content: [{ type: 'text', text: 'Script completed' }] }, isError: false },
+];
+
+test('a call a codemode script made gets its own card under the script, with its output and its review', () => {
+  let state = run(NESTED_TURN);
+  state = noteReview(state, 'call_3/1', 'd7');
+  const cards = state.transcript.filter((i) => i.kind === 'tool');
+  assert.deepEqual(
+    cards.map((c) => [c.toolCallId, c.name, c.parentToolCallId ?? null, c.output, c.done, c.diffId ?? null]),
+    [
+      ['call_3', 'codemode', null, 'Script completed', true, null],
+      ['call_3/1', 'write', 'call_3', 'Successfully wrote 7 bytes to n.txt', true, 'd7'],
+    ],
+  );
+});
+
+test("a resumed session shows a script's calls from its result's nestedCalls, linked to their reviews; a failed or unfinished one says so", () => {
+  const messages = [
+    { role: 'user', content: [{ type: 'text', text: 'go' }], timestamp: T },
+    { role: 'assistant', content: [{ type: 'toolCall', id: 'call_3', name: 'codemode', arguments: { code: '…' } }], stopReason: 'toolUse', timestamp: T + 1 },
+    {
+      role: 'toolResult',
+      toolCallId: 'call_3',
+      toolName: 'codemode',
+      content: [{ type: 'text', text: 'Script completed' }],
+      isError: false,
+      timestamp: T + 2,
+      nestedCalls: {
+        calls: [
+          { id: 'call_3/1', name: 'write', status: 'ok', arguments: { path: 'n.txt', content: 'nested\n' }, durationMs: 8 },
+          { id: 'call_3/2', name: 'bash', status: 'error', arguments: { command: 'false' }, error: 'exit code 1' },
+          { id: 'call_3/3', name: 'read', status: 'unfinished', argumentsBytes: 99999 },
+          { name: 'no id' },
+        ],
+        complete: false,
+      },
+    },
+  ];
+  const cards = transcriptFromMessages(messages, { 'call_3/1': 'd7' }).filter((i) => i.kind === 'tool');
+  assert.deepEqual(
+    cards.map((c) => [c.toolCallId, c.parentToolCallId ?? null, c.isError, c.done, c.output, c.diffId ?? null, c.args]),
+    [
+      ['call_3', null, false, true, 'Script completed', null, { code: '…' }],
+      ['call_3/1', 'call_3', false, true, '', 'd7', { path: 'n.txt', content: 'nested\n' }],
+      ['call_3/2', 'call_3', true, true, 'exit code 1', null, { command: 'false' }],
+      ['call_3/3', 'call_3', true, true, 'cancelled: it had not finished when its caller did', null, null],
+    ],
+  );
+});

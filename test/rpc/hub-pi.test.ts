@@ -102,3 +102,36 @@ test('pi.start refuses arguments that load code (-e, and --approve, which runs t
   closed = true;
   await hub.close();
 });
+
+test("review after with a hosted pi: its edits are grouped by its turn (named by the prompt), and an undo reaches it as a steering message", async (t) => {
+  const root = await tempDir('hub-pi-after');
+  t.after(() => root.cleanup());
+  const work = join(root.path, 'work');
+  await mkdir(work);
+  let hostedPid: number | null = null;
+  const options = hubOptions(root.path);
+  const hub = await createHub(options, { lookupPeer: async () => ({ pid: hostedPid!, cwd: work, command: 'pi', startedAt: null }) });
+  t.after(() => hub.close());
+  await hub.call('reviewMode.set', { project: work, value: 'after' });
+  const view = await hub.call('pi.start', { cwd: work });
+  hostedPid = view.pid;
+  const piIde = await FakePiClient.connect({ cwd: work, lockDir: options.piLockDir });
+  t.after(() => piIde.close());
+  await waitFor(async () => (await hub.call('snapshot', undefined)).hosted[0]?.sessionId, { message: 'the link' });
+  await hub.call('pi.prompt', { id: view.id, text: 'tidy up the notes' });
+  await waitFor(async () => (await hub.call('pi.get', { id: view.id })).transcript.some((i) => i.kind === 'user'), { message: 'the prompt in the transcript' });
+
+  const outcome = await piIde.write(join(work, 'notes.md'), 'tidy\n');
+  assert.equal(outcome.outcome, 'saved');
+  const [edit] = await waitFor(async () => {
+    const applied = (await hub.call('snapshot', undefined)).diffs.filter((d) => d.status === 'applied');
+    return applied.length === 1 && applied;
+  });
+  assert.equal(edit!.turn?.key, `${view.id}#1`);
+  assert.equal(edit!.turn?.label, '“tidy up the notes”');
+
+  const undone = await hub.call('diffs.undo', { id: edit!.id });
+  assert.equal(undone.afterwards?.heard, 'steered');
+  const steering = await waitFor(async () => (await hub.call('pi.get', { id: view.id })).queue.steering[0], { message: 'the steering message at pi' });
+  assert.match(steering, /^Patchbay: the person undid your edit of .*notes\.md/);
+});

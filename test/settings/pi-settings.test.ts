@@ -365,3 +365,57 @@ test('autoconnect is not written through a folder symlink another user owns; you
     await writeAutoconnect(projectSettingsFile(project), false);
     assert.deepEqual(JSON.parse(await readFile(join(ssh, 'settings.json'), 'utf8')), { 'pi-ide': { autoconnect: false } });
   }));
+
+test('autoconnect is not written in a folder others may write, nor under one; the message names the folder and the chmod that fixes it', { skip: process.platform === 'win32' }, () =>
+  withDir(async (dir) => {
+    const project = join(dir, 'proj');
+    const file = projectSettingsFile(project);
+    await put(file, '{"theme":"dark"}\n');
+    for (const [folder, mode, who] of [
+      [join(project, '.pi'), 0o775, 'its group'],
+      [project, 0o757, 'others'],
+      // Sticky is no excuse for the folder written in: others could put files there for Patchbay to read.
+      [join(project, '.pi'), 0o1777, 'its group and others'],
+    ] as const) {
+      await chmod(folder, mode);
+      const err = await writeAutoconnect(file, false).then(() => null, (e: Error) => e);
+      assert.ok(err instanceof HubError);
+      assert.equal(
+        err.message,
+        `pi settings ${file}: not written, so that no one can steer the write elsewhere: ${folder} can be written by ${who} (mode ${mode.toString(8).padStart(4, '0')}), who could swap what is in it for a link into your files. Make it yours alone: chmod go-w ${folder}`,
+      );
+      assert.equal(await readFile(file, 'utf8'), '{"theme":"dark"}\n');
+      await chmod(folder, 0o755);
+    }
+    // A sticky folder above (as /tmp is) is fine: others cannot move what is yours out of it.
+    await chmod(project, 0o1777);
+    await writeAutoconnect(file, false);
+    assert.deepEqual(JSON.parse(await readFile(file, 'utf8')), { theme: 'dark', 'pi-ide': { autoconnect: false } });
+    assert.deepEqual(await readdir(join(project, '.pi')), ['settings.json']);
+  }));
+
+test('a missing .pi is made only under folders nobody else may write', { skip: process.platform === 'win32' }, () =>
+  withDir(async (dir) => {
+    const project = join(dir, 'proj');
+    await mkdir(project, { mode: 0o777 });
+    await chmod(project, 0o777);
+    await assert.rejects(writeAutoconnect(projectSettingsFile(project), true), /proj can be written by its group and others \(mode 0777\)/);
+    assert.deepEqual(await readdir(project), [], 'no .pi made');
+  }));
+
+test('a write that fails after its temp file was made leaves no temp file behind', () =>
+  withDir(async (dir) => {
+    const file = join(dir, 'settings.json');
+    await put(file, '{}');
+    await assert.rejects(
+      writeAutoconnect(file, true, {
+        beforeCompare: async () => {
+          assert.equal((await readdir(dir)).filter((name) => name.endsWith('.tmp')).length, 1, 'the temp file exists by now');
+          throw new Error('the disk went away');
+        },
+      }),
+      /the disk went away/,
+    );
+    assert.deepEqual(await readdir(dir), ['settings.json']);
+    assert.equal(await readFile(file, 'utf8'), '{}');
+  }));

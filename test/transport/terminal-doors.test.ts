@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { Door, type DoorConnection } from '../../src/transport/door.ts';
+import { newToken } from '../../src/transport/tokens.ts';
 import { mainTerminalPid, TerminalDoors, terminalGroups, type TerminalEditor } from '../../src/transport/terminal-doors.ts';
 import { waitFor } from '../peers/wait.ts';
 
@@ -45,20 +46,20 @@ describe('mainTerminalPid', () => {
 describe('TerminalDoors', () => {
   async function doors(connections: DoorConnection[] = []) {
     const logs: string[] = [];
-    const td = new TerminalDoors(
-      (token) =>
-        Door.open({
-          host: '127.0.0.1',
-          port: 0,
-          tokens: { claude: token },
-          maxPayload: 1024,
-          onConnection: (conn) => connections.push(conn),
-          log: (line) => logs.push(line),
-          maxPending: 8,
-          upgradeDeadlineMs: 2000,
-        }),
-      (line) => logs.push(line),
-    );
+    const td = new TerminalDoors(async () => {
+      const token = newToken();
+      const door = await Door.open({
+        host: '127.0.0.1',
+        port: 0,
+        tokens: { claude: token },
+        maxPayload: 1024,
+        onConnection: (conn) => connections.push(conn),
+        log: (line) => logs.push(line),
+        maxPending: 8,
+        upgradeDeadlineMs: 2000,
+      });
+      return { door, token };
+    }, (line) => logs.push(line));
     return { td, logs };
   }
 

@@ -2,7 +2,7 @@
 // server in this process, a fake editor and a fake pi client, the built UI in a browser.
 // Screenshots of every view go to test-results/ui/ (look at them).
 import assert from 'node:assert/strict';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -16,6 +16,7 @@ import { tempDir, waitFor, withTimeout } from '../peers/wait.ts';
 import type { TempDir } from '../peers/wait.ts';
 import { openUi, SHOTS, skipWithoutChromium, type UiSession } from './chromium.ts';
 import { isolatedOptions } from '../peers/hub-options.ts';
+import type { HubOptions } from '../../src/options.ts';
 
 
 const skip = skipWithoutChromium;
@@ -24,6 +25,7 @@ describe('the browser UI against the headless daemon', { skip }, () => {
   let tmp: TempDir;
   let project: string;
   let piSettingsFile: string;
+  let options: HubOptions;
   let hub: Hub;
   let editor: FakeEditor;
   let pi: FakePiClient;
@@ -46,7 +48,7 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     project = join(tmp.path, 'project');
     await mkdir(project);
     piSettingsFile = join(tmp.path, 'agent', 'settings.json');
-    const options = isolatedOptions(tmp.path, { piSettingsFile, pollMs: 100 });
+    options = isolatedOptions(tmp.path, { piSettingsFile, pollMs: 100 });
     await mkdir(options.piLockDir, { recursive: true });
     editor = await FakeEditor.start({ lockDir: options.piLockDir, workspaceFolders: [project], pingIntervalMs: 0 });
     // The fake pi runs in this process, whose cwd is not the project: name its folder here.
@@ -160,6 +162,25 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     await go(`#/traffic/${sessionId}`);
     await page.getByRole('table').getByText('getDiagnostics').first().waitFor();
     await shot('traffic');
+  });
+
+  test('an editor with no token (Emacs) shows as unauthenticated, and another tool’s lockfile as another protocol’s', async (t) => {
+    const elsewhere = join(tmp.path, 'elisp');
+    await mkdir(elsewhere);
+    const emacs = await FakeEditor.start({ lockDir: options.claudeLockDir, workspaceFolders: [elsewhere], emacs: true, pingIntervalMs: 0 });
+    t.after(() => emacs.stop());
+    const theirs = join(options.piLockDir, '51234.lock');
+    await writeFile(theirs, JSON.stringify({ protocol: 'pi-ide', version: 1, port: 51234, pid: process.pid, workspaces: [elsewhere], ide: 'VS Code', token: 't' }));
+    t.after(() => rm(theirs, { force: true }));
+    await waitFor(async () => (await snapshot()).editors.some((e) => e.ideName === 'Emacs' && e.alive), { timeoutMs: 5000, message: 'Emacs discovered' });
+    await go('#/pairing');
+    const card = page.getByRole('article', { name: /^Editor Emacs/ });
+    await card.getByText('unauthenticated', { exact: true }).waitFor();
+    await card.getByText(/any program of any user on this machine can reach it/).waitFor();
+    await page.getByRole('heading', { name: 'Other tools’ lockfiles (1)' }).waitFor();
+    await page.getByText('Pi IDE Protocol v1 (VS Code, pid').waitFor();
+    assert.equal(await page.getByText('51234.lock').count(), 1, 'listed once, not among the unused ones too');
+    await shot('pairing-unauthenticated');
   });
 
   test('turning pi autoconnect off in the settings writes pi’s settings file', async () => {

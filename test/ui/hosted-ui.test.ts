@@ -113,6 +113,7 @@ class ScriptedPi {
           isError: false,
           done: false,
           at: Date.now(),
+          ...(typeof event.parentToolCallId === 'string' ? { parentToolCallId: event.parentToolCallId } : {}),
         });
         return;
       case 'tool_execution_end': {
@@ -299,7 +300,7 @@ describe('the hosted pi session panel in a browser', { skip }, () => {
     await shot('tool-waiting-for-review');
     hub.state.diffs.find((d) => d.id === 'dw1')!.status = 'accepted';
     hub.state.history.unshift({
-      id: 'dw1', sessionId: 's1', path: `${folder}/hello.txt`, outcome: 'accepted', by: 'patchbay', at: Date.now(), edited: false, tool: 'write', editorId: null, agent: 'pi-ide',
+      id: 'dw1', sessionId: 's1', path: `${folder}/hello.txt`, outcome: 'accepted', status: 'accepted', by: 'patchbay', at: Date.now(), edited: false, tool: 'write', editorId: null, agent: 'pi-ide',
     });
     p.pushSnapshot();
     await tool.getByText('Accepted in Patchbay').waitFor();
@@ -314,6 +315,13 @@ describe('the hosted pi session panel in a browser', { skip }, () => {
     await tool.getByText('Successfully wrote 6 bytes to hello.txt').waitFor();
     await tool.getByText('done', { exact: true }).waitFor();
     assert.equal(await tool.getByText('Arguments').count(), 0, 'no raw JSON for a write');
+    // pi 1.6: a codemode script's own calls come with the script's id as their parent.
+    p.emit({ type: 'tool_execution_start', toolCallId: 'call_2', toolName: 'codemode', args: { code: 'await tools.write({ path: "b.txt", content: "b" })' } });
+    p.emit({ type: 'tool_execution_start', toolCallId: 'call_2/1', toolName: 'write', args: { path: 'b.txt', content: 'b\n' }, parentToolCallId: 'call_2' });
+    const nested = transcript().getByRole('article', { name: 'Tool write, called by codemode' });
+    await nested.getByText('codemode →').waitFor();
+    assert.match((await nested.getAttribute('class')) ?? '', /\bnested\b/, 'set in under the script');
+    assert.equal((await nested.getByLabel('New contents (1 line)').innerText()).trim(), '+b');
     await shot('streaming');
 
     await prompt.fill('Also add a newline at the end');

@@ -17,7 +17,7 @@ test('when Patchbay stops, the page says the connection is lost and that it is r
   const [first] = hub.state.diffs;
   hub.emit({
     type: 'diffDecided',
-    record: { id: first!.id, sessionId: first!.sessionId, path: first!.path, outcome: 'rejected', by: 'shutdown', at: 0, edited: false, tool: first!.tool, editorId: null, agent: 'pi-ide' },
+    record: { id: first!.id, sessionId: first!.sessionId, path: first!.path, outcome: 'rejected', status: 'rejected', by: 'shutdown', at: 0, edited: false, tool: first!.tool, editorId: null, agent: 'pi-ide' },
   });
   await ui.server.close();
   const banner = ui.page.getByRole('alert');

@@ -3,10 +3,11 @@
 // on disk is checked byte for byte. Screenshots of each state, light and dark, at 1280×800 and
 // 800×600, go to test-results/ui/review-*.png (look at them).
 import assert from 'node:assert/strict';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { unifiedDiff } from '../../src/cli/commands.ts';
 import { buildIfStale } from '../../src/cli/start.ts';
 import type { WriteOutcome } from '../peers/fake-pi.ts';
 import { waitFor, withTimeout } from '../peers/wait.ts';
@@ -67,9 +68,10 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     await page().getByRole('button', { name: 'Reject change 2 of 3' }).click();
     assert.equal(await page().getByRole('button', { name: 'Reject change 2 of 3' }).getAttribute('aria-pressed'), 'true');
     assert.equal(await position(), 'Change 3 of 3 · 1 rejected', 'the review moves on to the next change');
-    const apply = page().getByRole('button', { name: 'Apply (2 undecided)' });
-    assert.equal(await apply.isDisabled(), true, 'undecided changes never count as accepted');
-    assert.match(await page().locator('#decision-note').innerText(), /^2 changes are not decided yet/);
+    // One action takes the rest: the two undecided changes count as taken if the person chooses it.
+    const apply = page().getByRole('button', { name: 'Apply 2 of 3 changes' });
+    assert.equal(await apply.isDisabled(), false, 'one enabled action takes the rest');
+    assert.match(await page().locator('#decision-note').innerText(), /The 2 undecided changes are taken as proposed\.$/);
     assert.equal(await page().locator('.diff-toolbar .change-counts').textContent(), '+5 −1 lines', 'the counts follow the rejection');
     await shootEverySize(page(), 'review-change-rejected', diffReady);
 
@@ -90,7 +92,9 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     assert.deepEqual(result.said, [
       'Patchbay: accepted 2 of 3 changes of your edit to ' +
         file +
-        '; change 2 (line 15 of your proposal) rejected: the file keeps its original lines there. What was written is exactly the text above, not your proposal. Their reason: "keep the loop, it is clearer".',
+        '; change 2 (line 15 of your proposal) rejected: the file keeps its original lines there. The file now differs from your proposal: read ' +
+        file +
+        ' again before you change it further. Their reason: "keep the loop, it is clearer".',
     ]);
     const notice = page().getByRole('status').filter({ hasText: 'Accepted' });
     assert.equal(
@@ -301,6 +305,25 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     await sendNow();
     assert.equal((await withTimeout(outcome, 5000, 'pi hearing the decision')).outcome, 'saved');
     assert.equal(await readFile(file, 'utf8'), bigWithChanges([1, 41]));
+  });
+
+  test('a file on disk that could not be read (a symlink into /proc) is shown as such, not as an empty file', { skip: process.platform !== 'linux' }, async () => {
+    const file = join(live.project, 'environ.txt');
+    await symlink('/proc/self/environ', file);
+    const outcome = live.pi.write(file, 'HOME=/nowhere\n');
+    await page().locator('.diff-item', { hasText: 'environ.txt' }).click();
+    await page().locator(`#diff-title[title="${file}"]`).waitFor();
+    const why = `it is a kernel file (/proc/${process.pid}/environ)`;
+    await page().getByText(`The file on disk could not be read (${why}); only the proposal is shown`).waitFor();
+    assert.equal(await page().locator('.diff-item', { hasText: 'environ.txt' }).locator('.diff-sub').innerText().then((t) => t.includes('unreadable on disk')), true);
+    assert.equal(await page().getByText('On disk', { exact: true }).count(), 0, 'no empty "on disk" side');
+    const [pending] = (await live.hub.call('snapshot', undefined)).diffs.filter((d) => d.path === file);
+    assert.equal(pending?.unreadable, why);
+    const { patch } = await unifiedDiff(await live.hub.call('diffs.get', { id: pending!.id }));
+    assert.match(patch, new RegExp(`^--- .*environ\\.txt\\s+on disk \\(could not be read: it is a kernel file`, 'm'));
+    await page().getByRole('button', { name: 'Reject', exact: true }).click();
+    await sendNow();
+    assert.equal((await withTimeout(outcome, 5000, 'pi hearing the decision')).outcome, 'rejected');
   });
 
   test('the page logged no errors', () => {

@@ -45,6 +45,7 @@ function hubWithHistory(): FakeHub {
     sessionId: 's0',
     path: PATH,
     outcome: 'accepted',
+    status: 'accepted',
     by: 'patchbay',
     at: NOW - 60_000,
     edited: false,
@@ -58,7 +59,7 @@ function hubWithHistory(): FakeHub {
   hub.details.set('d9', decided(record, { oldContents: DISK, newContents: PROPOSAL, finalContents: withChanges(1, 3) }));
   // One whose contents the history did not keep (as the hub answers): only the decision is known.
   const { changes: _changes, told: _told, ...plain } = record;
-  const old: DecisionRecord = { ...plain, id: 'd3', path: '/work/proj/src/old.ts', outcome: 'rejected', at: NOW - 3_600_000 };
+  const old: DecisionRecord = { ...plain, id: 'd3', path: '/work/proj/src/old.ts', outcome: 'rejected', status: 'rejected', at: NOW - 3_600_000 };
   hub.state.history.push(old);
   hub.details.set('d3', decided(old, { oldContents: null, newContents: '', finalContents: null, contentsNotKept: 'too large to keep in the history' }));
   return hub;
@@ -155,6 +156,7 @@ describe('the review history and layout', { skip: skipWithoutChromium }, () => {
       sessionId: 's1',
       path: '/work/proj/a.txt',
       outcome: 'accepted',
+      status: 'accepted',
       by: 'editor',
       at: NOW,
       edited: false,

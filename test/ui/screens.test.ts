@@ -27,6 +27,7 @@ const otherEditor: EditorView = {
   port: 41001,
   pid: 5001,
   dialect: 'claude',
+  authenticated: true,
   alive: true,
   lockfile: '/home/u/.claude/ide/.patchbay/41001.lock',
   focusedAt: NOW - 30_000,

@@ -21,6 +21,7 @@ import { acceptDecision, decisionFacts } from '../../src/review/decision-facts.t
 import { alreadyDecided } from '../../src/review/decision-words.ts';
 import type { Decision } from '../../src/review/inbox.ts';
 import { localOnlyRefusal } from '../../src/settings/local-only.ts';
+import { reviewModePatch, reviewModeView } from '../../src/review/review-mode.ts';
 
 export type Handlers = { [M in HubMethod]: (params: ParamsOf<M>) => ResultOf<M> | Promise<ResultOf<M>> };
 
@@ -35,6 +36,8 @@ export function sampleSettings(): PatchbaySettings {
     maxFrameBytes: 64 * 1024 * 1024,
     maxPendingPerSession: 32,
     reviewRoute: 'editor-and-patchbay',
+    reviewMode: 'before',
+    reviewModePerFolder: {},
     suggestionModel: 'editor',
     suggestionModelPerEditor: {},
     suggestionSessionPerEditor: {},
@@ -50,6 +53,10 @@ export function sampleSnapshot(): Snapshot {
   return {
     version: '0.1.0',
     pid: 4242,
+    corePid: 4243,
+    core: { reason: 'start', startedAt: 1_700_000_000_000, restarts: 0, daemonSince: 1_700_000_000_000 },
+    notices: [],
+    notReconnected: [],
     paused: false,
     door: { port: 40123, lockfiles: ['/home/u/.pi/ide/40123.lock'], problems: [] },
     editors: [
@@ -60,12 +67,14 @@ export function sampleSnapshot(): Snapshot {
         port: 41000,
         pid: 5000,
         dialect: 'pi',
+        authenticated: true,
         alive: true,
         lockfile: '/home/u/.pi/ide/.patchbay/41000.lock',
         focusedAt: null,
       },
     ],
     invalidLockfiles: [{ path: '/home/u/.pi/ide/999.lock', reason: '"pid" must be a number' }],
+    otherLockfiles: [{ path: '/home/u/.pi/ide/51234.lock', protocol: 'pi-ide', description: 'Pi IDE Protocol v1 (VS Code, pid 4242)' }],
     sessions: [
       {
         id: 's1',
@@ -211,6 +220,9 @@ export function createFakeHub(): FakeHub {
     const outcome = decision.outcome === 'accept' ? 'accepted' : 'rejected';
     const contents = decision.outcome === 'accept' ? decision.contents : undefined;
     diff.status = outcome;
+    delete diff.deciding;
+    clearTimeout(later.get(id));
+    later.delete(id);
     const known = details.get(id);
     // The hub's own rules for what a decision amounts to (changes taken, typing, words for the agent).
     const facts = decisionFacts({
@@ -228,6 +240,7 @@ export function createFakeHub(): FakeHub {
       sessionId: diff.sessionId,
       path: diff.path,
       outcome,
+      status: outcome,
       by: 'patchbay',
       at: NOW,
       ...facts,
@@ -247,6 +260,38 @@ export function createFakeHub(): FakeHub {
     emit({ type: 'snapshot', snapshot: structuredClone(state) });
     return record;
   };
+  /** Decisions waiting their few seconds, as the hub holds them (`diffs.decideLater`). */
+  const later = new Map<string, ReturnType<typeof setTimeout>>();
+  const laterDecisions = new Map<string, Decision>();
+  const sendLater = (id: string): DecisionRecord | null => {
+    const decision = laterDecisions.get(id);
+    laterDecisions.delete(id);
+    return decision === undefined ? null : decide(id, decision);
+  };
+  /** Keep or undo of an applied (or accepted) edit, as the hub records it (the fake writes no file). */
+  const reviewAfter = (id: string, change: (record: DecisionRecord) => Partial<DecisionRecord>): DecisionRecord => {
+    const record = state.history.find((r) => r.id === id);
+    if (!record) throw new HubError(`no edit ${id} in the history`, 'not-found');
+    Object.assign(record, change(record), { reviewedAt: NOW });
+    const listed = state.diffs.find((d) => d.id === id);
+    if (listed) Object.assign(listed, { status: record.status, ...(record.undone ? { undone: record.undone } : {}) });
+    state.diffs = state.diffs.filter((d) => d.status === 'pending' || d.status === 'applied');
+    const detail = details.get(id);
+    if (detail) detail.status = record.status;
+    queueMicrotask(() => emit({ type: 'snapshot', snapshot: structuredClone(state) }));
+    return structuredClone(record);
+  };
+  const keep = (id: string) =>
+    reviewAfter(id, (r) => {
+      if (r.status !== 'applied') throw new HubError(`${id} is ${r.status}: only an applied edit is kept`, 'conflict');
+      return { status: 'kept' };
+    });
+  const undo = (id: string, changes?: number[]) =>
+    reviewAfter(id, (r) => {
+      const total = state.diffs.find((d) => d.id === id)?.changes?.length ?? 1;
+      const undone = [...new Set([...(r.undone ?? []), ...(changes ?? Array.from({ length: total }, (_, i) => i + 1))])].sort((a, b) => a - b);
+      return { undone, status: undone.length >= total ? 'undone' : r.status };
+    });
   const autoconnectView = (project?: string) => {
     const projectValue = project === undefined ? null : (autoconnect.projects.get(project) ?? null);
     return {
@@ -260,6 +305,12 @@ export function createFakeHub(): FakeHub {
 
   const handlers: Handlers = {
     snapshot: () => structuredClone(state),
+    restart: () => ({ corePid: state.corePid }),
+    'notices.dismiss': ({ id }) => {
+      const before = state.notices.length;
+      state.notices = state.notices.filter((n) => n.id !== id);
+      if (state.notices.length === before) throw new HubError(`no notice ${id}`, 'not-found');
+    },
     unpin: ({ sessionId }) => {
       const session = state.sessions.find((s) => s.id === sessionId);
       if (!session) throw new HubError(`no session with id "${sessionId}"`, 'not-found');
@@ -294,6 +345,45 @@ export function createFakeHub(): FakeHub {
       state.diffs.filter((d) => d.sessionId === sessionId && d.status === 'pending').map((d) => decide(d.id, { outcome: 'accept' })),
     'diffs.rejectAll': ({ sessionId }) =>
       state.diffs.filter((d) => d.sessionId === sessionId && d.status === 'pending').map((d) => decide(d.id, { outcome: 'reject' })),
+    'diffs.decideLater': ({ id, outcome, contents, changes, reason, graceMs, batch, verb, what }) => {
+      const diff = state.diffs.find((d) => d.id === id && d.status === 'pending');
+      if (!diff) throw new HubError(`no pending diff ${id}`, 'not-found');
+      const decision: Decision =
+        outcome === 'accept'
+          ? acceptDecision(details.get(id) ?? { isNew: false, oldContents: null, newContents: '' }, contents, changes, reason)
+          : { outcome: 'reject', ...(reason !== undefined ? { reason } : {}) };
+      clearTimeout(later.get(id));
+      laterDecisions.set(id, decision);
+      later.set(
+        id,
+        setTimeout(() => sendLater(id), graceMs),
+      );
+      diff.deciding = { outcome, dueAt: Date.now() + graceMs, batch, verb, what };
+      queueMicrotask(() => emit({ type: 'snapshot', snapshot: structuredClone(state) }));
+      return structuredClone(diff);
+    },
+    'diffs.takeBack': ({ ids }) => {
+      const back = ids.filter((id) => laterDecisions.delete(id));
+      for (const id of back) {
+        clearTimeout(later.get(id));
+        later.delete(id);
+        const diff = state.diffs.find((d) => d.id === id);
+        if (diff) delete diff.deciding;
+      }
+      queueMicrotask(() => emit({ type: 'snapshot', snapshot: structuredClone(state) }));
+      return back;
+    },
+    'diffs.sendNow': ({ ids }) => ids.map(sendLater).filter((r): r is DecisionRecord => r !== null),
+    'diffs.keep': ({ id }) => keep(id),
+    'diffs.undo': ({ id, changes }) => undo(id, changes),
+    'diffs.keepAll': ({ ids }) => ids.map(keep),
+    'diffs.undoAll': ({ ids }) => ids.map((id) => undo(id)),
+    'reviewMode.get': ({ project }) => reviewModeView(state.settings, project),
+    'reviewMode.set': ({ project, value }) => {
+      Object.assign(state.settings, reviewModePatch(state.settings, value, project));
+      queueMicrotask(() => emit({ type: 'snapshot', snapshot: structuredClone(state) }));
+      return reviewModeView(state.settings, project);
+    },
     traffic: () => [],
     'settings.get': () => structuredClone(state.settings),
     'settings.set': ({ patch }) => {

@@ -4,7 +4,7 @@ import { ConnectionBanner } from '../hub/ConnectionBanner.tsx';
 import { useHub } from '../hub/HubProvider.tsx';
 import { useCommand } from '../hub/useCommand.ts';
 import { SignInNotice } from '../hub/SignInNotice.tsx';
-import { isEditableTarget, keyFacts } from '../ui/keyboard.ts';
+import { isEditableTarget, keyFacts, leaveFieldOnEscape } from '../ui/keyboard.ts';
 import { ReviewView } from '../review/ReviewView.tsx';
 import { PairingView } from '../pairing/PairingView.tsx';
 import { TrafficView } from '../traffic/TrafficView.tsx';
@@ -17,6 +17,7 @@ import { FaviconBadge } from './favicon.ts';
 import { VIEWS, routeHash } from './route.ts';
 import type { Route } from './route.ts';
 import { HELP_KEY, ShortcutsDialog } from './ShortcutsDialog.tsx';
+import { Notices } from './Notices.tsx';
 import { useRoute } from './useRoute.ts';
 import './app.css';
 
@@ -57,9 +58,9 @@ export function App() {
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent): void => {
+      // Esc leaves a text field or a select, so the single keys work again.
+      leaveFieldOnEscape(event);
       const facts = keyFacts(event);
-      // Esc leaves a text field, so the single keys work again.
-      if (facts.inEditableTarget && event.key === 'Escape' && event.target instanceof HTMLInputElement) event.target.blur();
       if (facts.inEditableTarget || facts.ctrlKey || facts.metaKey || facts.altKey) return;
       if (facts.key === HELP_KEY) {
         event.preventDefault();
@@ -121,6 +122,7 @@ export function App() {
         </button>
       </header>
       <ConnectionBanner />
+      <Notices />
       {snapshot?.door.problems.map((problem) => (
         <div key={problem} role="alert" className="banner error">
           Agents may not reach Patchbay, so their edits may go unreviewed: {problem}.

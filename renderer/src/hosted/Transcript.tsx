@@ -1,7 +1,7 @@
 // The conversation as it streams: prompts, replies (markdown, thinking folded), tool calls with
 // their arguments (a write or edit as its change, with its review) and output, shell runs,
 // summaries, notices. Stays scrolled to the end unless the person scrolled up.
-import { memo, useEffect, useLayoutEffect, useRef } from 'react';
+import { memo, useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import type { TranscriptItem } from '../../../src/api/types.ts';
 import { count } from '../../../electron/shared/labels.ts';
 import { routeHash } from '../app/route.ts';
@@ -45,6 +45,9 @@ export function Transcript({ items, streaming, reviewOf, abortShell, emptyText =
     return () => observer.disconnect();
   }, []);
 
+  // A nested call's card names the tool that made it (pi's codemode, an extension's executeTool).
+  const toolNames = useMemo(() => new Map(items.flatMap((item) => (item.kind === 'tool' ? [[item.toolCallId, item.name] as const] : []))), [items]);
+
   const onScroll = (): void => {
     const el = log.current;
     if (el !== null) atEnd.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX;
@@ -55,7 +58,12 @@ export function Transcript({ items, streaming, reviewOf, abortShell, emptyText =
       {items.length === 0 && <p className="empty">{emptyText}</p>}
       {items.map((item, index) =>
         item.kind === 'tool' ? (
-          <ToolItem key={item.toolCallId} item={item} review={reviewOf(item)} />
+          <ToolItem
+            key={item.toolCallId}
+            item={item}
+            review={reviewOf(item)}
+            calledBy={item.parentToolCallId === undefined ? null : (toolNames.get(item.parentToolCallId) ?? 'another tool')}
+          />
         ) : (
           <Item key={`${index}-${item.kind}`} item={item} abortShell={abortShell} />
         ),
@@ -129,14 +137,25 @@ const Item = memo(function Item({ item, abortShell }: { item: Exclude<Transcript
   }
 });
 
-const ToolItem = memo(function ToolItem({ item, review }: { item: Extract<TranscriptItem, { kind: 'tool' }>; review: ToolReview | null }) {
+interface ToolItemProps {
+  item: Extract<TranscriptItem, { kind: 'tool' }>;
+  review: ToolReview | null;
+  /** The tool that made this call (a nested call), or null for the model's own. */
+  calledBy: string | null;
+}
+
+const ToolItem = memo(function ToolItem({ item, review, calledBy }: ToolItemProps) {
   const subject = toolSubject(item.args);
   const waiting = !item.done && review?.outcome === 'pending';
   const state = waiting ? 'waiting for review' : !item.done ? 'running' : item.isError ? 'failed' : 'done';
   const change = toolChange(item.name, item.args);
   return (
-    <article className={`turn tool ${item.isError && item.done ? 'failed' : waiting ? 'waiting' : state}`} aria-label={`Tool ${item.name}`}>
+    <article
+      className={`turn tool ${item.isError && item.done ? 'failed' : waiting ? 'waiting' : state}${calledBy !== null ? ' nested' : ''}`}
+      aria-label={calledBy !== null ? `Tool ${item.name}, called by ${calledBy}` : `Tool ${item.name}`}
+    >
       <header>
+        {calledBy !== null && <span className="tool-caller">{`${calledBy} →`}</span>}
         <span className="tool-name">{item.name}</span>
         {subject !== null && <code className="tool-subject">{subject}</code>}
         <span className={`tool-state ${waiting ? 'waiting' : state}`}>{state}</span>
@@ -157,7 +176,7 @@ const ToolItem = memo(function ToolItem({ item, review }: { item: Extract<Transc
       )}
     </article>
   );
-}, (a, b) => a.item === b.item && sameReview(a.review, b.review));
+}, (a, b) => a.item === b.item && a.calledBy === b.calledBy && sameReview(a.review, b.review));
 
 function sameReview(a: ToolReview | null, b: ToolReview | null): boolean {
   if (a === null || b === null) return a === b;

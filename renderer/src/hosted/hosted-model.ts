@@ -268,6 +268,8 @@ export function outcomeText(outcome: PromptOutcome): string | null {
     case 'export':
       return `Exported the session to ${outcome.path}`;
     case 'prompt':
+      // pi 0.99 and later say when an extension's command took the input: no run follows.
+      return outcome.disposition === 'handled' ? 'An extension’s command took it: nothing went to the model.' : null;
     case 'compact':
     case 'model':
     case 'thinking':

@@ -10,13 +10,23 @@ const WHERE: Record<DecisionRecord['by'], string> = {
   agent: 'by pi (a newer proposal replaced it)',
   shutdown: 'as Patchbay stopped',
   crash: 'by nobody (Patchbay stopped unexpectedly)',
+  'review-after': 'at once, to be reviewed after',
 };
+
+/** What a review after made of a written edit: " · kept", " · change 2 undone"… */
+function afterwards(record: DecisionRecord): string {
+  if (record.status === 'undone') return ' · undone since';
+  const undone = record.undone?.length ? ` · ${record.undone.length === 1 ? 'change' : 'changes'} ${record.undone.join(', ')} undone since` : '';
+  return `${record.status === 'kept' ? ' · kept' : ''}${undone}`;
+}
 
 /** "Accepted in Patchbay: 2 of 3 changes, edited by you", "Rejected in the editor: not written"… */
 export function reviewText(record: DecisionRecord): string {
   switch (record.outcome) {
     case 'accepted':
-      return `Accepted ${WHERE[record.by]}${whatWasWritten(record, ': ')}`;
+      return `Accepted ${WHERE[record.by]}${whatWasWritten(record, ': ')}${afterwards(record)}`;
+    case 'applied':
+      return `Written at once, to be reviewed after${afterwards(record)}`;
     case 'rejected':
       return record.by === 'agent' ? 'Replaced by a newer proposal: not written' : `Rejected ${WHERE[record.by]}: not written`;
     case 'withdrawn':

@@ -8,7 +8,16 @@ export function EditorCard({ editor, sessions }: { editor: EditorView; sessions:
     <article className={`card${editor.alive ? '' : ' dead'}`} aria-label={`Editor ${editorLabel(editor)}`}>
       <h3>
         {editorLabel(editor)} <span className={`liveness ${editor.alive ? 'alive' : 'gone'}`}>{editor.alive ? 'live' : 'not responding'}</span>
+        {!editor.authenticated && (
+          <>
+            {' '}
+            <span className="tag warning">unauthenticated</span>
+          </>
+        )}
       </h3>
+      {!editor.authenticated && (
+        <p className="meta">Its lockfile has no token and its server asks for none: any program of any user on this machine can reach it. Patchbay sends it no token.</p>
+      )}
       <dl className="facts">
         <dt>Workspace</dt>
         <dd>

@@ -78,14 +78,14 @@ export function PairingView() {
         {snapshot.invalidLockfiles.length === 0 ? (
           <p className="empty">None.</p>
         ) : (
-          <ul className="plain">
-            {snapshot.invalidLockfiles.map((l) => (
-              <li key={l.path} className="card">
-                <code>{l.path}</code>
-                <p className="meta">{l.reason}</p>
-              </li>
-            ))}
-          </ul>
+          <LockfileList files={snapshot.invalidLockfiles.map((l) => ({ path: l.path, about: l.reason }))} />
+        )}
+        {snapshot.otherLockfiles.length > 0 && (
+          <>
+            <h2>Other tools’ lockfiles ({snapshot.otherLockfiles.length})</h2>
+            <p className="meta">Another protocol’s, sharing the lock dirs: Patchbay leaves them where they are.</p>
+            <LockfileList files={snapshot.otherLockfiles.map((l) => ({ path: l.path, about: l.description }))} />
+          </>
         )}
         <h2>Patchbay's door</h2>
         <p className="meta">
@@ -101,6 +101,20 @@ export function PairingView() {
         </ul>
       </section>
     </div>
+  );
+}
+
+/** Lockfiles Patchbay does not use, each with what it says of it. */
+function LockfileList({ files }: { files: readonly { path: string; about: string }[] }) {
+  return (
+    <ul className="plain">
+      {files.map((f) => (
+        <li key={f.path} className="card">
+          <code>{f.path}</code>
+          <p className="meta">{f.about}</p>
+        </li>
+      ))}
+    </ul>
   );
 }
 

@@ -1,10 +1,12 @@
 // A decided diff from the history, read-only: what was decided, by whom and where, and the
 // diff of what was written (or refused) against the file as it was on disk.
 import { useEffect, useRef, useState } from 'react';
-import type { DiffDetail } from '../../../src/api/types.ts';
+import type { DecisionRecord, DiffDetail, LineNote } from '../../../src/api/types.ts';
 import { clockTime } from '../../../src/api/traffic.ts';
 import { whatWasWritten } from '../../../src/review/decision-words.ts';
-import { useSnapshot } from '../hub/HubProvider.tsx';
+import { useHub, useSnapshot } from '../hub/HubProvider.tsx';
+import { useCommand } from '../hub/useCommand.ts';
+import { LineNotes } from './LineNotes.tsx';
 import { ErrorText } from '../ui/ErrorText.tsx';
 import { LoadBoundary } from '../ui/LoadBoundary.tsx';
 import type { ChangeSummary } from './changes-state.ts';
@@ -31,8 +33,8 @@ const COMPARISON_LABELS: Record<Comparison, string> = {
 };
 
 function sides(detail: DiffDetail, comparison: Comparison): { original: string | null; proposed: string; names: { a: string; b: string } } {
-  const before = detail.tooLarge ? null : (detail.oldContents ?? '');
-  const disk = detail.isNew ? 'on disk before: nothing' : 'on disk before';
+  const before = detail.tooLarge || detail.unreadable !== undefined ? null : (detail.oldContents ?? '');
+  const disk = detail.isNew ? 'on disk before: nothing' : detail.unreadable !== undefined ? 'on disk before: could not be read' : 'on disk before';
   if (comparison === 'edits') return { original: detail.newContents, proposed: detail.finalContents ?? '', names: { a: 'proposed', b: 'written' } };
   if (comparison === 'written') return { original: before, proposed: detail.finalContents ?? '', names: { a: disk, b: 'written' } };
   return { original: before, proposed: detail.newContents, names: { a: disk, b: 'proposed' } };
@@ -48,9 +50,10 @@ interface Props {
 export function DecidedPanel({ id, layout, bindCommands, close }: Props) {
   const state = useDiffDetail(id);
   const snapshot = useSnapshot();
-  // The record in the history is enough for the facts when the contents are not kept.
+  // The record in the history: the facts when the contents are not kept, and what a keep or an
+  // undo made of the edit since it was loaded.
   const listed = snapshot.history.find((r) => r.id === id);
-  const record = (state.status === 'ready' ? state.detail.decision : null) ?? listed ?? null;
+  const record = listed ?? (state.status === 'ready' ? state.detail.decision : null) ?? null;
   const path = state.status === 'ready' ? state.detail.path : (listed?.path ?? id);
   return (
     <section className="diff-panel decided" aria-labelledby="diff-title">
@@ -66,7 +69,7 @@ export function DecidedPanel({ id, layout, bindCommands, close }: Props) {
         {record !== null && (
           <>
             <p className="meta">
-              <span className={`outcome ${record.outcome}`}>{record.outcome}</span> {whereDecided(record, snapshot)}
+              <span className={`outcome ${record.status}`}>{statusWords(record)}</span> {whereDecided(record, snapshot)}
               {whatWasWritten(record, ', ')} at {clockTime(record.at).slice(0, 8)} · {record.tool} from {agentOf(record)} · offered to{' '}
               {offeredTo(record, snapshot)}
             </p>
@@ -74,6 +77,11 @@ export function DecidedPanel({ id, layout, bindCommands, close }: Props) {
             {record.told !== undefined && (
               <p className="meta told">
                 {agentOf(record)} was told: {record.told}
+              </p>
+            )}
+            {record.afterwards !== undefined && (
+              <p className="meta told">
+                {agentOf(record)} {HEARD[record.afterwards.heard]}: {record.afterwards.told}
               </p>
             )}
           </>
@@ -88,18 +96,35 @@ export function DecidedPanel({ id, layout, bindCommands, close }: Props) {
         <p className="empty contents-not-kept">{`What was proposed and written is not kept: ${state.detail.contentsNotKept}.`}</p>
       )}
       {state.status === 'ready' && state.detail.decision !== null && state.detail.contentsNotKept === undefined && (
-        <DecidedBody key={id} detail={state.detail} layout={layout} bindCommands={bindCommands} />
+        <DecidedBody key={id} detail={state.detail} record={record ?? state.detail.decision} layout={layout} bindCommands={bindCommands} />
       )}
     </section>
   );
 }
 
-function DecidedBody({ detail, layout, bindCommands }: { detail: DiffDetail } & Pick<Props, 'layout' | 'bindCommands'>) {
+function DecidedBody({ detail, record, layout, bindCommands }: { detail: DiffDetail; record: DecisionRecord } & Pick<Props, 'layout' | 'bindCommands'>) {
+  const { api } = useHub();
   const options = comparisons(detail);
   const [comparison, setComparison] = useState<Comparison>(options[0]!);
   const [summary, setSummary] = useState<ChangeSummary | null>(null);
+  const [cursorLine, setCursorLine] = useState<number | null>(null);
+  const [words, setWords] = useState<{ reason: string; notes: LineNote[] }>({ reason: '', notes: [] });
+  const command = useCommand();
   const editor = useRef<MergeEditorHandle>(null);
   const shown = sides(detail, comparison);
+  // Undone change by change in the comparison the hub numbers them by: the file before → what was written.
+  const undoable = canUndo(detail, record) && comparison === 'written';
+  const said = (): { reason?: string; notes?: LineNote[] } => ({
+    ...(words.reason.trim() !== '' ? { reason: words.reason.trim() } : {}),
+    ...(words.notes.length > 0 ? { notes: words.notes } : {}),
+  });
+  const act = (action: () => Promise<unknown>): void =>
+    void command.run(action).then((ok) => {
+      if (ok) setWords({ reason: '', notes: [] });
+    });
+  const undo = undoable
+    ? { run: (index: number) => act(() => api.call('diffs.undo', { id: detail.id, changes: [index + 1], ...said() })), undone: record.undone ?? [], busy: command.busy }
+    : undefined;
 
   useEffect(() => {
     bindCommands((c) => {
@@ -111,6 +136,11 @@ function DecidedBody({ detail, layout, bindCommands }: { detail: DiffDetail } & 
 
   return (
     <>
+      {detail.unreadable !== undefined && (
+        <div className="diff-state">
+          <span className="tag warning">The file on disk could not be read ({detail.unreadable}); only what was proposed and written is shown</span>
+        </div>
+      )}
       {options.length > 1 && (
         <fieldset className="comparison">
           <legend>Show</legend>
@@ -140,8 +170,64 @@ function DecidedBody({ detail, layout, bindCommands }: { detail: DiffDetail } & 
           readOnly
           sideNames={shown.names}
           onReport={(report) => setSummary(report.summary)}
+          onCursorLine={setCursorLine}
+          {...(undo ? { undo } : {})}
         />
       </LoadBoundary>
+      {(record.status === 'applied' || undoable) && (
+        <div className="after-review">
+          <div className="actions">
+            {record.status === 'applied' && (
+              <button type="button" className="primary" disabled={command.busy} onClick={() => act(() => api.call('diffs.keep', { id: detail.id, ...said() }))}>
+                Keep
+              </button>
+            )}
+            {undoable && (
+              <button type="button" disabled={command.busy} onClick={() => act(() => api.call('diffs.undo', { id: detail.id, ...said() }))}>
+                Undo
+              </button>
+            )}
+            <label className="reason-field">
+              <span className="visually-hidden">Reason for the agent (optional)</span>
+              <input
+                type="text"
+                value={words.reason}
+                onChange={(e) => setWords({ ...words, reason: e.target.value })}
+                placeholder="Reason for the agent (optional)"
+                maxLength={2000}
+              />
+            </label>
+          </div>
+          <p className="accept-outcome">
+            {record.status === 'applied'
+              ? 'Written at once (this folder is reviewed after). Keep it, or undo it, or a change of it, in the file as it is now: later edits to other lines stay.'
+              : comparison === 'written'
+                ? 'Undo takes this edit, or a change of it, back in the file as it is now: later edits to other lines stay.'
+                : 'Show "On disk → written" to undo a change of it.'}
+          </p>
+          <LineNotes cursorLine={cursorLine} notes={words.notes} change={(notes) => setWords({ ...words, notes })} />
+          {command.error !== null && <ErrorText>{command.error}</ErrorText>}
+        </div>
+      )}
     </>
   );
+}
+
+const HEARD: Record<NonNullable<DecisionRecord['afterwards']>['heard'], string> = {
+  steered: 'was told, as a steering message',
+  diagnostics: 'reads at its next diagnostics',
+  'not connected': 'was not connected to hear it; it is kept here',
+};
+
+/** "applied", "kept", "accepted · change 2 undone", "undone". */
+function statusWords(record: DecisionRecord): string {
+  const undone = record.status !== 'undone' && record.undone?.length ? ` · ${record.undone.length === 1 ? 'change' : 'changes'} ${record.undone.join(', ')} undone` : '';
+  return `${record.status}${undone}`;
+}
+
+/** Whether an edit can be taken back: something of it was written, not all undone, and both texts are kept. */
+function canUndo(detail: DiffDetail, record: DecisionRecord): boolean {
+  if (record.outcome !== 'applied' && record.outcome !== 'accepted') return false;
+  if (record.status === 'undone' || detail.contentsNotKept !== undefined || detail.finalContents === null) return false;
+  return detail.isNew || (detail.oldContents !== null && !detail.tooLarge);
 }

@@ -23,7 +23,8 @@ export function useDecisionNotice(): { notice: Notice | null; dismiss(): void } 
   useEffect(
     () =>
       api.subscribe((event) => {
-        if (event.type === 'diffDecided') setNotice({ record: event.record, pid });
+        // An edit applied at once is listed to review after; a notice for each would only flicker.
+        if (event.type === 'diffDecided' && event.record.outcome !== 'applied') setNotice({ record: event.record, pid });
       }),
     [api, pid],
   );

@@ -4,10 +4,8 @@ import { useState } from 'react';
 import type { SessionGroup } from './inbox-model.ts';
 import { ageText } from './inbox-model.ts';
 import { baseName } from '../../../electron/shared/labels.ts';
-import type { DecisionRecord } from '../../../src/api/types.ts';
-import { useHub } from '../hub/HubProvider.tsx';
 import { ConfirmDialog } from '../ui/ConfirmDialog.tsx';
-import { useNow } from '../ui/useNow.ts';
+import { useAgeClock } from './useAgeClock.ts';
 import type { DecisionRequest } from './useScheduledDecisions.ts';
 
 interface Props {
@@ -18,7 +16,7 @@ interface Props {
 }
 
 export function DiffList({ groups, selectedId, select, schedule }: Props) {
-  const now = useNow(10_000);
+  const now = useAgeClock(groups.flatMap((g) => g.diffs.map((d) => d.createdAt)));
   if (groups.length === 0) return <p className="empty">Nothing pending.</p>;
   return (
     <div className="diff-list">
@@ -39,6 +37,7 @@ export function DiffList({ groups, selectedId, select, schedule }: Props) {
                   <span className="diff-sub">
                     {diff.isNew ? 'new · ' : ''}
                     {diff.tooLarge ? 'large · ' : ''}
+                    {diff.unreadable !== undefined ? 'unreadable on disk · ' : ''}
                     {diff.inEditor ? 'in editor · ' : ''}
                     {ageText(diff.createdAt, now)}
                   </span>
@@ -53,7 +52,6 @@ export function DiffList({ groups, selectedId, select, schedule }: Props) {
 }
 
 function GroupHeader({ group, schedule }: { group: SessionGroup; schedule(request: DecisionRequest): void }) {
-  const { api } = useHub();
   const [confirming, setConfirming] = useState(false);
   const count = group.diffs.length;
   const edits = `${count} ${count === 1 ? 'edit' : 'edits'}`;
@@ -61,16 +59,7 @@ function GroupHeader({ group, schedule }: { group: SessionGroup; schedule(reques
   const decideAll = (outcome: 'accept' | 'reject'): void => {
     const ids = group.diffs.map((d) => d.id);
     const what = count === 1 ? baseName(group.diffs[0]!.path) : `${edits} from ${group.title}`;
-    schedule({
-      ids,
-      verb: outcome === 'accept' ? 'Accepting' : 'Rejecting',
-      what,
-      send: async (): Promise<DecisionRecord[]> => {
-        const records: DecisionRecord[] = [];
-        for (const id of ids) records.push(await api.call(outcome === 'accept' ? 'diffs.accept' : 'diffs.reject', { id }));
-        return records;
-      },
-    });
+    schedule({ ids, outcome, verb: outcome === 'accept' ? 'Accepting' : 'Rejecting', what });
   };
   return (
     <div className="group-header">

@@ -2,10 +2,10 @@
 // primary button (Accept, or "Apply 2 of 3 changes" once every change has a decision), Reject,
 // and words for the agent. Decisions go through the waiting line (Undo) before the agent hears them.
 import { useEffect, useRef, useState } from 'react';
-import type { DiffDetail, DiffSummary } from '../../../src/api/types.ts';
-import { useHub } from '../hub/HubProvider.tsx';
+import type { DiffDetail, DiffSummary, LineNote } from '../../../src/api/types.ts';
 import { ErrorText } from '../ui/ErrorText.tsx';
 import { LoadBoundary } from '../ui/LoadBoundary.tsx';
+import { LineNotes } from './LineNotes.tsx';
 import { shownPath } from './decision-text.ts';
 import { DiffToolbar, SideNames } from './DiffToolbar.tsx';
 import { acceptParams, primaryDecision } from './inbox-model.ts';
@@ -60,11 +60,12 @@ export function DiffPanel({ diff, group, ...rest }: Props) {
 }
 
 function DiffBody({ detail, file, layout, bindCommands, schedule, onDraft }: { detail: DiffDetail; file: string } & Omit<Props, 'diff' | 'group'>) {
-  const { api } = useHub();
   const editor = useRef<MergeEditorHandle>(null);
   const primaryButton = useRef<HTMLButtonElement>(null);
   const [report, setReport] = useState<EditorReport | null>(null);
   const [reason, setReason] = useState('');
+  const [notes, setNotes] = useState<LineNote[]>([]);
+  const [cursorLine, setCursorLine] = useState<number | null>(null);
   const facts: ChoiceFacts | null = report && { ...report, ...report.summary };
   const primary = primaryDecision(facts);
   const touched = report !== null && (report.handEdited || report.summary.accepted + report.summary.rejected > 0);
@@ -79,19 +80,16 @@ function DiffBody({ detail, file, layout, bindCommands, schedule, onDraft }: { d
 
   const accept = (): void => {
     if (primary.kind !== 'accept') return;
-    const taken = primary.perChange && report !== null ? report.taken : null;
-    const params = acceptParams(detail.id, detail.newContents, report?.text ?? null, taken, reason);
+    // The undecided changes go with it as proposed ("Apply 2 of 3 changes").
+    const taken = primary.perChange && report !== null ? [...report.taken, ...report.undecided].sort((a, b) => a - b) : null;
+    const params = acceptParams(detail.id, detail.newContents, report?.text ?? null, taken, reason, notes);
     const verb = primary.label === 'Accept' ? 'Accepting' : `Applying ${primary.label.slice('Apply '.length)} to`;
-    schedule({ ids: [detail.id], verb, what: file, send: async () => [await api.call('diffs.accept', params)] });
+    const { id: _id, ...words } = params;
+    schedule({ ids: [detail.id], outcome: 'accept', params: words, verb, what: file });
   };
   const reject = (): void => {
     const why = reason.trim();
-    schedule({
-      ids: [detail.id],
-      verb: 'Rejecting',
-      what: file,
-      send: async () => [await api.call('diffs.reject', why === '' ? { id: detail.id } : { id: detail.id, reason: why })],
-    });
+    schedule({ ids: [detail.id], outcome: 'reject', params: { ...(why === '' ? {} : { reason: why }), ...(notes.length > 0 ? { notes } : {}) }, verb: 'Rejecting', what: file });
   };
 
   const runRef = useRef<(c: ReviewCommand) => void>(() => {});
@@ -108,13 +106,17 @@ function DiffBody({ detail, file, layout, bindCommands, schedule, onDraft }: { d
     return () => bindCommands(null);
   }, [bindCommands]);
 
-  const proposalOnly = detail.tooLarge;
+  // Without an old side (too large to keep, or it could not be read) only the proposal is shown.
+  const proposalOnly = detail.tooLarge || detail.unreadable !== undefined;
   const note = primary.note;
   return (
     <>
       <div className="diff-state">
         {detail.isNew && <span className="tag">New file: it does not exist on disk yet</span>}
-        {proposalOnly && <span className="tag warning">The file on disk is too large to show; only the proposal is shown</span>}
+        {detail.tooLarge && <span className="tag warning">The file on disk is too large to show; only the proposal is shown</span>}
+        {detail.unreadable !== undefined && (
+          <span className="tag warning">The file on disk could not be read ({detail.unreadable}); only the proposal is shown</span>
+        )}
         {report?.handEdited && <span className="tag accent">Edited by you: Accept saves your version</span>}
         {report !== null && !report.precise && (
           <span className="tag warning">The proposal differs too much from the file to split it into separate changes</span>
@@ -137,6 +139,7 @@ function DiffBody({ detail, file, layout, bindCommands, schedule, onDraft }: { d
           wrap={layout.wrap}
           sideNames={PENDING_SIDES}
           onReport={onReport}
+          onCursorLine={setCursorLine}
         />
       </LoadBoundary>
       <div className="actions">
@@ -151,7 +154,6 @@ function DiffBody({ detail, file, layout, bindCommands, schedule, onDraft }: { d
               type="button"
               className="primary"
               onClick={accept}
-              disabled={primary.kind === 'undecided'}
               aria-keyshortcuts="a"
               aria-describedby={note === null ? undefined : 'decision-note'}
             >
@@ -185,6 +187,7 @@ function DiffBody({ detail, file, layout, bindCommands, schedule, onDraft }: { d
           {note}
         </p>
       )}
+      <LineNotes cursorLine={cursorLine} notes={notes} change={setNotes} />
     </>
   );
 }

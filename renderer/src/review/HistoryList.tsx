@@ -40,7 +40,7 @@ export function HistoryList({ history, openedId, open }: Props) {
                 aria-current={r.id === openedId ? 'true' : undefined}
                 onClick={() => open(r.id)}
               >
-                <span className={`outcome ${r.outcome}`}>{r.outcome}</span> {baseName(r.path)}{' '}
+                <span className={`outcome ${r.status}`}>{r.status}</span> {baseName(r.path)}{' '}
                 <span className="meta">
                   {historyDetail(r, snapshot)} · {clockTime(r.at).slice(0, 8)}
                 </span>

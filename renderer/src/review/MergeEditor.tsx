@@ -3,7 +3,7 @@
 // Each of the agent's changes can be accepted or rejected on its own (changes-state.ts); the
 // proposal editor always holds what Accept sends. When the old contents are unknown (too large
 // to keep) only the proposal shows. Read-only for a decided diff from the history.
-import { useEffect, useImperativeHandle, useRef, useState } from 'react';
+import { useEffect, useImperativeHandle, useMemo, useRef, useState } from 'react';
 import type { Ref } from 'react';
 import { Compartment, EditorState, Text } from '@codemirror/state';
 import type { Extension } from '@codemirror/state';
@@ -13,7 +13,7 @@ import type { LanguageSupport } from '@codemirror/language';
 import { MergeView, diff, unifiedMergeView } from '@codemirror/merge';
 import { changeModel, lineCounts } from '../../../src/review/changes.ts';
 import { useDarkScheme } from '../ui/useDarkScheme.ts';
-import { applyAndReveal, changeBars } from './change-bars.ts';
+import { applyAndReveal, changeBars, type BarControls } from './change-bars.ts';
 import {
   buildChanges,
   choicesText,
@@ -30,7 +30,8 @@ import {
 import type { ChangeSummary, ReviewChanges } from './changes-state.ts';
 import { languageFor, tokenClasses } from './languages.ts';
 import type { Layout } from './layout.ts';
-import { REVIEW_DIFF } from './line-diff.ts';
+import { REVIEW_DIFF, reviewDiffFor } from './line-diff.ts';
+import { deletedLineNumbers } from './deleted-line-numbers.ts';
 
 export interface MergeEditorHandle {
   nextChange(): void;
@@ -52,6 +53,8 @@ export interface EditorReport {
   sameAsDisk: boolean;
   /** The changes accepted one by one (0-based). */
   taken: number[];
+  /** The changes not decided yet (0-based): still as the agent proposed them. */
+  undecided: number[];
   /** false: the texts differ too much to be split into separate changes. */
   precise: boolean;
 }
@@ -69,6 +72,10 @@ interface Props {
   /** Names of the two sides, for screen readers: "contents on disk", "proposed contents (editable)". */
   sideNames: { a: string; b: string };
   onReport?(report: EditorReport): void;
+  /** The line (1-based) the cursor is on in the proposal side, as it moves. */
+  onCursorLine?(line: number): void;
+  /** A written edit (read-only): each change's bar offers "Undo change 2 of 3" until it is undone. */
+  undo?: { run(index: number): void; undone: readonly number[]; busy: boolean };
   ref?: Ref<MergeEditorHandle>;
 }
 
@@ -118,18 +125,34 @@ function restore(view: EditorView, kept: Kept): void {
   view.dispatch({ changes: edits, effects: kept.value === null ? [] : mirrorChanges.of(kept.value), userEvent: 'review.restore' });
 }
 
-export function MergeEditor({ path, original, proposed, layout, wrap, readOnly = false, sideNames, onReport, ref }: Props) {
+export function MergeEditor({ path, original, proposed, layout, wrap, readOnly = false, sideNames, onReport, onCursorLine, undo, ref }: Props) {
   const parent = useRef<HTMLDivElement>(null);
   const proposalView = useRef<EditorView | null>(null);
   const views = useRef<EditorView[]>([]);
   const kept = useRef<Kept | null>(null);
-  const slots = useRef({ theme: new Compartment(), wrap: new Compartment() }).current;
+  const slots = useRef({ theme: new Compartment(), wrap: new Compartment(), bars: new Compartment() }).current;
   const language = useLanguage(path);
   const dark = useDarkScheme();
   const settings = useRef({ dark, wrap });
   settings.current = { dark, wrap };
   const onReportRef = useRef(onReport);
   onReportRef.current = onReport;
+  const onCursorRef = useRef(onCursorLine);
+  onCursorRef.current = onCursorLine;
+  // The bars' controls, kept the same object while nothing they show changes.
+  const undoRef = useRef(undo);
+  undoRef.current = undo;
+  const undoneKey = undo === undefined ? null : `${undo.undone.join(',')}|${undo.busy}`;
+  const controls = useMemo((): BarControls => {
+    if (!readOnly) return 'review';
+    if (undoneKey === null) return 'none';
+    const current = undoRef.current!;
+    return { undo: (index) => undoRef.current?.run(index), undone: new Set(current.undone.map((n) => n - 1)), busy: current.busy };
+  }, [readOnly, undoneKey]);
+  const controlsRef = useRef(controls);
+  controlsRef.current = controls;
+  /** What the editors were last built or reconfigured with. */
+  const built = useRef<{ dark: boolean; wrap: boolean; controls: BarControls | null }>({ dark, wrap, controls: null });
 
   useEffect(() => {
     const host = parent.current;
@@ -137,22 +160,32 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
     const separator = lineSeparatorOf(proposed);
     const proposal = toText(proposed, separator);
     const disk = original === null ? null : toText(original, separator);
-    const review = disk === null ? null : buildChanges(disk, proposal);
+    // Worked out once, from the texts as they came: the bars and the merge view's colours both use it.
+    const model = original === null ? null : changeModel(original, proposed);
+    const review = disk === null || model === null ? null : buildChanges(disk, proposal, model);
+    const diffConfig = model === null || separator !== undefined ? REVIEW_DIFF : reviewDiffFor(model, original!, proposed);
+    // Whether the proposal leaves the file as it is (then "every change rejected" is not a change at all).
+    const diskIsProposal = original === proposed;
     // Against an empty file every character is new: marking each word would only add noise.
     const wordMarks = disk !== null && disk.length > 0;
 
     // Typed text changes what Accept writes: the counts follow it, recounted once typing pauses.
     let recount: ReturnType<typeof setTimeout> | undefined;
+    // Until the person types, the text is the proposal with their choices: no whole-file comparisons.
+    let typed = false;
     const report = (state: EditorState): void => {
       const value = getReviewChanges(state);
-      const handEdited = !state.doc.eq(value === null ? proposal : choicesText(value));
+      const handEdited = typed && !state.doc.eq(value === null ? proposal : choicesText(value));
+      const everyChangeRejected = value !== null && value.changes.length > 0 && value.changes.every((c) => c.decision === 'rejected');
+      const sameAsDisk = disk !== null && !diskIsProposal && (handEdited ? state.doc.eq(disk) : everyChangeRejected);
       const send = (counts?: { added: number; removed: number }): void =>
         onReportRef.current?.({
           text: state.sliceDoc(),
           summary: { ...summarize(value), ...counts },
           handEdited,
-          sameAsDisk: disk !== null && !disk.eq(proposal) && state.doc.eq(disk),
+          sameAsDisk,
           taken: value === null ? [] : value.changes.filter((c) => c.decision === 'accepted').map((c) => c.index),
+          undecided: value === null ? [] : value.changes.filter((c) => c.decision === 'pending').map((c) => c.index),
           precise: value?.precise ?? true,
         });
       clearTimeout(recount);
@@ -174,7 +207,7 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
     let mirror: EditorView | null = null;
     const proposalSide: Extension[] = [
       ...common(sideNames.b),
-      review === null ? [] : [reviewChanges(review), changeBars('proposal', !readOnly)],
+      review === null ? [] : [reviewChanges(review), slots.bars.of(changeBars('proposal', controlsRef.current))],
       readOnly
         ? [EditorState.readOnly.of(true), EditorView.editable.of(false)]
         : [
@@ -195,6 +228,9 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
             ]),
           ],
       EditorView.updateListener.of((update) => {
+        if (update.selectionSet || update.docChanged) onCursorRef.current?.(update.state.doc.lineAt(update.state.selection.main.head).number);
+        // Review commands swap whole changes; anything else that changes the text is the person's.
+        if (update.docChanged && update.transactions.some((tr) => tr.docChanged && !tr.isUserEvent('review'))) typed = true;
         const before = getReviewChanges(update.startState);
         const after = getReviewChanges(update.state);
         if (!update.docChanged && before === after) return;
@@ -220,8 +256,9 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
                   collapseUnchanged: COLLAPSE,
                   syntaxHighlightDeletions: true,
                   highlightChanges: wordMarks,
-                  diffConfig: REVIEW_DIFF,
+                  diffConfig,
                 }),
+            disk === null ? [] : deletedLineNumbers(),
           ],
         }),
       });
@@ -235,7 +272,7 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
           doc: disk,
           extensions: [
             ...common(sideNames.a),
-            review === null ? [] : [reviewChanges(review), changeBars('disk', false)],
+            review === null ? [] : [reviewChanges(review), changeBars('disk', 'none')],
             EditorState.readOnly.of(true),
             EditorView.editable.of(false),
           ],
@@ -243,15 +280,19 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
         b: { doc: proposal, extensions: proposalSide },
         collapseUnchanged: COLLAPSE,
         highlightChanges: wordMarks,
-        diffConfig: REVIEW_DIFF,
+        diffConfig,
       });
       mirror = merge.a;
       proposalView.current = merge.b;
       views.current = [merge.a, merge.b];
       destroy = () => merge.destroy();
     }
+    built.current = { dark: settings.current.dark, wrap: settings.current.wrap, controls: controlsRef.current };
     const carried = kept.current;
-    if (carried !== null && carried.original === original && carried.proposed === proposed) restore(proposalView.current, carried);
+    if (carried !== null && carried.original === original && carried.proposed === proposed) {
+      typed = true; // what was carried over may hold the person's typing
+      restore(proposalView.current, carried);
+    }
     report(proposalView.current.state);
     return () => {
       clearTimeout(recount);
@@ -261,8 +302,19 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
     };
   }, [original, proposed, layout, path, readOnly, sideNames.a, sideNames.b, language, slots]);
 
+  // An undo done, or under way: the bars say so without a rebuild (which would lose the scroll position).
+  // Only a change: a big file's editors are not reconfigured for nothing right after they are built.
+  useEffect(() => {
+    const view = proposalView.current;
+    if (view === null || built.current.controls === controls || getReviewChanges(view.state) === null) return;
+    built.current.controls = controls;
+    view.dispatch({ effects: slots.bars.reconfigure(changeBars('proposal', controls)) });
+  }, [controls, slots]);
+
   // Follow the OS theme and the wrap toggle without rebuilding (that would drop the undo history).
   useEffect(() => {
+    if (built.current.dark === dark && built.current.wrap === wrap) return;
+    Object.assign(built.current, { dark, wrap });
     for (const view of views.current) view.dispatch({ effects: [slots.theme.reconfigure(scheme(dark)), slots.wrap.reconfigure(wrapping(wrap))] });
   }, [dark, wrap, slots]);
 

@@ -8,7 +8,10 @@ import { keyFacts } from '../ui/keyboard.ts';
 import { DecidedPanel } from './DecidedPanel.tsx';
 import { DecisionNotice, useDecisionNotice } from './DecisionNotice.tsx';
 import { DiffList } from './DiffList.tsx';
+import { AppliedList } from './AppliedList.tsx';
+import { appliedTurns } from './applied-model.ts';
 import { DiffPanel } from './DiffPanel.tsx';
+import { preloadGrammars } from './lazy-merge-editor.ts';
 import { DiscardedDrafts, useDiscardedDrafts } from './DiscardedDrafts.tsx';
 import { HistoryList } from './HistoryList.tsx';
 import { decidedRouteId, keepSelection, listedIds, pendingGroups, pendingTotal, reviewTarget, step } from './inbox-model.ts';
@@ -27,11 +30,12 @@ interface Props {
 export function ReviewView({ selectedId, select }: Props) {
   const snapshot = useSnapshot();
   const allPending = useMemo(() => snapshot.diffs.filter((d) => d.status === 'pending').map((d) => d.id), [snapshot]);
-  const decisions = useScheduledDecisions(allPending);
+  const decisions = useScheduledDecisions(snapshot.diffs);
   const { waitingIds } = decisions;
   // A diff whose decision waits to be sent is out of the list (Undo brings it back).
   const groups = useMemo(() => pendingGroups({ ...snapshot, diffs: snapshot.diffs.filter((d) => !waitingIds.has(d.id)) }), [snapshot, waitingIds]);
   const ids = useMemo(() => listedIds(groups), [groups]);
+  const turns = useMemo(() => appliedTurns(snapshot), [snapshot]);
   const total = pendingTotal(groups);
   const target = reviewTarget(selectedId);
   const decidedId = target.kind === 'decided' ? target.id : null;
@@ -46,6 +50,13 @@ export function ReviewView({ selectedId, select }: Props) {
     if (decidedId === null && current !== selectedId) select(current);
   }, [ids, current, selectedId, decidedId, select]);
 
+  // The grammars of what waits, fetched while the person looks at the list.
+  const waitingPaths = useMemo(
+    () => [...new Set([...snapshot.diffs.map((d) => d.path), ...snapshot.history.slice(0, 20).map((r) => r.path)])].join('\n'),
+    [snapshot.diffs, snapshot.history],
+  );
+  useEffect(() => preloadGrammars(waitingPaths === '' ? [] : waitingPaths.split('\n')), [waitingPaths]);
+
   useEffect(() => {
     document.title = total > 0 ? `Review (${total}) — Patchbay` : 'Review — Patchbay';
   }, [total]);
@@ -56,8 +67,8 @@ export function ReviewView({ selectedId, select }: Props) {
   const drafts = useDiscardedDrafts(allPending, waitingIds);
   const openDecided = useCallback((id: string) => select(decidedRouteId(id)), [select]);
   const undo = useCallback(
-    (key?: number) => {
-      const [back] = decisions.undo(key);
+    (batch?: string) => {
+      const [back] = decisions.undo(batch);
       if (back !== undefined) select(back);
     },
     [decisions, select],
@@ -90,6 +101,7 @@ export function ReviewView({ selectedId, select }: Props) {
       <aside className="review-sidebar">
         <h1>Review inbox ({total})</h1>
         <DiffList groups={groups} selectedId={current} select={select} schedule={decisions.schedule} />
+        <AppliedList turns={turns} openedId={decidedId} open={openDecided} />
         <HistoryList history={snapshot.history} openedId={decidedId} open={openDecided} />
         <p className="meta keys-hint">
           Keys: a accept · r reject · y/x a change · u undo · <kbd>?</kbd> all keys
@@ -113,7 +125,9 @@ export function ReviewView({ selectedId, select }: Props) {
           />
         ) : (
           <section className="diff-panel empty-panel">
-            <p className="empty">No edits are waiting for review.</p>
+            <p className="empty">
+              {turns.length > 0 ? 'No edits are waiting for a decision. Edits applied at once are listed to review on the left.' : 'No edits are waiting for review.'}
+            </p>
           </section>
         )}
       </div>

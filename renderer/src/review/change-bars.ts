@@ -11,6 +11,12 @@ import type { ChangeDecision, ReviewChange } from './changes-state.ts';
 
 export type BarSide = 'proposal' | 'disk';
 
+/**
+ * What a bar on the proposal side offers: nothing, the review's Accept / Reject, or (a written
+ * edit, reviewed after) "Undo change 2 of 3" for each change not undone yet.
+ */
+export type BarControls = 'none' | 'review' | { undo(index: number): void; undone: ReadonlySet<number>; busy: boolean };
+
 interface BarFacts {
   index: number;
   total: number;
@@ -37,9 +43,13 @@ class ChangeBar extends WidgetType {
   constructor(
     readonly facts: BarFacts,
     readonly side: BarSide,
-    readonly controls: boolean,
+    readonly controls: BarControls,
   ) {
     super();
+  }
+
+  private get undone(): boolean {
+    return typeof this.controls === 'object' && this.controls.undone.has(this.facts.index);
   }
 
   override eq(other: ChangeBar): boolean {
@@ -48,6 +58,7 @@ class ChangeBar extends WidgetType {
     return (
       this.side === other.side &&
       this.controls === other.controls &&
+      this.undone === other.undone &&
       a.index === b.index &&
       a.total === b.total &&
       a.added === b.added &&
@@ -64,7 +75,7 @@ class ChangeBar extends WidgetType {
   toDOM(view: EditorView): HTMLElement {
     const { index, total, added, removed, decision, current } = this.facts;
     const name = `change ${index + 1} of ${total}`;
-    const bar = element('div', `cm-change-bar is-${decision}${current ? ' is-current' : ''}`);
+    const bar = element('div', `cm-change-bar is-${decision}${current ? ' is-current' : ''}${this.undone ? ' is-undone' : ''}`);
     bar.dataset.change = String(index + 1);
     const title = bar.appendChild(element('span', 'cm-change-title', `Change ${index + 1} of ${total}`));
     if (current) title.appendChild(element('span', 'visually-hidden', ' (current)'));
@@ -82,7 +93,18 @@ class ChangeBar extends WidgetType {
     if (added > 0 && removed > 0) counts.append(' ');
     if (removed > 0) counts.append(element('span', 'minus', `−${removed}`));
     if (decision !== 'pending') bar.appendChild(element('span', 'cm-change-state', STATE_TEXT[decision]));
-    if (!this.controls) return bar;
+    if (this.undone) bar.appendChild(element('span', 'cm-change-state', 'undone: the file has its old lines here again'));
+    if (this.controls === 'none') return bar;
+    if (typeof this.controls === 'object') {
+      if (this.undone) return bar;
+      const { undo, busy } = this.controls;
+      const b = bar.appendChild(element('span', 'cm-change-buttons')).appendChild(element('button', 'cm-change-undo', `Undo ${name}`));
+      b.type = 'button';
+      b.disabled = busy;
+      b.title = 'Take this change back in the file as it is now';
+      b.addEventListener('click', () => undo(index));
+      return bar;
+    }
     const buttons = bar.appendChild(element('span', 'cm-change-buttons'));
     const button = (verb: 'Accept' | 'Reject', outcome: 'accepted' | 'rejected', hint: string): void => {
       const b = buttons.appendChild(element('button', `cm-change-${outcome === 'accepted' ? 'accept' : 'reject'}`, verb));
@@ -118,12 +140,20 @@ const currentLine = Decoration.line({ class: 'cm-currentChange' });
 const rejectedLine = Decoration.line({ class: 'cm-rejectedChange' });
 const acceptedLine = Decoration.line({ class: 'cm-acceptedChange' });
 
-function facts(change: ReviewChange, total: number, current: number | null): BarFacts {
-  const { index, added, removed, decision } = change;
+/** Whole lines in [from, to) of the proposal editor (a change's region starts and ends at line starts). */
+function linesIn(state: EditorState, from: number, to: number): number {
+  if (to <= from) return 0;
+  return state.doc.lineAt(to - 1).number - state.doc.lineAt(from).number + 1;
+}
+
+function facts(state: EditorState, side: BarSide, change: ReviewChange, total: number, current: number | null): BarFacts {
+  const { index, removed, decision } = change;
+  // What the change adds as the proposal editor holds it now: the person's typing counts, as in the top's count.
+  const added = side === 'proposal' && decision !== 'rejected' ? linesIn(state, change.from, change.to) : change.added;
   return { index, total, added, removed, decision, current: index === current };
 }
 
-function build(state: EditorState, side: BarSide, controls: boolean): DecorationSet {
+function build(state: EditorState, side: BarSide, controls: BarControls): DecorationSet {
   const value = getReviewChanges(state);
   const builder = new RangeSetBuilder<Decoration>();
   if (value === null) return builder.finish();
@@ -131,8 +161,16 @@ function build(state: EditorState, side: BarSide, controls: boolean): Decoration
   for (const change of value.changes) {
     const [from, to] = side === 'proposal' ? [change.from, change.to] : [change.fromA, change.toA];
     const start = state.doc.lineAt(from).from;
-    // Above the change, and above the deleted lines a unified view draws there (side -1).
-    builder.add(start, start, Decoration.widget({ widget: new ChangeBar(facts(change, total, value.current), side, controls), block: true, side: -2 }));
+    const bar = new ChangeBar(facts(state, side, change, total, value.current), side, controls);
+    if (from === to && start > 0) {
+      // No lines on this side (lines removed, or added on the other): below the line before, not
+      // above the next. The merge view lines both sides up by the top of the chunk's next line,
+      // and a bar above it counted as the chunk's would push this side one bar lower than the other.
+      builder.add(start - 1, start - 1, Decoration.widget({ widget: bar, block: true, side: 2 }));
+    } else {
+      // Above the change, and above the deleted lines a unified view draws there (side -1).
+      builder.add(start, start, Decoration.widget({ widget: bar, block: true, side: -2 }));
+    }
     const mark =
       change.index === value.current
         ? currentLine
@@ -151,8 +189,8 @@ function build(state: EditorState, side: BarSide, controls: boolean): Decoration
   return builder.finish();
 }
 
-/** The bars and line marks for one side; `controls` = the Accept / Reject buttons. */
-export function changeBars(side: BarSide, controls: boolean): Extension {
+/** The bars and line marks for one side, with the controls its bars offer. */
+export function changeBars(side: BarSide, controls: BarControls): Extension {
   // Block widgets must come from state, not from a view plugin.
   return EditorView.decorations.compute([reviewChangesField], (state) => build(state, side, controls));
 }

@@ -5,7 +5,7 @@
 // proposal back, and the person's own typing stays wherever it was. Free of the DOM.
 import { EditorState, StateEffect, StateField, Text } from '@codemirror/state';
 import type { ChangeDesc, Extension, TransactionSpec } from '@codemirror/state';
-import { changeModel } from '../../../src/review/changes.ts';
+import { changeModel, type ChangeModel } from '../../../src/review/changes.ts';
 
 export { lineSeparatorOf } from '../../../src/review/changes.ts';
 
@@ -61,9 +61,11 @@ function lineStart(doc: Text, line: number): number {
   return line < doc.lines ? doc.line(line + 1).from : doc.length;
 }
 
-/** The agent's changes (Patchbay's one change model, src/review/changes.ts), all pending. */
-export function buildChanges(original: Text, proposal: Text): ReviewChanges {
-  const model = changeModel(original.toString(), proposal.toString());
+/**
+ * The agent's changes (Patchbay's one change model, src/review/changes.ts), all pending. `model`:
+ * the model of these very texts when it is at hand (a big file's is not worked out twice).
+ */
+export function buildChanges(original: Text, proposal: Text, model: ChangeModel = changeModel(original.toString(), proposal.toString())): ReviewChanges {
   const changes = model.changes.map((c, index): ReviewChange => {
     const from = lineStart(proposal, c.fromB);
     const to = lineStart(proposal, c.toB);

@@ -42,6 +42,8 @@ export function whereDecided(record: DecisionRecord, ctx: DecisionContext): stri
       return 'as Patchbay stopped';
     case 'crash':
       return `by nobody: Patchbay stopped unexpectedly, and ${agentOf(record)} may have written it without review`;
+    case 'review-after':
+      return 'at once, to be reviewed after';
   }
 }
 
@@ -55,6 +57,7 @@ export function decisionNotice(record: DecisionRecord, ctx: DecisionContext): st
     const told = record.changes ? ` ${agent} was told which changes it did not get.` : '';
     return `Accepted ${file}${whatWasWritten(record, ' (', ')')}${where}: written by ${agent}.${told}${reason}`;
   }
+  if (record.outcome === 'applied') return `Applied ${file} at once: written by ${agent}, to review after.`;
   if (record.outcome === 'interrupted') {
     return `Not reviewed: ${file} was waiting when Patchbay stopped unexpectedly; ${agentOf(record)} may have written it without review. Check the file.`;
   }
@@ -65,7 +68,8 @@ export function decisionNotice(record: DecisionRecord, ctx: DecisionContext): st
 
 /** One history line's detail: "in Patchbay, 2 of 3 changes" or "in Neovim, edited in the editor". */
 export function historyDetail(record: DecisionRecord, ctx: DecisionContext): string {
-  return `${whereDecided(record, ctx)}${whatWasWritten(record, ', ')}`;
+  const undone = record.status !== 'undone' && record.undone?.length ? `, ${record.undone.length === 1 ? 'change' : 'changes'} ${record.undone.join(', ')} undone` : '';
+  return `${whereDecided(record, ctx)}${whatWasWritten(record, ', ')}${undone}`;
 }
 
 /** Where the diff was offered for review besides Patchbay, for a decided diff's facts. */

@@ -1,6 +1,6 @@
 // The review inbox's rules, apart from any component: grouping, order, what is selected
 // after a decision, what an accept sends.
-import type { DiffSummary, Snapshot, SessionView } from '../../../src/api/types.ts';
+import type { DiffSummary, LineNote, Snapshot, SessionView } from '../../../src/api/types.ts';
 import { boundLabel, agentName, sessionLabel } from '../../../electron/shared/labels.ts';
 import type { ChangeSummary } from './changes-state.ts';
 
@@ -86,12 +86,14 @@ export function acceptParams(
   edited: string | null,
   taken: readonly number[] | null,
   reason: string,
-): { id: string; contents?: string; changes?: number[]; reason?: string } {
+  notes: readonly LineNote[] = [],
+): { id: string; contents?: string; changes?: number[]; reason?: string; notes?: LineNote[] } {
   return {
     id,
     ...(edited !== null && edited !== proposed ? { contents: edited } : {}),
     ...(taken !== null ? { changes: taken.map((i) => i + 1) } : {}),
     ...(reason.trim() !== '' ? { reason: reason.trim() } : {}),
+    ...(notes.length > 0 ? { notes: [...notes] } : {}),
   };
 }
 
@@ -129,14 +131,11 @@ export interface ChoiceFacts {
 }
 
 /**
- * The one decision the panel offers first, and why. An undecided change never counts as taken:
- * once the person decides change by change, the diff is applied only when every change has a
- * decision ("Apply 2 of 3 changes"); with every change rejected there is nothing to write.
+ * The one decision the panel offers first, and why. Once the person decides some changes, one
+ * action takes the rest as proposed ("Apply 2 of 3 changes", or Accept when none is rejected), as
+ * Zed's Accept All and VS Code's Keep do; with every change rejected there is nothing to write.
  */
-export type Primary =
-  | { kind: 'accept'; label: string; note: string | null; perChange: boolean }
-  | { kind: 'undecided'; label: string; note: string }
-  | { kind: 'reject'; note: string };
+export type Primary = { kind: 'accept'; label: string; note: string | null; perChange: boolean } | { kind: 'reject'; note: string };
 
 export function primaryDecision(facts: ChoiceFacts | null): Primary {
   if (facts === null) return { kind: 'accept', label: 'Accept', note: null, perChange: false };
@@ -146,14 +145,15 @@ export function primaryDecision(facts: ChoiceFacts | null): Primary {
   if (!perChange) {
     return { kind: 'accept', label: 'Accept', note: facts.handEdited ? 'Accept writes the proposal with your edits.' : null, perChange };
   }
-  const apply = `Apply ${facts.accepted} of ${facts.total} ${facts.total === 1 ? 'change' : 'changes'}`;
-  if (facts.pending > 0) {
-    const left = facts.pending === 1 ? '1 change is' : `${facts.pending} changes are`;
-    return { kind: 'undecided', label: `Apply (${facts.pending} undecided)`, note: `${left} not decided yet: y takes it, x leaves the file's text (n goes to it).` };
+  const taken = facts.accepted + facts.pending;
+  const rest = facts.pending === 0 ? '' : ` ${facts.pending === 1 ? 'The undecided change is' : `The ${facts.pending} undecided changes are`} taken as proposed.`;
+  if (taken === 0 && !facts.handEdited) return { kind: 'reject', note: 'Every change is rejected: nothing to write. Reject tells the agent no.' };
+  if (taken === facts.total) {
+    const said = `${facts.handEdited ? 'Accept writes the proposal with your edits.' : ''}${rest}`.trim();
+    return { kind: 'accept', label: 'Accept', note: said === '' ? null : said, perChange };
   }
-  if (facts.accepted === 0 && !facts.handEdited) return { kind: 'reject', note: 'Every change is rejected: nothing to write. Reject tells the agent no.' };
-  if (facts.accepted === facts.total) return { kind: 'accept', label: 'Accept', note: edits ? 'Accept writes the proposal with your edits.' : null, perChange };
-  return { kind: 'accept', label: apply, note: `Writes changes you took${edits}; the agent hears which it did not get.`, perChange };
+  const apply = `Apply ${taken} of ${facts.total} ${facts.total === 1 ? 'change' : 'changes'}`;
+  return { kind: 'accept', label: apply, note: `Writes the changes you took${edits}; the agent hears which it did not get.${rest}`, perChange };
 }
 
 /** Where the review of a diff is: "Change 2 of 3 · 1 rejected". */

@@ -1,9 +1,10 @@
-// Decisions made in this window wait a few seconds before the agent hears them, so a key pressed
-// by mistake can be taken back (u, or Undo). They are sent when the time is up, at once with
-// "Send now", and when the page goes away (a closed tab must not leave them unsent). A diff
-// decided elsewhere meanwhile drops its waiting decision: the first decision wins, as in the hub.
-import { useCallback, useEffect, useRef, useState } from 'react';
-import type { DecisionRecord } from '../../../src/api/types.ts';
+// Decisions made here wait a few seconds before the agent hears them, so a key pressed by mistake
+// can be taken back (u, or Undo). The hub holds them (`diffs.decideLater`): every face shows them
+// the same way meanwhile (the badge, the CLI, another tab), and one made in a tab that closes is
+// still sent. Between asking and the next snapshot the page shows its own request at once.
+import { useCallback, useMemo, useRef, useState } from 'react';
+import type { DiffSummary, LineNote } from '../../../src/api/types.ts';
+import { useHub } from '../hub/HubProvider.tsx';
 
 /** How long a decision waits before the agent hears it. */
 export const UNDO_MS = 5000;
@@ -11,16 +12,22 @@ export const UNDO_MS = 5000;
 export interface DecisionRequest {
   /** The diffs it decides. */
   ids: string[];
+  outcome: 'accept' | 'reject';
+  /** What an accept writes, and the words for the agent (one diff). */
+  params?: { contents?: string; changes?: number[]; reason?: string; notes?: LineNote[] };
   /** "Rejecting", "Applying 2 of 3 changes to", … */
   verb: string;
   /** What it is about: a file, or "3 edits from pi · proj". */
   what: string;
-  send(): Promise<DecisionRecord[]>;
 }
 
-export interface ScheduledDecision extends DecisionRequest {
-  key: number;
-  due: number;
+export interface ScheduledDecision {
+  /** Decisions made together are taken back together. */
+  batch: string;
+  ids: string[];
+  verb: string;
+  what: string;
+  dueAt: number;
 }
 
 export interface ScheduledDecisions {
@@ -29,84 +36,81 @@ export interface ScheduledDecisions {
   waitingIds: ReadonlySet<string>;
   schedule(request: DecisionRequest): void;
   /** Takes back the latest (or the given) waiting decision; returns its diff ids. */
-  undo(key?: number): string[];
-  sendNow(key: number): void;
-  /** A decision failed when sent (decided elsewhere meanwhile…): what the hub said. */
+  undo(batch?: string): string[];
+  sendNow(batch: string): void;
+  /** A decision the hub refused (decided elsewhere meanwhile, a change it lacks…). */
   error: string | null;
 }
 
-export function useScheduledDecisions(pendingIds: readonly string[]): ScheduledDecisions {
-  const [waiting, setWaiting] = useState<ScheduledDecision[]>([]);
+/** The waiting decisions the snapshot lists, one per batch, oldest first. */
+function fromSnapshot(diffs: readonly DiffSummary[]): ScheduledDecision[] {
+  const batches = new Map<string, ScheduledDecision>();
+  for (const d of diffs) {
+    if (d.status !== 'pending' || d.deciding === undefined) continue;
+    const { batch, verb, what, dueAt } = d.deciding;
+    const known = batches.get(batch);
+    if (known) known.ids.push(d.id);
+    else batches.set(batch, { batch, ids: [d.id], verb, what, dueAt });
+  }
+  return [...batches.values()].sort((a, b) => a.dueAt - b.dueAt);
+}
+
+let batchSeq = 0;
+
+export function useScheduledDecisions(diffs: readonly DiffSummary[]): ScheduledDecisions {
+  const { api } = useHub();
   const [error, setError] = useState<string | null>(null);
-  const timers = useRef(new Map<number, ReturnType<typeof setTimeout>>());
+  // Asked for and not in a snapshot yet; taken back and still in one.
+  const [asked, setAsked] = useState<ScheduledDecision[]>([]);
+  const [takenBack, setTakenBack] = useState<ReadonlySet<string>>(new Set());
+
+  const listed = useMemo(() => fromSnapshot(diffs), [diffs]);
+  const pending = useMemo(() => new Set(diffs.filter((d) => d.status === 'pending').map((d) => d.id)), [diffs]);
+  const waiting = useMemo(() => {
+    const known = new Set(listed.map((w) => w.batch));
+    // A request shows until the snapshot lists it (or its diffs are decided).
+    const mine = asked.filter((w) => !known.has(w.batch) && w.ids.some((id) => pending.has(id)));
+    return [...listed, ...mine].filter((w) => !takenBack.has(w.batch)).sort((a, b) => a.dueAt - b.dueAt);
+  }, [listed, asked, takenBack, pending]);
   const current = useRef(waiting);
   current.current = waiting;
-  const nextKey = useRef(1);
-
-  const take = useCallback((key: number): ScheduledDecision | undefined => {
-    const entry = current.current.find((w) => w.key === key);
-    clearTimeout(timers.current.get(key));
-    timers.current.delete(key);
-    current.current = current.current.filter((w) => w.key !== key);
-    setWaiting(current.current);
-    return entry;
-  }, []);
-
-  const sendNow = useCallback(
-    (key: number) => {
-      const entry = take(key);
-      if (entry === undefined) return;
-      entry.send().then(
-        () => setError(null),
-        (err: Error) => setError(`${entry.verb} ${entry.what} failed: ${err.message}`),
-      );
-    },
-    [take],
-  );
 
   const schedule = useCallback(
     (request: DecisionRequest) => {
-      const key = nextKey.current++;
-      const entry: ScheduledDecision = { ...request, key, due: Date.now() + UNDO_MS };
-      current.current = [...current.current, entry];
-      setWaiting(current.current);
+      const batch = `b${Date.now().toString(36)}-${++batchSeq}`;
+      const entry: ScheduledDecision = { batch, ids: request.ids, verb: request.verb, what: request.what, dueAt: Date.now() + UNDO_MS };
+      setAsked((list) => [...list.filter((w) => w.dueAt > Date.now() - 60_000), entry]);
       setError(null);
-      timers.current.set(
-        key,
-        setTimeout(() => sendNow(key), UNDO_MS),
-      );
+      const { verb, what, outcome, params = {} } = request;
+      void Promise.all(request.ids.map((id) => api.call('diffs.decideLater', { id, outcome, ...params, graceMs: UNDO_MS, batch, verb, what }))).catch((err: Error) => {
+        setAsked((list) => list.filter((w) => w.batch !== batch));
+        setError(`${verb} ${what} failed: ${err.message}`);
+      });
     },
-    [sendNow],
+    [api],
   );
 
   const undo = useCallback(
-    (key?: number) => {
-      const target = key ?? current.current.at(-1)?.key;
-      return target === undefined ? [] : (take(target)?.ids ?? []);
+    (batch?: string) => {
+      const target = batch === undefined ? current.current.at(-1) : current.current.find((w) => w.batch === batch);
+      if (target === undefined) return [];
+      setTakenBack((set) => new Set([...set, target.batch]));
+      setAsked((list) => list.filter((w) => w.batch !== target.batch));
+      void api.call('diffs.takeBack', { ids: target.ids }).catch((err: Error) => setError(`Taking back ${target.what} failed: ${err.message}`));
+      return target.ids;
     },
-    [take],
+    [api],
   );
 
-  // Decided elsewhere meanwhile: nothing left to send (the hub would refuse it).
-  useEffect(() => {
-    for (const entry of current.current) if (!entry.ids.some((id) => pendingIds.includes(id))) take(entry.key);
-  }, [pendingIds, take]);
+  const sendNow = useCallback(
+    (batch: string) => {
+      const target = current.current.find((w) => w.batch === batch);
+      if (target === undefined) return;
+      void api.call('diffs.sendNow', { ids: target.ids }).catch((err: Error) => setError(`${target.verb} ${target.what} failed: ${err.message}`));
+    },
+    [api],
+  );
 
-  // A page that goes away sends what waits; a decision the person made is not lost with the tab.
-  useEffect(() => {
-    const flush = (): void => {
-      for (const entry of current.current) sendNow(entry.key);
-    };
-    window.addEventListener('pagehide', flush);
-    return () => {
-      window.removeEventListener('pagehide', flush);
-    };
-  }, [sendNow]);
-  useEffect(() => () => {
-    // Leaving the review view (another tab of the UI) sends them too.
-    for (const entry of current.current) sendNow(entry.key);
-  }, [sendNow]);
-
-  const waitingIds = new Set(waiting.flatMap((w) => w.ids));
+  const waitingIds = useMemo(() => new Set(waiting.flatMap((w) => w.ids)), [waiting]);
   return { waiting, waitingIds, schedule, undo, sendNow, error };
 }

@@ -5,6 +5,7 @@ import { AutoconnectSettings } from './AutoconnectSettings.tsx';
 import { HostedSettings } from './HostedSettings.tsx';
 import { NotificationSettings } from './NotificationSettings.tsx';
 import { RoutingSettings } from './RoutingSettings.tsx';
+import { ReviewModeSettings } from './ReviewModeSettings.tsx';
 import { SuggestionModelSettings } from './SuggestionModelSettings.tsx';
 import './settings.css';
 
@@ -14,6 +15,7 @@ export function SettingsView() {
     <div className="settings">
       <h1>Settings</h1>
       <RoutingSettings desktop={transport === 'electron'} />
+      <ReviewModeSettings />
       <AutoconnectSettings />
       <SuggestionModelSettings />
       <HostedSettings />

@@ -16,8 +16,9 @@ export interface ToolContext {
   /** The live editor the session is bound to, if any. */
   boundEditor(session: Session): EditorEntry | undefined;
   /**
-   * Forwards the call to the bound editor and its answer back (as bytes when `frame` is given
-   * and nothing is translated); without an editor, says so in the agent's terms.
+   * Forwards the call to the bound editor under an id of the editor link's own, and its answer
+   * back under the agent's (a big frame read lazily as its bytes, with only the id replaced);
+   * without an editor, says so in the agent's terms.
    */
   forward(
     session: Session,

@@ -1,0 +1,92 @@
+// One core as the keeper runs it: a child process (`patchbay __core`) on an IPC channel, its
+// stderr passed on to the keeper's (the daemon's log) with its last lines kept for a crash
+// report. It says `hello` once its code is loaded; the keeper answers with `init`.
+import { fork, type ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
+import { CORE_COMMAND, type CoreMessage, type KeeperMessage } from './protocol.ts';
+
+/** How the keeper starts a core: the program that runs `patchbay` and its arguments before the subcommand. */
+export interface CoreEntry {
+  /** The script fork() runs (`process.argv[1]`: the `patchbay` that started the daemon). */
+  script: string;
+  /** Node's own flags for it (default: the keeper's, e.g. a TypeScript loader in tests). */
+  execArgv?: string[];
+  env?: NodeJS.ProcessEnv;
+}
+
+const STDERR_LINES = 20;
+
+export class CoreProcess {
+  private readonly child: ChildProcess;
+  private readonly tail: string[] = [];
+  private partial = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Set once it said hello (its code loaded). */
+  hello: Promise<void>;
+
+  constructor(
+    entry: CoreEntry,
+    onMessage: (core: CoreProcess, msg: CoreMessage) => void,
+    private readonly stderr: (text: string) => void,
+  ) {
+    this.child = fork(entry.script, [CORE_COMMAND], {
+      execArgv: entry.execArgv ?? process.execArgv,
+      env: entry.env ?? process.env,
+      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+      serialization: 'json',
+    });
+    // `close`, not `exit`: only then has every message it sent been read (its hand-over's last words come just before it exits).
+    this.exited = new Promise((resolve) => this.child.once('close', (code, signal) => resolve({ code, signal })));
+    let said!: () => void;
+    this.hello = new Promise((resolve) => (said = resolve));
+    this.child.on('message', (msg: CoreMessage) => {
+      if (msg.t === 'hello') said();
+      onMessage(this, msg);
+    });
+    // A core that died mid-send leaves EPIPE on the channel: its exit says what happened.
+    this.child.on('error', () => {});
+    this.child.stderr!.setEncoding('utf8');
+    this.child.stderr!.on('data', (text: string) => this.noteStderr(text));
+  }
+
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
+  get alive(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null && this.child.connected;
+  }
+
+  /** Its last lines on stderr (for the crash report). */
+  lastLines(): string[] {
+    return [...this.tail, ...(this.partial.trim() ? [this.partial.trim()] : [])];
+  }
+
+  send(msg: KeeperMessage, socket?: Socket, keepOpen = true): Promise<boolean> {
+    if (!this.alive) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = (err: Error | null): void => resolve(err === null);
+      try {
+        if (socket) this.child.send(msg, socket, { keepOpen }, done);
+        else this.child.send(msg, done);
+      } catch {
+        resolve(false);
+      }
+    });
+  }
+
+  kill(signal: NodeJS.Signals = 'SIGKILL'): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+  }
+
+  private noteStderr(text: string): void {
+    this.stderr(text);
+    const lines = (this.partial + text).split('\n');
+    this.partial = (lines.pop() ?? '').slice(-4096);
+    for (const line of lines) {
+      if (line.trim() === '') continue;
+      this.tail.push(line.trimEnd());
+      if (this.tail.length > STDERR_LINES) this.tail.shift();
+    }
+  }
+}
