@@ -3,7 +3,6 @@ import { Menu, Notification, Tray, nativeImage, nativeTheme } from 'electron';
 import type { MenuItemConstructorOptions, NativeImage } from 'electron';
 import { join } from 'node:path';
 import Store from 'electron-store';
-import type { StoreBackend, StoreFile } from '../../src/settings/store.ts';
 import type { Notifier } from '../shared/diff-notifications.ts';
 import type { MenuAction } from './menu-model.ts';
 import type { TrayDeps } from './tray-service.ts';
@@ -41,19 +40,6 @@ export function electronNotifier(): Notifier {
     },
   };
 }
-
-/**
- * config.json (settings and memory, the file the headless daemon opens with conf) opened
- * through electron-store: the hub's store is its only writer in this process.
- */
-export const electronStoreBackend: StoreBackend = (options) =>
-  new Store<StoreFile>({
-    name: options.configName,
-    cwd: options.cwd,
-    fileExtension: options.fileExtension,
-    accessPropertiesByDotNotation: options.accessPropertiesByDotNotation,
-    configFileMode: options.configFileMode,
-  });
 
 /**
  * Window bounds in `<home>/window-state.json` via electron-store, beside config.json: they

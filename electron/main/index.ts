@@ -9,7 +9,7 @@ import { resolveOptions } from '../../src/options.ts';
 import { outliveOutputReaders, processStopSignals } from '../../src/lifecycle/stop-signals.ts';
 import { connectShellHub, type ShellHub } from '../../src/web/shell-hub.ts';
 import { DiffNotifications } from '../shared/diff-notifications.ts';
-import { electronNotifier, electronStoreBackend, electronTrayDeps, windowBoundsStore } from './electron-services.ts';
+import { electronNotifier, electronTrayDeps, windowBoundsStore } from './electron-services.ts';
 import { handle, hubCallHandler, sendEvent } from './ipc-main.ts';
 import { HIDDEN_ARG, LoginItemService } from './login-item.ts';
 import { pendingCount } from '../shared/diff-notifications.ts';
@@ -75,8 +75,13 @@ async function start(): Promise<void> {
   let hub: ShellHub;
   try {
     hub = await connectShellHub(resolveOptions(process.env, { home }), {
-      rendererDir: RENDERER_DIR,
-      storeBackend: electronStoreBackend,
+      // Without a daemon running, the app starts one (it stops it on Quit): its own Electron
+      // binary as node on the bundled CLI. The daemon then owns the agents' connections and
+      // keeps them through a restart of its core; this process only shows it.
+      daemon: {
+        command: [process.execPath, join(app.getAppPath(), app.isPackaged ? 'out/cli/patchbay.mjs' : 'src/cli/bin.mjs')],
+        env: { ...process.env, PATCHBAY_HOME: home, ELECTRON_RUN_AS_NODE: '1' },
+      },
       log: (line) => console.error(`patchbay: ${line}`),
     });
   } catch (err) {
@@ -105,6 +110,9 @@ async function start(): Promise<void> {
         return runCommand('let the rules bind the session', hub.call('unpin', { sessionId: action.sessionId }));
       case 'setPaused':
         return runCommand(action.paused ? 'pause routing' : 'resume routing', hub.call('setPaused', { paused: action.paused }));
+      case 'restart':
+        // As `patchbay restart`: the core restarts under the daemon; agents and editors stay connected.
+        return runCommand("restart Patchbay's core", hub.call('restart', undefined));
       case 'openReview':
         return windows.open('review');
       case 'openMain':

@@ -12,6 +12,8 @@ export type MenuAction =
   | { kind: 'openMain' }
   | { kind: 'openSettings' }
   | { kind: 'setPaused'; paused: boolean }
+  /** Restarts the core under the daemon (as after an upgrade): nobody is disconnected. */
+  | { kind: 'restart' }
   | { kind: 'quit' };
 
 export type MenuItemModel =
@@ -62,6 +64,7 @@ export function menuModel(snapshot: Snapshot): MenuItemModel[] {
       ? { kind: 'action', label: 'Resume routing', action: { kind: 'setPaused', paused: false } }
       : { kind: 'action', label: 'Pause routing', action: { kind: 'setPaused', paused: true } },
     { kind: 'separator' },
+    { kind: 'action', label: 'Restart Patchbay (agents stay connected)', action: { kind: 'restart' } },
     { kind: 'action', label: 'Quit Patchbay', action: { kind: 'quit' } },
   );
   return items;
@@ -79,7 +82,7 @@ export function trayBadge(snapshot: Snapshot): TrayBadge {
   return { pending, tooltip: `Patchbay — ${waiting}` };
 }
 
-/** While the desktop app has lost its hub and is finding or becoming one again. */
+/** While the desktop app has lost its hub and is finding or starting one again (no Restart: no daemon answers to ask). */
 export function reconnectingMenu(why: string): MenuItemModel[] {
   return [
     { kind: 'text', label: 'Reconnecting to Patchbay…' },

@@ -68,7 +68,8 @@ export async function buildCli(root = ROOT, outDir = CLI_OUT_DIR): Promise<void>
   const stamps = new Map<string, Stamp>();
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { main: CLI_SOURCE },
+    // `patchbay` itself too: the desktop app's daemon runs it (bin.mjs runs main.mjs).
+    entryPoints: { main: CLI_SOURCE, patchbay: 'src/cli/entry.ts' },
     outdir: absOut,
     bundle: true,
     splitting: true,

@@ -35,6 +35,9 @@ const CRASH_WAITS_MS = [0, 250, 1000, 2000, 5000];
 const CRASH_WINDOW_MS = 60_000;
 /** Children still running when the keeper stops get this long after SIGTERM. */
 const CHILD_GRACE_MS = 3000;
+/** A stop asked during a restart waits this long at most for it to end, looking this often. */
+const RESTART_SETTLE_MS = 15_000;
+const RESTART_SETTLE_POLL_MS = 20;
 
 type Phase = 'starting' | 'serving' | 'restarting' | 'stopping' | 'stopped';
 
@@ -63,6 +66,7 @@ export class Keeper {
   private readonly waiters = new Set<{ resolve(serving: Serving): void; reject(err: Error): void }>();
   private relaunch: NodeJS.Timeout | null = null;
   private stoppedCore: (() => void) | null = null;
+  private stopping: Promise<void> | null = null;
 
   constructor(private readonly options: KeeperOptions) {
     this.sockets = new KeeperSockets((conn) => this.accepted(conn), options.log);
@@ -86,8 +90,17 @@ export class Keeper {
   }
 
   /** The full stop: the core ends review cleanly (pending diffs rejected, lockfiles back), then everything closes. */
-  async stop(reason: string): Promise<void> {
-    if (this.phase === 'stopping' || this.phase === 'stopped') return;
+  stop(reason: string): Promise<void> {
+    // Once: a second signal while the first stop waits for a restart must not stop twice.
+    this.stopping ??= this.stopOnce(reason);
+    return this.stopping;
+  }
+
+  private async stopOnce(reason: string): Promise<void> {
+    // The old core is handing over and no longer ends review: whichever core serves once the
+    // restart settles (the next one, or the old one if the next did not start) does.
+    await this.restartSettled(RESTART_SETTLE_MS);
+    if (this.phase === 'stopped') return;
     const was = this.phase;
     this.phase = 'stopping';
     if (this.relaunch) clearTimeout(this.relaunch);
@@ -113,6 +126,12 @@ export class Keeper {
     this.phase = 'stopped';
     for (const w of this.waiters) w.reject(new Error(`Patchbay stopped: ${reason}`));
     this.waiters.clear();
+  }
+
+  /** Until a restart under way has ended either way, or `ms` passed. */
+  private async restartSettled(ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (this.phase === 'restarting' && Date.now() < deadline) await sleep(RESTART_SETTLE_POLL_MS);
   }
 
   private whenServing(): Promise<Serving> {

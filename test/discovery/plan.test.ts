@@ -79,7 +79,8 @@ const cases: Case[] = [
   { name: 'another tool’s lockfile is listed as such, nothing moves', top: theirs(TOP), adopted: null, want: { editor: null, steps: [], invalid: [], others: [TOP] } },
   { name: 'another tool’s lockfile at an adopted editor’s path leaves the editor adopted', top: theirs(TOP), adopted: lock(HELD), probes: { adopted: ok }, want: { editor: 'adopted', steps: [], invalid: [], others: [TOP] } },
   { name: 'without takeover an adopted editor is not given back onto another tool’s lockfile', top: theirs(TOP), adopted: lock(HELD), probes: { adopted: ok }, ctx: off, want: { editor: 'adopted', steps: [], invalid: [], others: [TOP] } },
-  { name: 'an adopted no-editor is not given back onto another tool’s lockfile either', top: theirs(TOP), adopted: lock(HELD), probes: { adopted: refused }, want: { editor: null, steps: [], invalid: [HELD], others: [TOP] } },
+  { name: 'an adopted no-editor is not given back onto another tool’s lockfile either', top: theirs(TOP), adopted: lock(HELD), probes: { adopted: notWs }, want: { editor: null, steps: [], invalid: [HELD], others: [TOP] } },
+  { name: 'an adopted editor whose port closed behind another tool’s lockfile is deleted, theirs stays', top: theirs(TOP), adopted: lock(HELD), probes: { adopted: refused }, want: { editor: null, steps: [`remove ${HELD}`], invalid: [], others: [TOP] } },
   { name: 'a dead adopted editor behind another tool’s lockfile is deleted, theirs stays', top: theirs(TOP), adopted: lock(HELD, false), want: { editor: null, steps: [`remove ${HELD}`], invalid: [], others: [TOP] } },
   // Hole 5: this machine's trouble is never "the editor is gone"
   { name: 'a probe that failed for lack of descriptors keeps everything', top: null, adopted: lock(HELD), probes: { adopted: emfile }, want: { keep: true } },

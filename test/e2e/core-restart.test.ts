@@ -3,11 +3,12 @@
 // waiting for review stays pending under its id, and the editor's answer to the offer the old
 // core made reaches the agent. Run against the real `patchbay daemon` and the doubles.
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { spawnPeer, type PeerProcess } from '../peers/spawn.ts';
 import type { TempDir } from '../peers/wait.ts';
+import { connectControl } from '../../src/web/control-client.ts';
 import { cli, e2eFolder, startDaemon, status, statusUntil, type Daemon, type Env } from './daemon-process.ts';
 
 describe('the core restarting mid-review', () => {
@@ -94,6 +95,24 @@ describe('the core restarting mid-review', () => {
     assert.equal((result.result as { outcome: string }).outcome, 'saved');
     assert.equal(await readFile(r.file, 'utf8'), 'after, reviewed\n');
     await r.editor.waitForLine((l) => l.event === 'diffClosed' && l.tabName === r.offered.tabName);
+  });
+
+  test('a full stop in the middle of a restart waits for the new core, which ends review cleanly', async () => {
+    const r = await reviewUnderWay();
+    const control = await connectControl(env.env.PATCHBAY_HOME!);
+    // Answered once the next core is loaded, just before the old one hands over: the stop lands mid-restart.
+    await control.call('restart', undefined);
+    const stopping = daemon!.stop('SIGTERM');
+    control.close();
+    const stopped = await stopping;
+    const output = daemon!.output();
+    daemon = undefined;
+    assert.equal(stopped.code, 0, output);
+    assert.match(output, /core \d+ started \(restart;/, 'the restart went through to the next core rather than being cut short');
+    const result = await r.pi.waitForLine((l) => l.tag === 'w1' && l.event === 'result');
+    assert.equal((result.result as { outcome: string }).outcome, 'rejected');
+    assert.equal(await readFile(r.file, 'utf8'), 'before\n');
+    assert.deepEqual(await readdir(env.piLockDir), [`${r.editor.ready.port}.lock`], 'the editor’s lockfile back, nothing of Patchbay’s left');
   });
 
   test('a full stop after a restart still ends review cleanly: the edit is rejected, lockfiles go back', async () => {

@@ -1,16 +1,24 @@
 // The desktop app's hub follows a running daemon; when that daemon goes away it follows the
-// one that replaced it, or becomes the hub itself. Real daemon processes, a real editor process.
+// one that replaced it, or starts a daemon of its own. Real daemon processes, a real editor process.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type { HubEvent } from '../../src/api/types.ts';
+import { pidAlive } from '../../src/discovery/liveness.ts';
 import { resolveOptions, type HubOptions } from '../../src/options.ts';
 import { connectShellHub, type ShellHub } from '../../src/web/shell-hub.ts';
 import { spawnPeer, type PeerProcess } from '../peers/spawn.ts';
 import { tempDir, waitFor, type TempDir } from '../peers/wait.ts';
 import { cli, isolatedEnv, startDaemon, type Daemon, type Env } from './daemon-process.ts';
+
+/**
+ * What the packaged app runs its daemon with (there with its Electron binary as node): the
+ * bundled entry, no TypeScript loader. test/run.mjs rebuilds it when a source changed.
+ */
+const BUNDLED_CLI = fileURLToPath(new URL('../../out/cli/patchbay.mjs', import.meta.url));
 
 describe('the desktop hub when the daemon it follows goes away', () => {
   let tmp: TempDir;
@@ -38,7 +46,8 @@ describe('the desktop hub when the daemon it follows goes away', () => {
 
   const shell = async (retryMs: number) => {
     const logs: string[] = [];
-    const hub = await connectShellHub(options, { log: (line) => logs.push(line), retryMs });
+    // Its own daemon, when it starts one, runs in this test's world.
+    const hub = await connectShellHub(options, { log: (line) => logs.push(line), retryMs, daemon: { command: [process.execPath, BUNDLED_CLI], env: env.env } });
     shells.push(hub);
     const events: HubEvent[] = [];
     hub.subscribe((event) => events.push(event));
@@ -81,7 +90,7 @@ describe('the desktop hub when the daemon it follows goes away', () => {
     assert.equal((await second.stop('SIGTERM')).code, 0, second.output());
   });
 
-  test('when the daemon dies it becomes the hub: recovers its leftovers, serves the CLI, restores on close', async () => {
+  test('when the daemon dies it starts one of its own: it recovers the leftovers, serves the CLI, and stops cleanly when the app quits', async () => {
     const crashed = await daemon();
     const { hub, events, logs } = await shell(50);
     assert.equal(hub.owned, false);
@@ -89,11 +98,11 @@ describe('the desktop hub when the daemon it follows goes away', () => {
     await waitFor(() => existsSync(adopted), { message: 'the editor adopted by the daemon' });
 
     await crashed.stop('SIGKILL');
-    await waitFor(() => hub.owned, { timeoutMs: 10_000, message: () => `the shell to take over: ${logs.join('\n')}` });
+    await waitFor(() => hub.owned, { timeoutMs: 20_000, message: () => `the shell to take over: ${logs.join('\n')}` });
     const snap = await waitFor(async () => {
       const now = await hub.call('snapshot', undefined);
       return now.editors.length === 1 && now;
-    }, { timeoutMs: 5000, message: 'the editor re-adopted by the shell’s own hub' });
+    }, { timeoutMs: 5000, message: 'the editor re-adopted by the shell’s own daemon' });
     assert.equal(snap.editors[0]!.port, editor.ready.port);
     assert.ok(events.some((e) => e.type === 'snapshot'), 'faces were told');
 
@@ -101,13 +110,46 @@ describe('the desktop hub when the daemon it follows goes away', () => {
     const status = await cli(env, ['status', '--json']);
     assert.equal(status.code, 0, status.stderr);
     assert.equal((JSON.parse(status.stdout) as { door: { port: number } }).door.port, snap.door.port);
-    // It holds the home: a daemon started now is refused, naming it.
+    // Its daemon holds the home: another one started now is refused, naming it.
     const refused = await cli(env, ['daemon'], 10_000);
     assert.equal(refused.code, 1, refused.stdout + refused.stderr);
-    assert.equal(refused.stderr, `patchbay: Patchbay is already running for ${env.env.PATCHBAY_HOME} (pid ${process.pid}, the desktop app)\n`);
+    assert.equal(refused.stderr, `patchbay: Patchbay is already running for ${env.env.PATCHBAY_HOME} (pid ${snap.pid}, the daemon)\n`);
+    // Its Restart is the daemon's: the core restarts under the same daemon, and the app shows the new one.
+    const { corePid } = await hub.call('restart', undefined);
+    const restarted = await waitFor(async () => {
+      const now = await hub.call('snapshot', undefined).catch(() => null);
+      return now !== null && now.corePid !== corePid && now;
+    }, { timeoutMs: 20_000, message: () => `the restarted core shown: ${logs.join('\n')}` });
+    assert.equal(restarted.pid, snap.pid, 'the same daemon');
+    assert.equal(restarted.door.port, snap.door.port, 'the same door');
+    assert.equal(restarted.editors.length, 1, 'the editor still adopted');
+    assert.equal(hub.owned, true, 'still its own daemon: Quit stops it');
 
     await hub.close('quitting');
+    await waitFor(() => !pidAlive(snap.pid) && !pidAlive(restarted.corePid), { message: 'its daemon and core stopped with it' });
     assert.ok(existsSync(join(env.piLockDir, `${editor.ready.port}.lock`)), 'the editor’s lockfile is back');
     assert.ok(!existsSync(adopted));
+  });
+});
+
+describe('the desktop hub with no daemon to follow', () => {
+  let tmp: TempDir;
+  let options: HubOptions;
+
+  before(async () => {
+    tmp = await tempDir('shell-hub-start');
+    options = resolveOptions((await isolatedEnv(tmp.path)).env);
+  });
+
+  after(() => tmp.cleanup());
+
+  const start = (command: string[]) => connectShellHub(options, { log: () => {}, daemon: { command } });
+
+  test('a daemon of its own that cannot start says why: its last words, or that the program is missing', async () => {
+    await assert.rejects(start([process.execPath, '-e', 'console.error("patchbay: the door could not open"); process.exit(1)']), {
+      code: 'unavailable',
+      message: 'the daemon did not start: the door could not open',
+    });
+    await assert.rejects(start([join(tmp.path, 'no-such-patchbay')]), { code: 'unavailable', message: /^the daemon did not start: spawn .*no-such-patchbay ENOENT$/ });
   });
 });

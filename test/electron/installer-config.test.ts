@@ -42,6 +42,13 @@ test('the installers pack every file the desktop build produces and the package.
   assert.equal(config.directories.output, 'dist', 'installers go where .gitignore expects them');
 });
 
+test('the installers pack the bundled CLI the desktop app runs its daemon with', () => {
+  // electron/main/index.ts: a packaged app starts `<app>/out/cli/patchbay.mjs daemon` with its own binary as node.
+  const entry = 'out/cli/patchbay.mjs';
+  assert.ok(existsSync(join(ROOT, entry)), `the CLI build produces ${entry}`);
+  assert.ok(included(entry, config.files as string[]), `${entry} is packed`);
+});
+
 test('the installers carry the icons and tray images the packaged app loads from its resources', () => {
   // electron/main/index.ts: a packaged app reads <resources>/icon.png and <resources>/tray/<name>.
   const extra = new Map((config.extraResources as { from: string; to: string }[]).map((r) => [r.to, r.from]));

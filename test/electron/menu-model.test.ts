@@ -128,7 +128,7 @@ test('a session the person sent to Patchbay has "Patchbay review" checked, not "
   );
 });
 
-test('the menu offers review, settings, pause and Quit, in that order', () => {
+test('the menu offers review, settings, pause, Restart and Quit, in that order', () => {
   const items = labels(menuModel(snapshot({ diffs: [diff('d1', 's1'), diff('d2', 's1')] })));
   assert.deepEqual(items, [
     '0 editors · 0 sessions · 2 pending',
@@ -141,8 +141,11 @@ test('the menu offers review, settings, pause and Quit, in that order', () => {
     '—',
     'Pause routing',
     '—',
+    'Restart Patchbay (agents stay connected)',
     'Quit Patchbay',
   ]);
+  const restart = menuModel(snapshot({})).at(-2);
+  assert.deepEqual(restart, { kind: 'action', label: 'Restart Patchbay (agents stay connected)', action: { kind: 'restart' } });
   assert.ok(labels(menuModel(snapshot({ paused: true }))).includes('Resume routing'));
   const quit = menuModel(snapshot({})).at(-1);
   assert.deepEqual(quit, { kind: 'action', label: 'Quit Patchbay', action: { kind: 'quit' } });

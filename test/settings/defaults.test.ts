@@ -16,6 +16,8 @@ test('a fresh install has the documented defaults', () => {
     takeover: true,
     claude: true,
     reviewFolders: [],
+    reviewMode: 'before',
+    reviewModePerFolder: {},
     diagnosticsDeadlineMs: 1500,
     maxFrameBytes: 64 * MiB,
     maxPendingPerSession: 64,
