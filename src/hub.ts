@@ -47,7 +47,8 @@ import { acceptDecision } from './review/decision-facts.ts';
 import { alreadyDecided } from './review/decision-words.ts';
 import { diffTextsSize } from './review/held-text.ts';
 import { readOriginal } from './review/read-original.ts';
-import { localChildHost, type ChildHost } from './remote/child-host.ts';
+import { hostChildHost } from './remote/child-host.ts';
+import { isKeptTunnel } from './remote/kept.ts';
 import { RemoteManager } from './remote/manager.ts';
 import { changeModel, numberedChanges } from './review/changes.ts';
 import { textOf } from './review/held-text.ts';
@@ -106,8 +107,6 @@ export interface HubDeps {
   host?: CoreHost;
   /** What the keeper kept from the core before this one (connections, held diffs, pis). */
   restored?: Restored;
-  /** Who runs the remotes' ssh processes (default: this process). */
-  childHost?: ChildHost;
 }
 
 /** The most a held request's file may hold (the largest frame an agent may send). */
@@ -124,6 +123,10 @@ function lostSession(known: KnownSession): LostSession {
       ? 'type /ide in that pi to connect it again (pi-ide does not reconnect by itself); until then its edits are written without review'
       : 'Claude Code retries by itself for about 15 s after Patchbay starts; if it did not come back, type /ide in it';
   return { sessionId: known.id, pid: known.pid, kind: known.kind, cwd: known.cwd, clientName: known.clientName, since: known.seenAt, hint };
+}
+
+function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {
+  return [items.filter(test), items.filter((item) => !test(item))];
 }
 
 /** A folder as settings key it: without a trailing separator (a root stays as it is). */
@@ -164,7 +167,6 @@ export async function createHub(options: HubOptions, deps: HubDeps = {}): Promis
     host: deps.host ?? new LocalHost(),
     restored: deps.restored ?? null,
     ...(deps.storeBackend ? { storeBackend: deps.storeBackend } : {}),
-    childHost: deps.childHost ?? localChildHost,
   });
   try {
     await hub.start();
@@ -379,7 +381,8 @@ class PatchbayHub implements Hub {
       log,
     });
     this.remotes = new RemoteManager({
-      host: deps.childHost,
+      // Owned by the host: under the daemon the keeper, so tunnels outlive a restart of the core.
+      host: hostChildHost(deps.host),
       ssh: options.sshCommand,
       env: options.toolEnv,
       aliveIntervalS: options.remoteAliveIntervalS,
@@ -473,13 +476,15 @@ class PatchbayHub implements Hub {
   async start(): Promise<void> {
     this.door = await Door.open(this.doorOptions());
     if (this.door.fellBack) this.doorMoved(this.doorMemory!.port, this.door.port);
-    // Before the connections are taken over: an agent's through a tunnel finds its remote.
-    await this.remotes.sync(this.store.settings().remotes);
+    // Before the connections are taken over: an agent's through a tunnel finds its remote, and
+    // the tunnels the keeper kept through a restart go on.
+    const [tunnels, pis] = partition(this.restored?.children ?? [], (child) => isKeptTunnel(child.kept));
+    await this.remotes.sync(this.store.settings().remotes, tunnels);
     // Before discovery lists the editors: their links are taken over as it does.
     const sessions = this.restored ? takeOverConnections(this.restored.conns, this.takeOverDeps()) : null;
     if (this.restored && sessions) await takeOverHeld(this.restored.held, sessions, this.takeOverDeps());
     await this.discovery.start();
-    if (this.restored) void this.pi.adopt(this.restored.children);
+    if (this.restored) void this.pi.adopt(pis);
     this.advertisedAt = Date.now();
     await this.publishDoor();
     void this.checkReviewFolders();
@@ -932,8 +937,8 @@ class PatchbayHub implements Hub {
     this.timers.dispose();
     this.pi.detach();
     this.worktrees.close();
-    // The tunnels end with this core (their helpers remove the lockfiles over there); the next core opens them again.
-    await this.remotes.close();
+    // The tunnels run on under the keeper for the next core.
+    this.remotes.detach();
     await this.discovery.detach();
     const { heads, broken } = await this.relay.handOver(HANDOVER_WAIT_MS);
     await this.hostedStore.close();

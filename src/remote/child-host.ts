@@ -1,13 +1,17 @@
 // "Start this program and tell me its output and its exit": all the remote manager asks of
 // whoever owns its ssh processes. Kept this small (lines in and out, serialisable) so that the
-// owner can be another process, the long-lived part of Patchbay that outlives a restart of the
-// rest (DESIGN §9b): a tunnel must not drop because the routing restarted.
+// owner can be another process: under the daemon the keeper (src/keeper/) runs them as it runs
+// hosted pis, so a tunnel does not drop because the core restarted or crashed (hostChildHost).
+import { randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
+import type { CoreHost, OwnedChild } from '../core/host.ts';
 
 export interface ChildSpec {
   command: string;
   args: readonly string[];
   env: NodeJS.ProcessEnv;
+  /** What a next core needs to take it over (kept by the host with the child). */
+  meta?: unknown;
 }
 
 export interface ChildEvents {
@@ -25,6 +29,8 @@ export interface ChildHandle {
   /** Closes its stdin. */
   endInput(): void;
   kill(signal?: NodeJS.Signals): void;
+  /** Replaces what a next core gets of it (nothing where nothing outlives this process). */
+  keep?(meta: unknown): void;
 }
 
 export interface ChildHost {
@@ -109,3 +115,60 @@ export const localChildHost: ChildHost = {
     };
   },
 };
+
+/**
+ * Children the core's host runs: under the daemon the keeper, so they outlive the core, and a
+ * next core takes them over (ownedHandle). Each in a process group of its own, so that a signal
+ * reaches ssh and its ProxyCommand together, and Ctrl-C in the daemon's terminal neither.
+ */
+export function hostChildHost(host: CoreHost): ChildHost {
+  return {
+    start(spec, events) {
+      const child = host.spawn({
+        id: `ssh-${randomUUID()}`,
+        command: spec.command,
+        args: [...spec.args],
+        cwd: process.cwd(),
+        env: spec.env,
+        detached: true,
+        meta: spec.meta ?? null,
+      });
+      return ownedHandle(child, events);
+    },
+  };
+}
+
+/** A child the host runs (started now, or taken over from an earlier core), as lines and one exit. */
+export function ownedHandle(child: OwnedChild, events: ChildEvents): ChildHandle {
+  let exited = false;
+  const out = lineSplitter(events.stdout);
+  const err = lineSplitter(events.stderr);
+  const finish = (exit: { code: number | null; signal: string | null; spawnError?: string }): void => {
+    if (exited) return;
+    exited = true;
+    out.end();
+    err.end();
+    events.exit(exit);
+  };
+  child.onStdout((text) => out.push(text));
+  child.onStderr((text) => err.push(text));
+  child.onExit((code, signal) => finish({ code, signal }));
+  child.started.catch((error: Error) => finish({ code: null, signal: null, spawnError: error.message }));
+  return {
+    get pid() {
+      return child.pid;
+    },
+    write(text) {
+      if (!exited) child.write(text);
+    },
+    endInput() {
+      if (!exited) child.endInput();
+    },
+    kill(signal = 'SIGTERM') {
+      if (!exited) child.signal(signal, true);
+    },
+    keep(meta) {
+      child.keep(meta);
+    },
+  };
+}

@@ -9,7 +9,9 @@ import { serializeLockfile } from '../protocol/lockfile.ts';
 import type { RemoteSide } from '../relay/session.ts';
 import type { Original } from '../review/read-original.ts';
 import { newToken } from '../transport/tokens.ts';
-import type { ChildHost } from './child-host.ts';
+import type { OwnedChild } from '../core/host.ts';
+import { ownedHandle, type ChildHost } from './child-host.ts';
+import { keptTunnel, readKeptTunnel, type KeptTunnel } from './kept.ts';
 import type { PathMapping } from './paths.ts';
 import { BACKOFF, initialState, transition, type BackoffPolicy, type LinkEffect, type LinkEvent, type LinkState } from './state.ts';
 import { Tunnel, type RemoteLockfile, type TunnelUp } from './tunnel.ts';
@@ -64,6 +66,8 @@ class RemoteLink implements RemoteOrigin {
   private lookups: Promise<unknown> = Promise.resolve();
   /** Waiters for the state to leave `connecting`. */
   readonly settledWaiters = new Set<() => void>();
+  /** A tunnel an earlier core left running, to go on with instead of connecting (once). */
+  adopting: { child: OwnedChild; up: TunnelUp; tokens: KeptTunnel['tokens'] } | null = null;
 
   constructor(
     readonly config: RemoteConfig,
@@ -178,15 +182,19 @@ export class RemoteManager {
     if (!this.closed) this.opts.onChange();
   }
 
-  /** Brings the running remotes in line with the configured ones: new ones connect, removed ones stop (their lockfiles go). */
-  sync(configs: readonly RemoteConfig[]): Promise<void> {
-    const run = (): Promise<void> => this.syncNow(configs);
+  /**
+   * Brings the running remotes in line with the configured ones: new ones connect, removed ones
+   * stop (their lockfiles go). `kept`: ssh processes an earlier core ran (the keeper kept them
+   * through its restart): a remote configured as it was goes on with its tunnel; the others end.
+   */
+  sync(configs: readonly RemoteConfig[], kept: readonly OwnedChild[] = []): Promise<void> {
+    const run = (): Promise<void> => this.syncNow(configs, kept);
     this.syncing = this.syncing.then(run, run);
     return this.syncing;
   }
 
-  private async syncNow(configs: readonly RemoteConfig[]): Promise<void> {
-    if (this.closed) return;
+  private async syncNow(configs: readonly RemoteConfig[], kept: readonly OwnedChild[]): Promise<void> {
+    if (this.closed) return kept.forEach((child) => this.retire(child, 'Patchbay is stopping'));
     const wanted = new Map(configs.map((c) => [c.name, c]));
     const stopping: Promise<void>[] = [];
     for (const [name, link] of this.links) {
@@ -197,13 +205,38 @@ export class RemoteManager {
     }
     await Promise.all(stopping);
     if (this.closed) return;
+    const adopting = this.adoptable(configs, kept);
     for (const config of configs) {
       if (this.links.has(config.name)) continue;
       const link = new RemoteLink(config, this);
+      link.adopting = adopting.get(config.name) ?? null;
       this.links.set(config.name, link);
       link.dispatch({ type: 'start' });
     }
     this.changed();
+  }
+
+  /** The kept tunnels to go on with, by remote; the rest are ended (their helpers remove their lockfiles). */
+  private adoptable(configs: readonly RemoteConfig[], kept: readonly OwnedChild[]): Map<string, NonNullable<RemoteLink['adopting']>> {
+    const byName = new Map<string, NonNullable<RemoteLink['adopting']>>();
+    for (const child of kept) {
+      const record = readKeptTunnel(child.kept);
+      const config = configs.find((c) => JSON.stringify(c) === JSON.stringify(record?.config));
+      if (!record?.up || !config || this.links.has(config.name) || byName.has(config.name)) {
+        this.retire(child, !record ? 'what the last core kept of it is unusable' : !record.up ? 'it was not up yet' : 'its remote was changed or removed meanwhile');
+        continue;
+      }
+      byName.set(config.name, { child, up: record.up, tokens: record.tokens });
+    }
+    return byName;
+  }
+
+  /** Ends a kept ssh process: its helper's input closes (it removes its lockfiles and exits), and ssh is terminated after the grace. */
+  private retire(child: OwnedChild, why: string): void {
+    this.opts.log(`remote tunnel ${child.id} (pid ${child.pid ?? '?'}) from before the restart: ended, as ${why}`);
+    const handle = ownedHandle(child, { stdout() {}, stderr() {}, exit() {} });
+    handle.endInput();
+    setTimeout(() => handle.kill('SIGTERM'), this.opts.stopGraceMs).unref();
   }
 
   views(): RemoteView[] {
@@ -245,6 +278,19 @@ export class RemoteManager {
     return [...this.links.values()].filter((l) => l.tunnel !== null || l.retry !== null).length;
   }
 
+  /**
+   * A restart of the core: every tunnel runs on for the next core (the keeper owns the ssh
+   * processes, and each keeps what the next core needs); nothing here acts any more.
+   */
+  detach(): void {
+    this.closed = true;
+    for (const link of this.links.values()) {
+      if (link.retry) clearTimeout(link.retry);
+      link.retry = null;
+      link.tunnel?.detach();
+    }
+  }
+
   /** Stops every tunnel; each helper removes its lockfiles first. Safe to call twice. */
   async close(): Promise<void> {
     this.closed = true;
@@ -284,8 +330,11 @@ export class RemoteManager {
 
   private connect(link: RemoteLink): void {
     const { config } = link;
+    const adopting = link.adopting;
+    link.adopting = null;
     const dialects = this.opts.dialects();
-    link.tokens = Object.fromEntries(dialects.map((d) => [d, newToken()]));
+    // A tunnel taken over keeps its tokens: they are in the lockfiles agents over there read.
+    link.tokens = adopting ? adopting.tokens : Object.fromEntries(dialects.map((d) => [d, newToken()]));
     const folders = config.maps.map((m) => m.remote);
     const tunnel: Tunnel = new Tunnel({
       host: this.opts.host,
@@ -298,19 +347,22 @@ export class RemoteManager {
         connectTimeoutS: this.opts.connectTimeoutS,
       },
       env: this.opts.env,
-      lockfiles: dialects.map((dialect) => {
-        const token = link.tokens[dialect]!;
-        return { dialect, token, body: (pid: number) => serializeLockfile({ pid, workspaceFolders: folders, ideName: DOOR_IDE_NAME, transport: 'ws', authToken: token }) };
+      lockfiles: dialects.flatMap((dialect) => {
+        const token = link.tokens[dialect];
+        if (token === undefined) return [];
+        return [{ dialect, token, body: (pid: number) => serializeLockfile({ pid, workspaceFolders: folders, ideName: DOOR_IDE_NAME, transport: 'ws', authToken: token }) }];
       }),
       forget: link.leftBehind,
       upDeadlineMs: this.opts.upDeadlineMs,
       requestTimeoutMs: this.opts.requestTimeoutMs,
+      meta: keptTunnel(config, link.tokens, null),
       // The helper gives up as late as ssh does here (ServerAlive), and a beat more.
       beat: { everyMs: this.opts.aliveIntervalS * 1000, deadS: this.opts.aliveIntervalS * (this.opts.aliveCountMax + 1) },
       onUp: (up) => {
         if (link.tunnel !== tunnel) return;
         link.up = up;
         link.leftBehind = up.lockfiles;
+        tunnel.keep(keptTunnel(config, link.tokens, up));
         for (const problem of up.problems) this.opts.log(`remote ${link.name}: ${problem}`);
         this.opts.log(`remote ${link.name}: connected; port ${up.remotePort} over there leads to the door (${up.lockfiles.map((l) => l.path).join(', ')})`);
         link.dispatch({ type: 'up', remotePort: up.remotePort });
@@ -327,6 +379,8 @@ export class RemoteManager {
       log: (message) => this.opts.log(`remote ${link.name}: ${message}`),
     });
     link.tunnel = tunnel;
-    tunnel.start();
+    if (!adopting) return tunnel.start();
+    this.opts.log(`remote ${link.name}: going on with the tunnel of before the restart (ssh pid ${adopting.child.pid ?? '?'})`);
+    tunnel.adopt(adopting.child, adopting.up);
   }
 }

@@ -2,7 +2,8 @@
 // running the helper (helper.ts) that writes the door's lockfiles over there. Up once the server
 // has allocated the port and the helper has written them; down when ssh ends, saying why.
 import type { Dialect } from '../api/types.ts';
-import type { ChildHandle, ChildHost } from './child-host.ts';
+import type { OwnedChild } from '../core/host.ts';
+import { ownedHandle, type ChildEvents, type ChildHandle, type ChildHost } from './child-host.ts';
 import { BOOTSTRAP, HELPER_PROTOCOL, HELPER_SCRIPT, parseHelperLine, writeLine, type HelperLine } from './helper.ts';
 import { allocatedPort, sshArgs, whatToFix, type SshTunnelSpec } from './ssh.ts';
 
@@ -39,6 +40,8 @@ export interface TunnelOptions {
   forget: readonly Omit<RemoteLockfile, 'path'>[];
   /** Not up this long after starting: given up. */
   upDeadlineMs: number;
+  /** What a next core needs to take it over, kept with the ssh process (see keep). */
+  meta?: unknown;
   /** Each request to the helper must be answered this soon. */
   requestTimeoutMs: number;
   /** Patchbay tells the helper it is there every `everyMs`; a helper that hears nothing for `deadS` ends (helper.ts). */
@@ -72,7 +75,8 @@ export class Tunnel {
   private deadline: NodeJS.Timeout | null = null;
   private beats: NodeJS.Timeout | null = null;
   private readonly pending = new Map<number, Pending>();
-  private seq = 0;
+  /** Request numbers start past any an earlier core's use of the same helper (its answers may still come). */
+  private seq = Date.now() * 1000;
   private exited: Promise<void>;
   private markExited!: () => void;
   /** Why Patchbay itself ended it, when it did (the person's stop, a deadline). */
@@ -86,16 +90,15 @@ export class Tunnel {
     return this.child?.pid ?? null;
   }
 
+  private readonly events: ChildEvents = {
+    stdout: (line) => this.onStdout(line),
+    stderr: (line) => this.onStderr(line),
+    exit: (exit) => this.onExit(exit),
+  };
+
   start(): void {
     const { spec } = this.opts;
-    this.child = this.opts.host.start(
-      { command: spec.ssh, args: sshArgs({ ...spec, remoteCommand: BOOTSTRAP }), env: this.opts.env },
-      {
-        stdout: (line) => this.onStdout(line),
-        stderr: (line) => this.onStderr(line),
-        exit: (exit) => this.onExit(exit),
-      },
-    );
+    this.child = this.opts.host.start({ command: spec.ssh, args: sshArgs({ ...spec, remoteCommand: BOOTSTRAP }), env: this.opts.env, meta: this.opts.meta }, this.events);
     // ssh holds it until the session starts; the script never appears on a command line.
     this.child.write(`${HELPER_SCRIPT}`);
     this.deadline = setTimeout(() => {
@@ -103,6 +106,46 @@ export class Tunnel {
       this.child?.kill('SIGTERM');
     }, this.opts.upDeadlineMs);
     this.deadline.unref();
+  }
+
+  /**
+   * Goes on with a tunnel an earlier core started and the keeper kept running: up as it was (its
+   * port, its helper, the lockfiles over there), told to Patchbay's beats again at once.
+   */
+  adopt(child: OwnedChild, up: TunnelUp): void {
+    this.child = ownedHandle(child, this.events);
+    this.remotePort = up.remotePort;
+    this.helperPid = up.helperPid;
+    this.written.push(...up.lockfiles);
+    this.problems.push(...up.problems);
+    this.up = true;
+    this.startBeats();
+    this.opts.onUp(up);
+  }
+
+  /** Replaces what a next core gets of the ssh process. */
+  keep(meta: unknown): void {
+    this.child?.keep?.(meta);
+  }
+
+  /**
+   * A restart of the core: the ssh process runs on for the next core (the keeper owns it); this
+   * one stops beating and waiting. Its output goes to the next core from now on.
+   */
+  detach(): void {
+    this.down = true;
+    this.quiet('Patchbay is restarting');
+  }
+
+  /** No more beats or deadlines; requests still waiting fail with `why`. */
+  private quiet(why: string): void {
+    if (this.deadline) clearTimeout(this.deadline);
+    if (this.beats) clearInterval(this.beats);
+    for (const pending of this.pending.values()) {
+      clearTimeout(pending.timer);
+      pending.reject(new Error(why));
+    }
+    this.pending.clear();
   }
 
   /** Agents connected to the forwarded port over there (empty where the remote has no /proc). */
@@ -254,13 +297,7 @@ export class Tunnel {
   }
 
   private onExit(exit: { code: number | null; signal: string | null; spawnError?: string }): void {
-    if (this.deadline) clearTimeout(this.deadline);
-    if (this.beats) clearInterval(this.beats);
-    for (const pending of this.pending.values()) {
-      clearTimeout(pending.timer);
-      pending.reject(new Error('the tunnel closed'));
-    }
-    this.pending.clear();
+    this.quiet('the tunnel closed');
     this.markExited();
     if (this.down) return;
     this.down = true;
