@@ -29,7 +29,7 @@ test('huge string ids and method names are cut short in the traffic log', async 
   const huge = 'i'.repeat(1024 * 1024);
   const answers = await Promise.all(Array.from({ length: 5 }, (_, n) => {
     pi.rpc.send({ jsonrpc: '2.0', id: `${huge}${n}`, method: `x/${huge}` });
-    return waitFor(() => pi.received.find((m) => m.id === `${huge}${n}`), { message: `answer ${n}` });
+    return waitFor(() => pi.received.find((m) => m.id === `${huge}${n}`), { message: `answer ${n}`, timeoutMs: 10_000 });
   }));
   assert.equal(answers.length, 5);
   const session = (await h.hub.call('snapshot', undefined)).sessions[0]!;
