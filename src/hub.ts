@@ -47,6 +47,9 @@ import { acceptDecision } from './review/decision-facts.ts';
 import { alreadyDecided } from './review/decision-words.ts';
 import { diffTextsSize } from './review/held-text.ts';
 import { readOriginal } from './review/read-original.ts';
+import { hostChildHost } from './remote/child-host.ts';
+import { isKeptTunnel } from './remote/kept.ts';
+import { RemoteManager } from './remote/manager.ts';
 import { changeModel, numberedChanges } from './review/changes.ts';
 import { textOf } from './review/held-text.ts';
 import { ReviewAfter, type Heard } from './review/review-after.ts';
@@ -63,6 +66,8 @@ import { suggestionModelPatch } from './suggestions/models.ts';
 import { Door, type DoorOptions } from './transport/door.ts';
 import { TerminalDoors } from './transport/terminal-doors.ts';
 import { newToken } from './transport/tokens.ts';
+import { addWorktree } from './worktree/add.ts';
+import { otherWorktrees, WorktreeIndex } from './worktree/worktrees.ts';
 
 export interface Hub extends HubApi {
   readonly options: HubOptions;
@@ -82,6 +87,10 @@ export interface Hub extends HubApi {
 
 const SNAPSHOT_THROTTLE_MS = 25;
 const PROCESS_SCAN_MS = 5000;
+/** How often the editors' repositories are checked for worktrees added or removed (a stat each). */
+const WORKTREE_CHECK_MS = 3000;
+/** `remotes.reload` waits this long at most for a remote it was asked about to connect or fail. */
+const REMOTE_SETTLE_MS = 20_000;
 /** A handover waits this long at most for what agents asked to be answered (getDiagnostics' default deadline is 1.5 s). */
 const HANDOVER_WAIT_MS = 2000;
 
@@ -114,6 +123,10 @@ function lostSession(known: KnownSession): LostSession {
       ? 'type /ide in that pi to connect it again (pi-ide does not reconnect by itself); until then its edits are written without review'
       : 'Claude Code retries by itself for about 15 s after Patchbay starts; if it did not come back, type /ide in it';
   return { sessionId: known.id, pid: known.pid, kind: known.kind, cwd: known.cwd, clientName: known.clientName, since: known.seenAt, hint };
+}
+
+function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {
+  return [items.filter(test), items.filter((item) => !test(item))];
 }
 
 /** A folder as settings key it: without a trailing separator (a root stays as it is). */
@@ -174,6 +187,10 @@ class PatchbayHub implements Hub {
   private readonly later: DecideLater;
   private readonly discovery: EditorDiscovery;
   private readonly pi: PiHost;
+  /** Remotes whose agents reach the door over SSH tunnels. */
+  private readonly remotes: RemoteManager;
+  /** The git worktrees of the repositories editors have open. */
+  private readonly worktrees: WorktreeIndex;
   private readonly tokens: { pi: string; claude: string };
   /** Agents connected when Patchbay last stopped that run on without having come back. */
   private lost: LostSession[] = [];
@@ -292,6 +309,7 @@ class PatchbayHub implements Hub {
       canRecordApplied: (bytes) => this.canRecordApplied(bytes),
       recordApplied: (applied) => this.recordApplied(applied),
       editorSuspect: (editor, how) => void this.discovery.markSuspect(editor.port, how),
+      worktrees: (editorId) => this.editorWorktrees(editorId),
       host: deps.host,
       keep: (connId, meta) => deps.host.keep(connId, meta),
       held: this.held,
@@ -316,6 +334,14 @@ class PatchbayHub implements Hub {
       isPending: (id) => this.inbox.get(id) !== undefined,
       tell: (sessionId, message) => this.tellAgent(sessionId, message),
       changed: () => this.changed(),
+    });
+    this.worktrees = new WorktreeIndex({
+      env: options.toolEnv,
+      onChange: () => {
+        this.relay.rebalance();
+        void this.publishDoor();
+      },
+      log,
     });
     this.discovery = new EditorDiscovery({
       dirs: [
@@ -354,11 +380,30 @@ class PatchbayHub implements Hub {
       host: deps.host,
       log,
     });
+    this.remotes = new RemoteManager({
+      // Owned by the host: under the daemon the keeper, so tunnels outlive a restart of the core.
+      host: hostChildHost(deps.host),
+      ssh: options.sshCommand,
+      env: options.toolEnv,
+      aliveIntervalS: options.remoteAliveIntervalS,
+      aliveCountMax: options.remoteAliveCountMax,
+      connectTimeoutS: options.remoteConnectTimeoutS,
+      upDeadlineMs: (options.remoteConnectTimeoutS + 15) * 1000,
+      requestTimeoutMs: 5000,
+      stopGraceMs: 2000,
+      backoff: { firstRetryMs: options.remoteRetryFirstMs, maxRetryMs: options.remoteRetryMaxMs, stableMs: 30_000 },
+      doorPort: () => this.door?.port ?? 0,
+      dialects: () => (this.store.settings().claude ? ['pi', 'claude'] : ['pi']),
+      onChange: () => this.changed(),
+      log,
+      now,
+    });
     this.terminalDoors = new TerminalDoors(async (pid) => {
       // The same editor (pid) as before a restart: its terminals' Claude Code retries that port and token.
       const kept = this.doorMemory?.terminals[String(pid)];
       const token = kept?.token ?? newToken();
-      const door = await Door.open({ ...this.doorOptions(), name: `terminal-${pid}`, port: kept?.port ?? 0, fallBack: true, tokens: { claude: token } });
+      // Tunnels lead to the main door only: a terminal's door takes no remote's token.
+      const door = await Door.open({ ...this.doorOptions(), name: `terminal-${pid}`, port: kept?.port ?? 0, fallBack: true, tokens: { claude: token }, remoteKeys: () => [] });
       return { door, token };
     }, log);
   }
@@ -409,7 +454,13 @@ class PatchbayHub implements Hub {
       fallBack: remembered !== 0,
       tokens: settings.claude ? this.tokens : { pi: this.tokens.pi },
       maxPayload: settings.maxFrameBytes,
-      onConnection: (conn) => this.relay.addAgent(conn.ws, conn.dialect, conn.remotePort, conn.localPort, conn.connId),
+      remoteKeys: () => this.remotes.keys(),
+      onConnection: (conn) => {
+        const remote = conn.remote === null ? null : this.remotes.origin(conn.remote);
+        // Its token was a remote's that is gone since (removed as it connected).
+        if (conn.remote !== null && remote === null) return conn.ws.close(1008, 'this remote was removed from Patchbay');
+        this.relay.addAgent(conn.ws, conn.dialect, conn.remotePort, conn.localPort, conn.connId, remote);
+      },
       log: this.log,
       maxPending: this.options.maxPendingConnections,
       upgradeDeadlineMs: this.options.upgradeDeadlineMs,
@@ -425,14 +476,19 @@ class PatchbayHub implements Hub {
   async start(): Promise<void> {
     this.door = await Door.open(this.doorOptions());
     if (this.door.fellBack) this.doorMoved(this.doorMemory!.port, this.door.port);
+    // Before the connections are taken over: an agent's through a tunnel finds its remote, and
+    // the tunnels the keeper kept through a restart go on.
+    const [tunnels, pis] = partition(this.restored?.children ?? [], (child) => isKeptTunnel(child.kept));
+    await this.remotes.sync(this.store.settings().remotes, tunnels);
     // Before discovery lists the editors: their links are taken over as it does.
     const sessions = this.restored ? takeOverConnections(this.restored.conns, this.takeOverDeps()) : null;
     if (this.restored && sessions) await takeOverHeld(this.restored.held, sessions, this.takeOverDeps());
     await this.discovery.start();
-    if (this.restored) void this.pi.adopt(this.restored.children);
+    if (this.restored) void this.pi.adopt(pis);
     this.advertisedAt = Date.now();
     await this.publishDoor();
     void this.checkReviewFolders();
+    this.timers.interval(WORKTREE_CHECK_MS, () => void this.worktrees.refresh());
     if (this.options.scanProcesses) {
       void this.scanIdle();
       this.timers.interval(PROCESS_SCAN_MS, () => void this.scanIdle());
@@ -487,6 +543,7 @@ class PatchbayHub implements Hub {
       held: this.held,
       maxPayload: () => this.store.settings().maxFrameBytes,
       maxFrameBytes: () => this.store.settings().maxFrameBytes,
+      remote: (name: string) => this.remotes.origin(name),
       drop: (id: string) => this.host.drop(id),
       readOriginal: (path: string) => readOriginal(path, Math.min(this.relay.review.room(), this.options.maxReviewFileBytes)),
       log: this.log,
@@ -495,21 +552,29 @@ class PatchbayHub implements Hub {
 
   private onDiscovery(state: DiscoveryState): void {
     this.state = state;
+    void this.worktrees.setFolders(state.editors.flatMap((e) => e.workspaceFolders));
     this.relay.setEditors(state.editors);
     void this.publishDoor();
     this.changed();
   }
 
+  /** An editor's other git worktrees: agents there are its, and find the door there. */
+  private editorWorktrees(editorId: string): string[] {
+    const editor = this.state.editors.find((e) => e.id === editorId);
+    return editor ? otherWorktrees(editor.workspaceFolders, (folder) => this.worktrees.worktreesOf(folder)) : [];
+  }
+
   /**
-   * What the door advertises: every live editor's folders, the review folders, folders with a review
-   * mode of their own (Patchbay reviews there, editor or not), hosted pi sessions' folders, and
-   * the folders of agents that were connected before a stop and have not come back (`/ide` in
-   * such a pi finds the door only where it is advertised, editor or not).
+   * What the door advertises: every live editor's folders and its other worktrees (pi-ide offers
+   * only a lockfile whose folders contain its cwd), the review folders, folders with a review mode
+   * of their own (Patchbay reviews there, editor or not), hosted pi sessions' folders, and the
+   * folders of agents that were connected before a stop and have not come back (`/ide` in such a
+   * pi finds the door only where it is advertised, editor or not).
    */
   private advertisedFolders(): string[] {
     const settings = this.store.settings();
     return [
-      ...this.state.editors.flatMap((e) => e.workspaceFolders),
+      ...this.state.editors.flatMap((e) => [...e.workspaceFolders, ...this.editorWorktrees(e.id)]),
       ...settings.reviewFolders,
       ...Object.keys(settings.reviewModePerFolder),
       ...this.pi.folders(),
@@ -696,6 +761,12 @@ class PatchbayHub implements Hub {
     // What the CLI wrote to config.json as the person (the pi command…) shows at once.
     'settings.get': () => this.reloadSettings(),
     'settings.set': ({ patch }) => this.updateSettings(patch),
+    'remotes.reload': async ({ wait }) => {
+      this.reloadSettings();
+      await this.remotes.sync(this.store.settings().remotes);
+      if (wait !== undefined) await this.remotes.settled(wait, REMOTE_SETTLE_MS);
+      return this.remotes.views();
+    },
     'autoconnect.get': ({ project }) =>
       readAutoconnect({ globalFile: this.options.piSettingsFile, ...(project ? { project } : {}) }),
     'autoconnect.set': ({ project, value }) =>
@@ -704,8 +775,16 @@ class PatchbayHub implements Hub {
     'models.refresh': ({ sessionId }) => this.relay.refreshModels(sessionId),
     'suggestionModel.set': ({ choice, editorId }) =>
       this.updateSettings(suggestionModelPatch(this.store.settings(), choice, editorId)),
-    'pi.start': ({ cwd, model, args }) =>
-      this.pi.start({ cwd, ...(model !== undefined ? { model } : {}), ...(args !== undefined ? { args } : {}) }),
+    'pi.start': async ({ cwd, model, args, worktree }) => {
+      let dir = cwd;
+      if (worktree !== undefined) {
+        dir = (await addWorktree(cwd, worktree, this.options.toolEnv)).path;
+        // Its editor knows it at once: the pi's pi-ide finds the door there, and is bound.
+        await this.worktrees.refresh();
+        await this.publishDoor();
+      }
+      return this.pi.start({ cwd: dir, ...(model !== undefined ? { model } : {}), ...(args !== undefined ? { args } : {}) });
+    },
     'pi.resume': (request) => this.pi.resume(request),
     'pi.sessions': ({ sessionDir }) => this.pi.savedSessions(sessionDir),
     'pi.get': ({ id }) => this.pi.detail(id),
@@ -779,6 +858,12 @@ class PatchbayHub implements Hub {
       void this.checkReviewFolders();
     }
     if (after.reviewRoute !== before.reviewRoute) this.relay.rebalance();
+    if (after.claude !== before.claude) {
+      // Each remote's lockfiles over there follow the dialects the door serves: written anew.
+      void this.remotes.sync([]).then(() => this.remotes.sync(this.store.settings().remotes));
+    } else if (JSON.stringify(after.remotes) !== JSON.stringify(before.remotes)) {
+      void this.remotes.sync(after.remotes);
+    }
     this.changed();
   }
 
@@ -790,7 +875,10 @@ class PatchbayHub implements Hub {
       core: this.core,
       paused: this.paused,
       door: { port: this.door?.port ?? null, lockfiles: this.discovery.doorLockfiles(), problems: this.state.doorProblems },
-      editors: this.relay.editorViews(),
+      editors: this.relay.editorViews().map((e) => {
+        const worktrees = this.editorWorktrees(e.id);
+        return worktrees.length > 0 ? { ...e, worktrees } : e;
+      }),
       invalidLockfiles: this.state.invalid,
       otherLockfiles: this.state.others,
       sessions: this.relay.sessionViews(),
@@ -802,7 +890,8 @@ class PatchbayHub implements Hub {
       settings: this.store.settings(),
       hostedPi: this.hostedPiView(),
       hosted: this.pi.views(),
-      warnings: [...this.warnings, ...this.state.warnings, ...this.folderWarnings],
+      remotes: this.remotes.views(),
+      warnings: [...this.warnings, ...this.state.warnings, ...this.folderWarnings, ...this.worktrees.problems()],
       notices: this.notices.list(),
       notReconnected: this.lost.filter((l) => !this.relay.connectedPids().has(l.pid)),
     };
@@ -844,13 +933,16 @@ class PatchbayHub implements Hub {
   }
 
   openResources(): number {
-    return this.timers.size + this.relay.resources + this.pi.resources + this.terminalDoors.size;
+    return this.timers.size + this.relay.resources + this.pi.resources + this.terminalDoors.size + this.remotes.resources;
   }
 
   async handOver(): Promise<{ heads: { conn: string; head: string }[]; broken: string[] }> {
     this.restarting = true;
     this.timers.dispose();
     this.pi.detach();
+    this.worktrees.close();
+    // The tunnels run on under the keeper for the next core.
+    this.remotes.detach();
     await this.discovery.detach();
     const { heads, broken } = await this.relay.handOver(HANDOVER_WAIT_MS);
     await this.hostedStore.close();
@@ -881,11 +973,14 @@ class PatchbayHub implements Hub {
         this.log(`stopping ${working.map((v) => v.id).join(', ')} mid-turn; each can be resumed: patchbay pi resume <id>`);
       }
       await this.pi.close();
+      // Each remote's helper removes the lockfiles it wrote over there before its tunnel closes.
+      await this.remotes.close();
       await this.hostedStore.close();
       this.relay.close();
       await this.door?.close();
       await this.terminalDoors.close();
       await this.discovery.close();
+      this.worktrees.close();
       await this.pending.close();
       await this.history.close();
       await this.notices.close();

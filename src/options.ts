@@ -63,6 +63,18 @@ export interface HubOptions {
   piEnv: NodeJS.ProcessEnv;
   /** A hosted pi must answer its first `get_state` within this. */
   piStartTimeoutMs: number;
+  /** The ssh program remotes are reached with (`ssh`: the one on PATH, so the person's own config applies). */
+  sshCommand: string;
+  /** The environment the system tools Patchbay runs start in (ssh, git): the entry point's, so SSH_AUTH_SOCK and HOME apply. */
+  toolEnv: NodeJS.ProcessEnv;
+  /** ServerAliveInterval (s) × ServerAliveCountMax: how long a silent remote takes to count as dropped. */
+  remoteAliveIntervalS: number;
+  remoteAliveCountMax: number;
+  /** ssh's ConnectTimeout (s); a tunnel not up within this plus 15 s is given up and retried. */
+  remoteConnectTimeoutS: number;
+  /** The wait after a remote's first failure (it doubles up to the max). */
+  remoteRetryFirstMs: number;
+  remoteRetryMaxMs: number;
   /** Deadline for quick RPC commands (state, models, stats); prompts and aborts have none. */
   piCommandTimeoutMs: number;
   /** Stopping a hosted pi: each step (abort, EOF, SIGTERM) gets this long before the next. */
@@ -151,6 +163,13 @@ export function resolveOptions(env: NodeJS.ProcessEnv, overrides: Partial<HubOpt
     piCommandTimeoutMs: 30_000,
     piStopGraceMs: 3000,
     piIdeConnectMs: 1000,
+    sshCommand: 'ssh',
+    toolEnv: env,
+    remoteAliveIntervalS: 15,
+    remoteAliveCountMax: 3,
+    remoteConnectTimeoutS: 20,
+    remoteRetryFirstMs: 1000,
+    remoteRetryMaxMs: 60_000,
     piReviewWaitMs: 20_000,
     version: '0.1.0',
     ...overrides,

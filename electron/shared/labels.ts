@@ -13,9 +13,14 @@ export function agentName(kind: SessionView['kind']): string {
   return AGENT_NAMES[kind];
 }
 
-export function sessionLabel(session: Pick<SessionView, 'kind' | 'cwd' | 'pid' | 'id'>): string {
+export function sessionLabel(session: Pick<SessionView, 'kind' | 'cwd' | 'pid' | 'id' | 'remote'>): string {
   const where = session.cwd !== null ? baseName(session.cwd) : session.pid !== null ? `pid ${session.pid}` : session.id;
-  return `${agentName(session.kind)} · ${where}`;
+  return `${agentName(session.kind)} · ${where}${session.remote === undefined ? '' : ` on ${session.remote}`}`;
+}
+
+/** The folder on this machine a session is bound by: its cwd, or a remote session's mapped one (null outside every map). */
+export function localFolder(session: Pick<SessionView, 'cwd' | 'remote' | 'localCwd'>): string | null {
+  return session.remote === undefined ? session.cwd : (session.localCwd ?? null);
 }
 
 /** The name of whatever serves a session: an editor, or Patchbay itself. */
@@ -35,5 +40,6 @@ export const REASON_TEXT: Record<SessionView['reason'], string> = {
   terminal: 'runs in its terminal',
   cwd: 'its folder contains the session',
   focus: 'focused last among several matches',
+  worktree: 'the session works in a git worktree of its repository',
   none: 'no editor matches; Patchbay reviews',
 };

@@ -4,7 +4,7 @@
 import type { EditorView, SessionView } from '../../src/api/types.ts';
 import { chooseEditor } from '../../src/broker/choose-editor.ts';
 import { containingDepth } from '../../src/broker/folders.ts';
-import { PATCHBAY_REVIEW, boundLabel, editorLabel } from './labels.ts';
+import { PATCHBAY_REVIEW, boundLabel, editorLabel, localFolder } from './labels.ts';
 
 export interface RebindChoice {
   /** null = Patchbay reviews the session's edits itself. */
@@ -15,12 +15,13 @@ export interface RebindChoice {
 }
 
 export function rebindChoices(
-  session: Pick<SessionView, 'cwd' | 'editorId'>,
+  session: Pick<SessionView, 'cwd' | 'editorId' | 'remote' | 'localCwd'>,
   editors: readonly EditorView[],
 ): RebindChoice[] {
+  const cwd = localFolder(session);
   const ranked = editors
     .filter((editor) => editor.alive)
-    .map((editor) => ({ editor, label: editorLabel(editor), depth: session.cwd === null ? -1 : containingDepth(editor.workspaceFolders, session.cwd) }))
+    .map((editor) => ({ editor, label: editorLabel(editor), depth: cwd === null ? -1 : containingDepth(editor.workspaceFolders, cwd) }))
     .sort((a, b) => b.depth - a.depth || a.label.localeCompare(b.label) || a.editor.id.localeCompare(b.editor.id));
   const choices: RebindChoice[] = ranked.map(({ editor, label, depth }) => ({
     editorId: editor.id,
@@ -43,9 +44,11 @@ export function automaticLabel(session: Pick<SessionView, 'automaticEditorId'>, 
 }
 
 /** The editor serving the session when its folders do not contain the session's folder. */
-export function editorOutsideFolder(session: Pick<SessionView, 'cwd' | 'editorId'>, editors: readonly EditorView[]): EditorView | null {
-  if (session.editorId === null || session.cwd === null) return null;
+export function editorOutsideFolder(session: Pick<SessionView, 'cwd' | 'editorId' | 'remote' | 'localCwd' | 'reason'>, editors: readonly EditorView[]): EditorView | null {
+  const cwd = localFolder(session);
+  // In another worktree of the editor's repository the files are the same project's.
+  if (session.editorId === null || cwd === null || session.reason === 'worktree') return null;
   const editor = editors.find((e) => e.id === session.editorId);
-  if (editor === undefined || containingDepth(editor.workspaceFolders, session.cwd) >= 0) return null;
+  if (editor === undefined || containingDepth(editor.workspaceFolders, cwd) >= 0) return null;
   return editor;
 }

@@ -127,6 +127,7 @@ export const COMMAND_SCHEMAS = {
     cwd: absolutePath,
     model: id('"provider/id"').optional(),
     args: z.array(text, { error: 'must be a list of strings' }).max(100, { error: 'must hold at most 100 arguments' }).optional(),
+    worktree: nonEmpty('a branch name', 200).optional(),
   }),
   'pi.resume': z.union([params({ id: hostedId }), params({ sessionFile })], {
     error: 'must be {"id": a hosted session id} or {"sessionFile": a pi session file}',
@@ -165,6 +166,7 @@ export const COMMAND_SCHEMAS = {
   'pi.setAutoCompaction': params({ id: hostedId, enabled: flag }),
   'pi.setAutoRetry': params({ id: hostedId, enabled: flag }),
   'pi.abortRetry': params({ id: hostedId }),
+  'remotes.reload': params({ wait: id('a remote name').optional() }),
 } satisfies { [M in HubMethod]: z.ZodType<ParamsOf<M>> };
 
 function describe(method: string, issue: z.core.$ZodIssue, input: unknown): string {

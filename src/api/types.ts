@@ -3,7 +3,7 @@
 
 export type Dialect = 'pi' | 'claude';
 export type AgentKind = 'pi' | 'claude' | 'unknown';
-export type BindReason = 'manual' | 'sticky' | 'terminal' | 'cwd' | 'focus' | 'none';
+export type BindReason = 'manual' | 'sticky' | 'terminal' | 'cwd' | 'focus' | 'worktree' | 'none';
 
 export interface EditorView {
   /** Stable across restarts: derived from (ideName, first workspace folder). */
@@ -27,6 +27,8 @@ export interface EditorView {
   link?: EditorLinkState;
   /** Why there is no link now, for the person (e.g. another client took it). */
   linkProblem?: string | null;
+  /** Other git worktrees of the repositories it has open: agents there are bound to it (reason `worktree`). */
+  worktrees?: string[];
 }
 
 export type EditorLinkState = 'open' | 'opening' | 'down' | 'taken';
@@ -53,8 +55,14 @@ export interface SessionView {
   kind: AgentKind;
   dialect: Dialect;
   clientName: string | null;
+  /** Its process; for a remote session, the process over there. */
   pid: number | null;
+  /** Its folder; for a remote session, as the remote names it. */
   cwd: string | null;
+  /** The remote it came through (`patchbay remote add`); absent for an agent on this machine. */
+  remote?: string;
+  /** A remote session's folder on this machine (what binds it); null when no map covers it. */
+  localCwd?: string | null;
   command: string | null;
   /**
    * Whether its process (so its folder) is known: `looking` while the lookup is retried (it is
@@ -124,6 +132,13 @@ export interface LineNote {
   text: string;
 }
 
+/** A remote agent's file, as its remote names it; `mapped` false: no map covers it, so it is reviewed in Patchbay only. */
+export interface RemotePlace {
+  name: string;
+  path: string;
+  mapped: boolean;
+}
+
 export interface DiffSummary {
   id: string;
   sessionId: string;
@@ -144,6 +159,8 @@ export interface DiffSummary {
   unreadable?: string;
   /** Currently open in the bound editor. */
   inEditor: boolean;
+  /** From an agent on a remote: its file as the remote names it (`path` is the file here, or the remote's when no map covers it). */
+  remote?: RemotePlace;
   /** Applied edits (status `applied`): their changes, numbered as `diffs show` numbers them. */
   changes?: NumberedChange[];
   /** Changes of what was written that were taken back since (1-based). */
@@ -209,6 +226,8 @@ export interface DecisionRecord {
   editorId: string | null;
   /** The agent as the person knows it: its client name (`pi-ide`, `claude-code`) or its dialect. */
   agent: string;
+  /** From an agent on a remote: its file as the remote names it. */
+  remote?: RemotePlace;
   /** The person's notes on lines of the edit, sent to the agent with the decision. */
   notes?: LineNote[];
   /** The agent's turn it came in. */
@@ -236,6 +255,39 @@ export interface TrafficEntry {
 }
 
 export type ReviewRoute = 'editor-and-patchbay' | 'patchbay-only';
+
+/** `--map <remote-dir>=<local-dir>`: a folder over there and the same folder here (a bind mount, sshfs, a synced copy). */
+export interface PathMapping {
+  remote: string;
+  local: string;
+}
+
+/** A remote as the person added it (`patchbay remote add`): agents there reach the door over SSH. */
+export interface RemoteConfig {
+  /** Its name in Patchbay (a session's `remote`). */
+  name: string;
+  /** What `ssh` is given: `[user@]host`, a Host of ~/.ssh/config, or `ssh://…`. */
+  destination: string;
+  maps: PathMapping[];
+}
+
+export interface RemoteView {
+  name: string;
+  destination: string;
+  maps: PathMapping[];
+  state: 'connected' | 'connecting' | 'failed';
+  /** `failed`: why it is down and what to fix; `connecting`: why the previous connection ended, while retrying. */
+  reason: string | null;
+  /** The loopback port over there that leads to the door, while connected. */
+  remotePort: number | null;
+  /** The door lockfiles written over there (remote paths), while connected. */
+  lockfiles: string[];
+  /** Lock dirs over there that could not be written, and why. */
+  problems: string[];
+  /** Epoch ms the current state began; `retryAt`: when the next attempt starts, while failed. */
+  since: number;
+  retryAt: number | null;
+}
 
 export interface PatchbaySettings {
   /** Adopt editors' lockfiles so agents see only the door. */
@@ -270,6 +322,8 @@ export interface PatchbaySettings {
    * leading arguments. '' = `$PATCHBAY_PI_COMMAND`, else `pi` on PATH.
    */
   piCommand: string;
+  /** Remotes kept connected (`patchbay remote add`): what makes Patchbay run ssh, so only the person sets them. */
+  remotes: RemoteConfig[];
 }
 
 export interface SuggestionModel {
@@ -578,6 +632,8 @@ export interface Snapshot {
   settings: PatchbaySettings;
   hostedPi: HostedPiView;
   hosted: HostedView[];
+  /** Remotes whose agents reach the door over SSH, and how each is doing. */
+  remotes: RemoteView[];
   /** Problems the person should see (unparsable store moved aside, another instance…). */
   warnings: string[];
   /** What happened that the person should know until they dismiss it (a crash, its trace). */
@@ -652,12 +708,23 @@ export interface HubCommands {
   traffic: [{ sessionId: string; limit?: number }, TrafficEntry[]];
   'settings.get': [void, PatchbaySettings];
   'settings.set': [{ patch: Partial<PatchbaySettings> }, PatchbaySettings];
+  /**
+   * Takes up the remotes as config.json has them now (the CLI writes them there, as the person):
+   * removed ones stop (their lockfiles over there go), new ones connect. `wait`: a remote to wait
+   * for until it is connected or has failed (at most 20 s).
+   */
+  'remotes.reload': [{ wait?: string }, RemoteView[]];
   'autoconnect.get': [{ project?: string }, AutoconnectView];
   'autoconnect.set': [{ project?: string; value: boolean | null }, AutoconnectView];
   'models.list': [{ sessionId?: string }, SessionModels[]];
   'models.refresh': [{ sessionId: string }, SessionModels];
   'suggestionModel.set': [{ choice: string; editorId?: string }, PatchbaySettings];
-  'pi.start': [{ cwd: string; model?: string; args?: string[] }, HostedView];
+  /**
+   * `worktree`: a branch; pi runs in that branch's git worktree beside the repository `cwd` is in
+   * (`<parent>/<branch>`, made with `git worktree add` unless it exists), bound to the editor that
+   * has the repository open (reason `worktree`).
+   */
+  'pi.start': [{ cwd: string; model?: string; args?: string[]; worktree?: string }, HostedView];
   /**
    * Starts a stopped hosted session again on its file (same id, transcript rebuilt), or opens
    * one of pi's saved sessions by its file. A pi already running on that file is returned.
@@ -767,6 +834,7 @@ const METHODS: Record<HubMethod, true> = {
   traffic: true,
   'settings.get': true,
   'settings.set': true,
+  'remotes.reload': true,
   'autoconnect.get': true,
   'autoconnect.set': true,
   'models.list': true,

@@ -7,6 +7,8 @@ export interface CandidateEditor {
   workspaceFolders: string[];
   /** Epoch ms of the editor's latest `selection_changed`. */
   focusedAt: number | null;
+  /** The git worktrees of the repositories its folders are in (`git worktree list`), its own included. */
+  worktrees?: readonly string[];
 }
 
 export interface SessionFacts {
@@ -46,9 +48,11 @@ function deepestFocused(editors: readonly CandidateEditor[], cwd: string): { edi
 /**
  * Rules in order: (1) the person's choice, (2) sticky memory, (3) the editor whose terminal
  * the agent runs in, when its folders contain cwd, (4) the one editor whose folders contain
- * cwd (deepest wins), (5) among equally deep ones the last focused, (6) none: Patchbay
- * reviews. Choices naming an editor that is not live fall through, so the session returns
- * to it by itself when it comes back.
+ * cwd (deepest wins), (5) among equally deep ones the last focused, (6) with no editor
+ * containing cwd, the one whose repository has a worktree containing it (another checkout of
+ * the project it has open; deepest, then last focused), (7) none: Patchbay reviews. Choices
+ * naming an editor that is not live fall through, so the session returns to it by itself
+ * when it comes back.
  */
 export function chooseEditor(session: SessionFacts, live: readonly CandidateEditor[]): Choice {
   const isLive = (id: string): boolean => live.some((e) => e.id === id);
@@ -63,6 +67,11 @@ export function chooseEditor(session: SessionFacts, live: readonly CandidateEdit
   const inTerminal = terminal.length > 0 ? deepestFocused(live.filter((e) => terminal.includes(e.id)), session.cwd) : null;
   if (inTerminal) return { editorId: inTerminal.editor.id, reason: 'terminal' };
   const best = deepestFocused(live, session.cwd);
-  if (!best) return { editorId: null, reason: 'none' };
-  return { editorId: best.editor.id, reason: best.tied ? 'focus' : 'cwd' };
+  if (best) return { editorId: best.editor.id, reason: best.tied ? 'focus' : 'cwd' };
+  const worktree = deepestFocused(
+    live.map((e) => ({ ...e, workspaceFolders: [...(e.worktrees ?? [])] })),
+    session.cwd,
+  );
+  if (worktree) return { editorId: worktree.editor.id, reason: 'worktree' };
+  return { editorId: null, reason: 'none' };
 }

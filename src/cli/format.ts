@@ -7,6 +7,7 @@ import type {
   EditorView,
   HostedPiView,
   PatchbaySettings,
+  RemoteView,
   RestoreReport,
   ReviewModeView,
   SessionModels,
@@ -75,10 +76,11 @@ export function formatStatus(snapshot: Snapshot, host: string): string {
   }
   out += section(
     'Sessions',
-    snapshot.sessions.map((s) => [s.id, s.kind, dash(s.pid), dash(s.cwd), editorLabel(s.editorId), s.reason]),
+    snapshot.sessions.map((s) => [s.id, s.kind, dash(s.pid), sessionPlace(s), editorLabel(s.editorId), s.reason]),
     ['ID', 'KIND', 'PID', 'CWD', 'EDITOR', 'REASON'],
     'none',
   );
+  if (snapshot.remotes.length > 0) out += `Remotes:\n${formatRemotes(snapshot.remotes, '  ')}`;
   out += section(
     'pi processes not connected',
     snapshot.idleAgents.map((a) => [String(a.pid), dash(a.cwd), a.reason]),
@@ -100,6 +102,27 @@ export function formatStatus(snapshot: Snapshot, host: string): string {
   return out;
 }
 
+/** A session's folder; a remote one's as `<remote>:<path>` (its pid is the remote's), with the folder here it maps to. */
+function sessionPlace(s: SessionView): string {
+  if (s.remote === undefined) return dash(s.cwd);
+  const there = `${s.remote}:${s.cwd ?? '?'}`;
+  if (s.cwd === null) return there;
+  return s.localCwd ? `${there} (here ${s.localCwd})` : `${there} (no map covers it)`;
+}
+
+/** The remotes, how each is doing and why, their maps and lockfiles over there. */
+export function formatRemotes(remotes: readonly RemoteView[], indent = ''): string {
+  const rows = remotes.map((r) => [r.name, r.destination, r.state, dash(r.remotePort), r.maps.map((m) => `${m.remote}=${m.local}`).join(', ')]);
+  let out = table([['NAME', 'DESTINATION', 'STATE', 'PORT', 'MAPS'], ...rows], indent);
+  for (const r of remotes) {
+    if (r.reason !== null) out += `${indent}  ${r.name}: ${r.state === 'connecting' ? 'reconnecting after: ' : ''}${r.reason}\n`;
+    if (r.retryAt !== null) out += `${indent}  ${r.name}: tries again at ${new Date(r.retryAt).toLocaleTimeString()}\n`;
+    for (const lockfile of r.lockfiles) out += `${indent}  ${r.name}: ${lockfile}\n`;
+    for (const problem of r.problems) out += `${indent}  ${r.name}: ${problem}\n`;
+  }
+  return out;
+}
+
 const TRACE_WORDS: Record<TraceEntry['verdict'], string> = {
   written: 'WRITTEN WITHOUT REVIEW',
   'not-written': 'not written',
@@ -115,7 +138,15 @@ function coreHistory(snapshot: Snapshot): string {
 }
 
 function diffPath(d: DiffSummary, now = 0): string {
-  const flags = [d.isNew && 'new file', d.tooLarge && 'too large to show', d.unreadable !== undefined && 'on disk: could not be read', d.inEditor && 'open in editor', decidingText(d, now)].filter(Boolean);
+  const remote = d.remote === undefined ? null : d.remote.mapped ? `from ${d.remote.name}` : `on ${d.remote.name} only: reviewed here`;
+  const flags = [
+    d.isNew && 'new file',
+    d.tooLarge && 'too large to show',
+    d.unreadable !== undefined && 'on disk: could not be read',
+    d.inEditor && 'open in editor',
+    remote,
+    decidingText(d, now),
+  ].filter(Boolean);
   return flags.length > 0 ? `${d.path} (${flags.join(', ')})` : d.path;
 }
 

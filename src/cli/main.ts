@@ -72,6 +72,10 @@ function commands(daemonDeps: DaemonDeps): Record<string, Command | LazyCommand>
       summary: 'Hosted pi sessions: start, prompt, resume, fork, and pi’s own commands',
       load: async () => (await import('./pi.ts')).pi,
     },
+    remote: {
+      summary: 'Remotes (a dev box, a container, a VM) whose agents reach Patchbay over SSH',
+      load: async () => (await import('./remote.ts')).remote,
+    },
     traffic,
     pause,
     resume,

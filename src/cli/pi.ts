@@ -9,8 +9,10 @@ import { promptInput, streamPrompt } from './pi-prompt.ts';
 import { withStartProgress } from './pi-start.ts';
 
 const USAGE = `Usage:
-  patchbay pi start <dir> [--model provider/id] [--json] [-- <pi args>]
-                                       start pi in <dir>; prints the session id
+  patchbay pi start <dir> [--worktree <branch>] [--model provider/id] [--json] [-- <pi args>]
+                                       start pi in <dir>; prints the session id. --worktree:
+                                       in that branch's git worktree beside <dir>'s repository
+                                       (<parent>/<branch>, made by git worktree add if need be)
   patchbay pi prompt <id> (<text…> | - | --file F) [--image F]… [--steer|--follow-up]
                                        send a prompt (- reads standard input) and stream the
                                        answer until pi is done; /compact, /name, /new, /fork,
@@ -77,14 +79,16 @@ const SUBCOMMANDS: Record<string, Sub> = {
     const split = args.indexOf('--');
     const own = split === -1 ? args : args.slice(0, split);
     const piArgs = split === -1 ? [] : args.slice(split + 1);
-    const { values, positionals: given } = parse(own, { model: { type: 'string' }, json: { type: 'boolean' } });
+    const { values, positionals: given } = parse(own, { model: { type: 'string' }, json: { type: 'boolean' }, worktree: { type: 'string' } });
     const [dir] = positionals(given, ['dir']) as [string];
     const cwd = resolve(ctx.io.cwd, dir);
     const hub = await ctx.connect();
-    const view = await withStartProgress(hub, ctx.io, { cwd }, () =>
+    // In a worktree pi starts in the branch's folder, which the daemon picks: follow whichever starts.
+    const view = await withStartProgress(hub, ctx.io, values.worktree === undefined ? { cwd } : {}, () =>
       hub.call('pi.start', {
         cwd,
         ...(values.model !== undefined ? { model: values.model } : {}),
+        ...(values.worktree !== undefined ? { worktree: values.worktree } : {}),
         ...(piArgs.length > 0 ? { args: piArgs } : {}),
       }),
     );

@@ -3,7 +3,7 @@ import { basename, isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Dialect } from '../api/types.ts';
 import type { ToolSpec } from './mcp.ts';
-import { resultTexts, textResult } from './mcp.ts';
+import { firstTextJson, resultTexts, textResult } from './mcp.ts';
 import { isObject } from '../api/json.ts';
 
 export type { Dialect };
@@ -163,14 +163,9 @@ interface EditorTab {
 
 /** pi: a JSON array of tabs; Claude: `{tabs:[…]}` with a `label` per tab. */
 export function translateOpenEditors(result: unknown, to: Dialect): unknown {
-  const text = resultTexts(result)?.[0];
-  if (text === undefined) return result;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return result;
-  }
+  const first = firstTextJson(result);
+  if (first === null) return result;
+  const parsed = first.value;
   const tabs = emptyTableAsList(Array.isArray(parsed) ? parsed : (parsed as { tabs?: unknown } | null)?.tabs);
   if (!Array.isArray(tabs)) return result;
   const list = tabs.filter((t): t is EditorTab => typeof t === 'object' && t !== null && typeof t.uri === 'string');

@@ -34,6 +34,17 @@ export function resultTexts(value: unknown): string[] | null {
   );
 }
 
+/** A tool result's first text item parsed as JSON (`{ value }`), or null when it has none or it is not JSON. */
+export function firstTextJson(result: unknown): { value: unknown } | null {
+  const text = resultTexts(result)?.[0];
+  if (text === undefined) return null;
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return null;
+  }
+}
+
 export function initializeResult(version: string): unknown {
   return {
     protocolVersion: MCP_PROTOCOL_VERSION,

@@ -30,6 +30,8 @@ const agentSchema = z.object({
   manual: z.string().nullable().optional(),
   /** Patchbay's request ids on this connection start here (rpc-link ID_BLOCK). */
   ids: z.number().int().min(0),
+  /** It came through a remote's tunnel (src/remote/): which, and its agent's port over there. */
+  remote: z.object({ name: z.string().min(1).max(256), agentPort: z.number().int().nullable() }).optional(),
 });
 
 const editorSchema = z.object({
@@ -61,6 +63,7 @@ export function agentMeta(session: Session, ids: number): AgentMeta {
     connectedAt: session.connectedAt,
     ...(session.manual !== undefined ? { manual: session.manual } : {}),
     ids,
+    ...(session.remote ? { remote: { name: session.remote.name, agentPort: session.remote.claimOf(session.id) } } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import type { PatchbaySettings } from '../api/types.ts';
 import { containingDepth } from '../broker/folders.ts';
 import { INTERNAL_ERROR, METHOD_NOT_FOUND, type RpcId, type RpcNotification, type RpcRequest } from '../protocol/jsonrpc.ts';
 import { chooseSuggestionSession, injectModel, modelToInject, suggestionModelChoice } from '../suggestions/models.ts';
+import { requestToRemote } from './remote-paths.ts';
 import { answer, type Frame, type RpcLink } from './rpc-link.ts';
 import { sessionKey, type Session } from './session.ts';
 
@@ -55,12 +56,14 @@ export class EditorRequests {
       return;
     }
     let call;
+    // An agent on a remote knows its files by the remote's paths.
+    const request = session.remote ? requestToRemote(msg, session.remote.maps) : msg;
     if (msg.method === 'getSuggestions') {
       const requested = (msg.params as { model?: unknown } | undefined)?.model;
       const model = modelToInject(suggestionModelChoice(settings, editorId), session.models, typeof requested === 'string' ? requested : undefined);
-      call = session.link.relay({ ...msg, params: injectModel(msg.params, model) }, null);
+      call = session.link.relay({ ...request, params: injectModel(request.params, model) }, null);
     } else {
-      call = session.link.relay(msg, frame);
+      call = session.link.relay(request, request === msg ? frame : null);
     }
     let pending = this.forwarded.get(from);
     if (!pending) this.forwarded.set(from, (pending = new Map()));

@@ -28,7 +28,9 @@ import { ReviewBridge, type RelayInbox } from './review-bridge.ts';
 import { MAX_NOTES, type ReviewNote } from './review-notes.ts';
 import { answer, RpcLink, type Frame } from './rpc-link.ts';
 import { agentMeta, type AgentMeta, type ConnMeta } from './conn-meta.ts';
-import { newTurn, sessionKey, sessionView, type Session } from './session.ts';
+import { toRemote } from '../remote/paths.ts';
+import { answerToRemote, notificationToRemote, requestToLocal } from './remote-paths.ts';
+import { localCwd, newTurn, sessionKey, sessionView, type RemoteSide, type Session } from './session.ts';
 import { askModels, noModels } from './session-models.ts';
 import { ThrottledLog } from './throttled-log.ts';
 import { BUILTIN_TOOLS, interceptedTool, type ToolContext } from './tools/index.ts';
@@ -65,6 +67,8 @@ export interface RelayDeps {
   recordApplied(applied: SettledDiff): Promise<void>;
   /** An editor's link failed to open or closed by itself: discovery should check it now. */
   editorSuspect(editor: LiveEditor, how: LinkLoss): void;
+  /** An editor's other git worktrees (of the repositories it has open): an agent in one is its (reason `worktree`). */
+  worktrees?(editorId: string): readonly string[];
   /** Waits of the editor links (tests). */
   linkRetry?: ConnectionDeps['retry'];
   /** Keeps what a next core needs of a connection with the host (core/host.ts keep). */
@@ -149,7 +153,7 @@ export class Relay {
     this.tools = {
       review: this.review,
       boundEditor: (session) => this.boundEditor(session),
-      forward: (session, msg, frame, translate) => this.forward(session, msg, frame, translate),
+      forward: (session, msg, frame, translate, pathsMapped) => this.forward(session, msg, frame, translate, pathsMapped),
       readOriginal: deps.readOriginal,
       settings: deps.settings,
       now: deps.now,
@@ -171,9 +175,9 @@ export class Relay {
     return this.sessions.has(id);
   }
 
-  /** The session a process opened, if any (a hosted pi's pi-ide connection). */
+  /** The session a process of this machine opened, if any (a hosted pi's pi-ide connection). */
   sessionIdForPid(pid: number): string | null {
-    for (const session of this.sessions.values()) if (session.process?.pid === pid) return session.id;
+    for (const session of this.sessions.values()) if (!session.remote && session.process?.pid === pid) return session.id;
     return null;
   }
 
@@ -188,12 +192,15 @@ export class Relay {
   addReviewNote(sessionId: string, note: ReviewNote): boolean {
     const session = this.sessions.get(sessionId);
     if (!session || session.closed) return false;
-    session.reviewNotes = [...session.reviewNotes, note].slice(-MAX_NOTES);
+    // A remote agent knows the file by its path over there (one no map covers has no other).
+    const said = session.remote ? { ...note, path: toRemote(session.remote.maps, note.path) ?? note.path } : note;
+    session.reviewNotes = [...session.reviewNotes, said].slice(-MAX_NOTES);
     return true;
   }
 
+  /** This machine's agent processes at the door (a remote session's pid is another machine's). */
   connectedPids(): Set<number> {
-    return new Set([...this.sessions.values()].flatMap((s) => (s.process ? [s.process.pid] : [])));
+    return new Set([...this.sessions.values()].flatMap((s) => (s.process && !s.remote ? [s.process.pid] : [])));
   }
 
   traffic(sessionId: string, limit?: number): TrafficEntry[] {
@@ -231,20 +238,25 @@ export class Relay {
 
   // ── agents ───────────────────────────────────────────────────────────────
 
-  addAgent(ws: WebSocket, dialect: Dialect, remotePort: number, doorPort: number, connId: string | null = null): Session {
-    const session = this.openSession({ id: `s${++this.sessionSeq}`, ws, dialect, remotePort, doorPort, connId, connectedAt: this.deps.now(), ids: 0 });
-    session.firstLookup = this.identify(session, () => this.deps.lookupPeer(remotePort, doorPort));
+  /** `remote`: the remote whose tunnel it came through (its token said so); null for an agent on this machine. */
+  addAgent(ws: WebSocket, dialect: Dialect, remotePort: number, doorPort: number, connId: string | null = null, remote: RemoteSide | null = null): Session {
+    const session = this.openSession({ id: `s${++this.sessionSeq}`, ws, dialect, remotePort, doorPort, connId, connectedAt: this.deps.now(), ids: 0, remote });
+    // Through a tunnel the peer here is ssh: the agent is looked up over there.
+    session.firstLookup = this.identify(session, remote ? () => remote.identify(session.id) : () => this.deps.lookupPeer(remotePort, doorPort));
     this.keepSession(session);
     this.deps.onChange();
     return session;
   }
 
-  /** An agent's connection an earlier core served (a restart, a crash): the same session, as it was. */
-  restoreAgent(ws: WebSocket, meta: AgentMeta, connId: string): Session {
+  /**
+   * An agent's connection an earlier core served (a restart, a crash): the same session, as it
+   * was. `remote`: the remote it came through, found again by its name; null when it is gone.
+   */
+  restoreAgent(ws: WebSocket, meta: AgentMeta, connId: string, remote: RemoteSide | null = null): Session {
     const number = /^s(\d+)$/.exec(meta.session)?.[1];
     if (number !== undefined) this.sessionSeq = Math.max(this.sessionSeq, Number(number));
     const id = this.sessions.has(meta.session) ? `s${++this.sessionSeq}` : meta.session;
-    const session = this.openSession({ id, ws, dialect: meta.dialect, remotePort: meta.remotePort, doorPort: meta.doorPort, connId, connectedAt: meta.connectedAt, ids: meta.ids });
+    const session = this.openSession({ id, ws, dialect: meta.dialect, remotePort: meta.remotePort, doorPort: meta.doorPort, connId, connectedAt: meta.connectedAt, ids: meta.ids, remote });
     session.clientInfo = meta.clientInfo;
     session.manual = meta.manual;
     if (meta.process) {
@@ -252,16 +264,27 @@ export class Relay {
       session.identity = 'known';
       const key = sessionKey(session);
       session.sticky = key ? this.deps.memory.get(key) : undefined;
-      this.deps.ids?.connected(session);
+      if (remote) remote.claim(session.id, meta.remote?.agentPort ?? null);
+      else this.deps.ids?.connected(session);
     } else {
-      session.firstLookup = this.identify(session, () => this.deps.lookupPeer(meta.remotePort, meta.doorPort));
+      session.firstLookup = this.identify(session, remote ? () => remote.identify(session.id) : () => this.deps.lookupPeer(meta.remotePort, meta.doorPort));
     }
     this.keepSession(session);
     this.deps.onChange();
     return session;
   }
 
-  private openSession(spec: { id: string; ws: WebSocket; dialect: Dialect; remotePort: number; doorPort: number; connId: string | null; connectedAt: number; ids: number }): SessionState {
+  private openSession(spec: {
+    id: string;
+    ws: WebSocket;
+    dialect: Dialect;
+    remotePort: number;
+    doorPort: number;
+    connId: string | null;
+    connectedAt: number;
+    ids: number;
+    remote: RemoteSide | null;
+  }): SessionState {
     const { id, dialect } = spec;
     const now = this.deps.now();
     const traffic = new TrafficLog(this.deps.trafficEntries);
@@ -285,6 +308,7 @@ export class Relay {
       remotePort: spec.remotePort,
       doorPort: spec.doorPort,
       ids: spec.ids,
+      remote: spec.remote,
       process: null,
       identity: 'looking',
       firstLookup: Promise.resolve(),
@@ -470,7 +494,8 @@ export class Relay {
     if (msg.method === 'ide_connected') {
       const pid = isObject(msg.params) ? msg.params.pid : undefined;
       if (typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 0 && pid !== session.process?.pid) {
-        session.firstLookup = this.identify(session, () => this.deps.processInfo(pid));
+        const { remote } = session;
+        session.firstLookup = this.identify(session, remote ? () => remote.processInfo(pid) : () => this.deps.processInfo(pid));
       }
     }
     const editor = this.boundEditor(session);
@@ -490,7 +515,13 @@ export class Relay {
    * Forwards to the bound editor (without one, says so in the agent's terms), under an id of the
    * editor link's own; the answer comes back under the agent's id.
    */
-  private async forward(session: Session, msg: RpcRequest, frame: Frame | null, translate: ((r: RpcResponse) => RpcResponse) | null): Promise<void> {
+  private async forward(
+    session: Session,
+    msg: RpcRequest,
+    frame: Frame | null,
+    translate: ((r: RpcResponse) => RpcResponse) | null,
+    pathsMapped = false,
+  ): Promise<void> {
     const editor = this.boundEditor(session);
     if (!editor) {
       if (msg.method === 'tools/call') {
@@ -500,9 +531,14 @@ export class Relay {
       }
       return;
     }
+    // A remote agent's paths are the remote's: the editor gets them mapped here, the agent its answer mapped back.
+    const { remote } = session;
+    const mapped = remote && !pathsMapped;
+    const request = mapped ? requestToLocal(msg, remote.maps) : msg;
+    const shape = mapped ? (r: RpcResponse) => answerToRemote(translate ? translate(r) : r, remote.maps) : translate;
     try {
       const link = await editor.connection.link();
-      answer(session.link, msg.id, await link.relay(msg, frame, { owner: session }).response, translate);
+      answer(session.link, msg.id, await link.relay(request, mapped ? null : frame, { owner: session }).response, shape);
     } catch (err) {
       session.link.respondError(msg.id, INTERNAL_ERROR, `Patchbay: ${(err as Error).message}`);
     }
@@ -511,6 +547,7 @@ export class Relay {
   private onAgentClose(session: SessionState): void {
     this.deps.ids?.disconnected(session);
     session.closed = true;
+    session.remote?.release(session.id);
     session.lookup.dispose();
     session.timers.dispose();
     // Its diffs are withdrawn: their tabs close on the editors' links, which stay for the others.
@@ -544,7 +581,11 @@ export class Relay {
       if (session.closed || session.editorId !== id) continue;
       session.traffic.record('down', id, frame.text, { kind: 'notification', msg }, this.deps.now(), frame.bytes.length);
       const translated = translateNotification(msg, editor.instance.dialect, session.dialect, fileOfTab);
-      if (translated === msg) session.link.forward(frame, { kind: 'notification', msg });
+      if (session.remote) {
+        // A file no map covers is not one the agent over there can open: it hears nothing of it.
+        const mapped = notificationToRemote(translated, session.remote.maps);
+        if (mapped) session.link.send(mapped);
+      } else if (translated === msg) session.link.forward(frame, { kind: 'notification', msg });
       else session.link.send(translated);
     }
   }
@@ -672,12 +713,18 @@ export class Relay {
   rebalance(): void {
     if (this.closed) return;
     const entries = this.deps.paused() ? [] : [...this.editors.values()];
-    const live = entries.map((e) => ({ id: e.instance.id, workspaceFolders: e.instance.workspaceFolders, focusedAt: e.focusedAt }));
+    const live = entries.map((e) => ({
+      id: e.instance.id,
+      workspaceFolders: e.instance.workspaceFolders,
+      focusedAt: e.focusedAt,
+      worktrees: this.deps.worktrees?.(e.instance.id) ?? [],
+    }));
     let changed = false;
     for (const session of this.sessions.values()) {
-      const ancestors = session.process?.ancestors ?? [];
+      // A remote agent's parents are another machine's processes: never an editor's here.
+      const ancestors = session.remote ? [] : (session.process?.ancestors ?? []);
       const terminalOf = entries.filter((e) => ancestors.includes(e.instance.pid)).map((e) => e.instance.id);
-      const facts = { cwd: session.process?.cwd ?? null, manual: session.manual, memory: session.sticky, terminalOf };
+      const facts = { cwd: localCwd(session), manual: session.manual, memory: session.sticky, terminalOf };
       const choice = chooseEditor(facts, live);
       const automatic = chooseEditor({ ...facts, manual: undefined, memory: undefined }, live).editorId;
       if (automatic !== session.automatic) {

@@ -1,6 +1,6 @@
 // Carries out what the review inbox decides (DESIGN §7): offers diffs to editors, closes their
 // tabs, answers agents. The inbox is pure; this is where its effects meet the sockets.
-import type { DecisionRecord, DiffSummary } from '../api/types.ts';
+import type { DecisionRecord, DiffSummary, RemotePlace } from '../api/types.ts';
 import { HubError } from '../api/types.ts';
 import { result, type RpcId, type RpcRequest, type RpcResponse } from '../protocol/jsonrpc.ts';
 import { holdsLazyText, LazyText } from '../protocol/lazy-json.ts';
@@ -30,6 +30,12 @@ export type AsSent = { request: RpcRequest; frame: Frame } | { response: RpcResp
 
 export type RelayInbox = Inbox<AgentReply, AsSent>;
 type Effect = InboxEffect<AgentReply, AsSent>;
+
+/** What else is known of a diff as it arrives: the remote it came from, why it waits though its folder is reviewed after. */
+export interface HowReceived {
+  remote?: RemotePlace;
+  reviewedBefore?: string;
+}
 
 export interface ReviewBridgeDeps {
   /** What pending diffs may hold in memory, all sessions together (DESIGN §10). */
@@ -76,7 +82,7 @@ export class ReviewBridge {
    * A diff from an agent: it waits in the inbox and is offered to the editor at once, before
    * its original is read (see originalRead). `answered` resolves once the agent has its answer.
    */
-  receive(session: Session, request: RpcRequest, frame: Frame, args: OpenDiffArgs, reviewedBefore?: string): { id: string; answered: Promise<void> } {
+  receive(session: Session, request: RpcRequest, frame: Frame, args: OpenDiffArgs, how: HowReceived = {}): { id: string; answered: Promise<void> } {
     let answered!: () => void;
     const done = new Promise<void>((resolve) => (answered = resolve));
     const agent = session.clientInfo?.name ?? session.dialect;
@@ -93,7 +99,8 @@ export class ReviewBridge {
         readingOriginal: true,
         agent,
         reply: { id: request.id, answered },
-        ...(reviewedBefore !== undefined ? { reviewedBefore } : {}),
+        ...(how.remote ? { remote: how.remote } : {}),
+        ...(how.reviewedBefore !== undefined ? { reviewedBefore: how.reviewedBefore } : {}),
       },
       { request, frame },
     );
@@ -107,7 +114,7 @@ export class ReviewBridge {
    * Review after: the edit is recorded with the file before it and the agent is answered at once
    * with its own proposal. Returns why it cannot be (then it is reviewed before, as any other).
    */
-  applyAfter(session: Session, request: RpcRequest, args: OpenDiffArgs, original: Original): { id: string; answered: Promise<void> } | { reviewBefore: string } {
+  applyAfter(session: Session, request: RpcRequest, args: OpenDiffArgs, original: Original, remote?: RemotePlace): { id: string; answered: Promise<void> } | { reviewBefore: string } {
     const why = cannotApply(original, args.new_file_contents) ?? this.deps.canRecordApplied(heldSize(original.contents) + heldSize(args.new_file_contents));
     if (why !== null) return { reviewBefore: why };
     let answered!: () => void;
@@ -123,6 +130,7 @@ export class ReviewBridge {
       bytes: 0,
       agent: session.clientInfo?.name ?? session.dialect,
       reply: { id: request.id, answered },
+      ...(remote ? { remote } : {}),
     });
     this.run(effects);
     return { id, answered: done };
@@ -133,7 +141,7 @@ export class ReviewBridge {
    * same request. `offer`: where it was offered; once that editor's link is taken over (reattach),
    * its answer to that same request decides the diff.
    */
-  restore(session: Session, request: RpcRequest, frame: Frame, args: OpenDiffArgs, facts: HeldFacts, id: string): { answered: Promise<void> } {
+  restore(session: Session, request: RpcRequest, frame: Frame, args: OpenDiffArgs, facts: HeldFacts, id: string, remote?: RemotePlace): { answered: Promise<void> } {
     let answered!: () => void;
     const done = new Promise<void>((resolve) => (answered = resolve));
     this.inbox.restore(
@@ -149,6 +157,7 @@ export class ReviewBridge {
         readingOriginal: true,
         agent: facts.agent,
         reply: { id: request.id, answered },
+        ...(remote ? { remote } : {}),
       },
       { id, createdAt: facts.createdAt, editorId: facts.offer?.editorId ?? null, editorTab: facts.offer?.tab ?? null },
       { request, frame },
@@ -378,8 +387,11 @@ function offerOn(link: RpcLink, args: OfferArgs, asSent: AsSent | undefined, own
   const reading = { lazyAnswer: true, expected: proposal, owner, held: true };
   if (asSent && 'request' in asSent) {
     const params = asSent.request.params as { arguments: Record<string, unknown> };
-    if (params.arguments.tab_name === args.tab_name) return link.relay(asSent.request, asSent.frame, reading);
-    const renamed = { ...params, arguments: { ...params.arguments, tab_name: args.tab_name } };
+    const sent = params.arguments;
+    if (sent.tab_name === args.tab_name && sent.new_file_path === args.new_file_path) return link.relay(asSent.request, asSent.frame, reading);
+    // A remote agent's paths are this machine's for the editor (`args` has them mapped).
+    const paths = sent.new_file_path === args.new_file_path ? {} : { old_file_path: args.old_file_path, new_file_path: args.new_file_path };
+    const renamed = { ...params, arguments: { ...sent, ...paths, tab_name: args.tab_name } };
     return link.request('tools/call', renamed, { lazy: true, expected: proposal, owner, held: true });
   }
   return link.request('tools/call', { name: 'openDiff', arguments: args }, { lazy: proposal !== undefined, expected: proposal, owner, held: true });

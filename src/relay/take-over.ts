@@ -16,8 +16,8 @@ import { adoptWebSocket } from '../core/ws-handover.ts';
 import { readConnMeta } from './conn-meta.ts';
 import type { Relay } from './relay.ts';
 import { LAZY_FRAME_BYTES, type Frame } from './rpc-link.ts';
-import type { Session } from './session.ts';
-import { openDiffArgs } from './tools/open-diff.ts';
+import type { RemoteSide, Session } from './session.ts';
+import { openDiffArgs, seenHere } from './tools/open-diff.ts';
 
 /** Big strings stay bytes, as when the request first arrived (rpc-link LAZY_STRING_BYTES). */
 const LAZY_STRING_BYTES = 64 * 1024;
@@ -40,6 +40,8 @@ export interface TakeOverDeps {
   readOriginal(path: string): Promise<Parameters<Relay['review']['originalRead']>[1]>;
   /** The most a held request's file may hold. */
   maxFrameBytes(): number;
+  /** A remote by name (the tunnel an agent's connection came through), or null when there is none. */
+  remote(name: string): RemoteSide | null;
   log(message: string): void;
 }
 
@@ -55,9 +57,15 @@ export function takeOverConnections(conns: readonly KeptConnection[], deps: Take
       continue;
     }
     if (meta.kind === 'agent') {
+      const remote = meta.remote ? deps.remote(meta.remote.name) : null;
+      if (meta.remote && !remote) {
+        deps.log(`agent ${meta.session}: it came through remote ${meta.remote.name}, which Patchbay no longer has; closed`);
+        conn.socket.destroy();
+        continue;
+      }
       const ws = adoptWebSocket(conn.socket, conn.head, { role: 'server', protocol: meta.protocol, maxPayload: deps.maxPayload() });
       watchBrokenFrames(ws, `agent ${meta.session}`, deps.log);
-      sessions.set(conn.id, deps.relay.restoreAgent(ws, meta, conn.id));
+      sessions.set(conn.id, deps.relay.restoreAgent(ws, meta, conn.id, remote));
     } else {
       deps.relay.parkEditor({ connId: conn.id, socket: conn.socket, head: conn.head, meta });
     }
@@ -102,8 +110,13 @@ async function takeOverOne(diff: HeldDiff, session: Session | undefined, deps: T
     return forget(diff, deps);
   }
   deps.held.adopt(diff.id, data, diff.file);
-  deps.relay.review.restore(session, request.msg, request.frame, args.data, data, diff.id);
-  deps.relay.review.originalRead(diff.id, await deps.readOriginal(args.data.old_file_path || args.data.new_file_path));
+  // A remote agent's request names its files as they are over there: mapped here as when it arrived.
+  const seen = session.remote ? seenHere(session.remote, args.data) : null;
+  const local = seen?.args ?? args.data;
+  deps.relay.review.restore(session, request.msg, request.frame, local, data, diff.id, seen?.place);
+  const unmapped = seen && !seen.place.mapped ? seen.place.path : null;
+  const original = unmapped !== null && session.remote ? session.remote.readOriginal(unmapped, deps.relay.review.room()) : deps.readOriginal(local.old_file_path || local.new_file_path);
+  deps.relay.review.originalRead(diff.id, await original);
 }
 
 function forget(diff: HeldDiff, deps: TakeOverDeps): void {

@@ -65,6 +65,7 @@ const decisionSchema = z
     undone: changeNumbers.optional(),
     reviewedAt: z.number().optional(),
     afterwards: z.object({ told: z.string(), heard: z.enum(['steered', 'diagnostics', 'not connected']) }).optional(),
+    remote: z.object({ name: z.string().max(NAME_CHARS), path: z.string().max(MAX_PATH_BYTES), mapped: z.boolean() }).optional(),
   })
   .transform(({ status, ...record }): DecisionRecord => ({ ...record, status: status ?? record.outcome }));
 
@@ -419,6 +420,7 @@ function summaryOf(entry: Entry): DiffSummary {
     inEditor: false,
     ...(record.undone ? { undone: record.undone } : {}),
     ...(record.turn ? { turn: record.turn } : {}),
+    ...(record.remote ? { remote: record.remote } : {}),
   };
 }
 

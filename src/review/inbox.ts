@@ -1,7 +1,7 @@
 // The review inbox (DESIGN §7): every openDiff waits here until one decision is made.
 // A state machine: each transition returns the effects the relay must carry out, so the
 // rules are tested without sockets. The first decision wins; later answers are dropped.
-import { HubError, type AgentTurn, type DecidedBy, type DecisionRecord, type Dialect, type DiffDetail, type DiffSummary, type LineNote, type ReviewRoute } from '../api/types.ts';
+import { HubError, type AgentTurn, type DecidedBy, type DecisionRecord, type Dialect, type DiffDetail, type DiffSummary, type LineNote, type RemotePlace, type ReviewRoute } from '../api/types.ts';
 import { closesDecidedDiffs, editorTabName } from '../protocol/dialect.ts';
 import { textResult, type ToolResult } from '../protocol/mcp.ts';
 import { LazyText } from '../protocol/lazy-json.ts';
@@ -29,6 +29,8 @@ export interface NewDiff<R> {
   agent: string;
   /** How the relay answers the agent (its request id, and whoever waits for the answer). */
   reply: R;
+  /** From an agent on a remote; not `mapped`: no local editor is offered it (its path is not a file here). */
+  remote?: RemotePlace;
   /** Its folder is reviewed after, but this edit could not be: why it waits all the same. */
   reviewedBefore?: string;
 }
@@ -277,6 +279,7 @@ export class Inbox<R, F = never> {
       editorId: null,
       agent: input.agent,
       ...(turn ? { turn } : {}),
+      ...(input.remote ? { remote: input.remote } : {}),
     };
     const applied: SettledDiff = {
       id,
@@ -295,6 +298,7 @@ export class Inbox<R, F = never> {
       decision: record,
       finalContents: input.newContents,
       ...(turn ? { turn } : {}),
+      ...(input.remote ? { remote: input.remote } : {}),
     };
     effects.push({ type: 'record', diffId: id, applied });
     effects.push({ type: 'reply', diffId: id, sessionId: input.sessionId, reply: input.reply, result: fileSaved(input.newContents), record });
@@ -437,6 +441,7 @@ export class Inbox<R, F = never> {
 
   private offer(diff: Diff<R>): InboxEffect<R, F>[] {
     if (this.ctx.route() === 'patchbay-only') return [];
+    if (diff.remote && !diff.remote.mapped) return [];
     const editorId = this.ctx.boundEditor(diff.sessionId);
     if (!editorId) return [];
     // Back in the same editor, reuse its tab name (its old tab, if still open, is replaced)
@@ -548,6 +553,7 @@ export class Inbox<R, F = never> {
       tool: diff.tool,
       editorId: diff.editorId,
       agent: diff.agent,
+      ...(diff.remote ? { remote: diff.remote } : {}),
       ...(diff.turn ? { turn: diff.turn } : {}),
     };
     const result = accepted ? fileSaved(contents) : diffRejected(diff.tabName);
@@ -590,6 +596,7 @@ function summary<R>(diff: Diff<R>): DiffSummary {
     tooLarge: diff.tooLarge,
     ...(diff.unreadable !== undefined ? { unreadable: diff.unreadable } : {}),
     inEditor: diff.inEditor,
+    ...(diff.remote ? { remote: diff.remote } : {}),
     ...(diff.turn ? { turn: diff.turn } : {}),
     ...(diff.reviewedBefore ? { reviewedBefore: diff.reviewedBefore } : {}),
   };

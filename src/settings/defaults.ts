@@ -2,7 +2,9 @@
 // value enters (a command's patch, or what config.json holds).
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { HubError, type PatchbaySettings } from '../api/types.ts';
+import { HubError, type PatchbaySettings, type RemoteConfig } from '../api/types.ts';
+import { mappingProblem } from '../remote/paths.ts';
+import { destinationProblem } from '../remote/ssh.ts';
 import { kindOf, preview, valueAt } from '../api/json.ts';
 
 const MiB = 1024 * 1024;
@@ -24,6 +26,7 @@ export const DEFAULT_SETTINGS: PatchbaySettings = Object.freeze({
   allowPiExtensions: false,
   trustedLockDirs: Object.freeze([]) as unknown as string[],
   piCommand: '',
+  remotes: Object.freeze([]) as unknown as RemoteConfig[],
 });
 
 /** A fresh, mutable copy of the defaults. */
@@ -56,6 +59,30 @@ function isPiCommand(text: string): boolean {
     return false;
   }
 }
+
+/** A remote's name: what `status` shows and `remote remove` takes. */
+export const REMOTE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const REMOTE_NAME_RULE = 'must be a name of letters, digits, ".", "_" and "-" (at most 64, starting with a letter or digit)';
+
+const remoteSchema = z.strictObject(
+  {
+    name: z.string({ error: REMOTE_NAME_RULE }).regex(REMOTE_NAME, { error: REMOTE_NAME_RULE }),
+    destination: z.string({ error: 'must be an ssh destination' }).superRefine((value, ctx) => {
+      const problem = destinationProblem(value);
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+    maps: z
+      .array(
+        z.strictObject({ remote: z.string(), local: z.string() }, { error: 'must be {"remote": dir, "local": dir}' }).superRefine((map, ctx) => {
+          const problem = mappingProblem(map);
+          if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+        { error: 'must be a list of {"remote": dir, "local": dir}' },
+      )
+      .min(1, { error: 'must map at least one remote dir to a local one' }),
+  },
+  { error: 'must be {"name", "destination", "maps"}' },
+);
 
 const modelChoice = z.string({ error: MODEL_CHOICE }).refine(isModelChoice, { error: MODEL_CHOICE });
 const reviewMode = z.enum(['before', 'after'], { error: 'must be "before" or "after"' });
@@ -99,6 +126,10 @@ export const SETTING_SCHEMAS = {
     .max(4096, { error: 'must be at most 4096 characters' })
     .refine((text) => !/[\r\n]/.test(text), { error: 'must be one line' })
     .refine(isPiCommand, { error: PI_COMMAND }),
+  remotes: z
+    .array(remoteSchema, { error: 'must be a list of remotes' })
+    .max(64, { error: 'must be at most 64 remotes' })
+    .refine((list) => new Set(list.map((r) => r.name)).size === list.length, { error: 'must not name a remote twice' }),
 } satisfies { [K in keyof PatchbaySettings]: z.ZodType<PatchbaySettings[K]> };
 
 const PATCH_SCHEMA = z.strictObject(SETTING_SCHEMAS).partial();

@@ -7,7 +7,7 @@ import { HubError, type PatchbaySettings } from '../api/types.ts';
  * What makes Patchbay run a program (the hosted pi command; extensions hosted pi loads), and
  * what widens whose files it trusts (lock dirs others may write).
  */
-export const LOCAL_ONLY_SETTINGS = ['piCommand', 'allowPiExtensions', 'trustedLockDirs'] as const satisfies readonly (keyof PatchbaySettings)[];
+export const LOCAL_ONLY_SETTINGS = ['piCommand', 'allowPiExtensions', 'trustedLockDirs', 'remotes'] as const satisfies readonly (keyof PatchbaySettings)[];
 
 export type LocalOnlySetting = (typeof LOCAL_ONLY_SETTINGS)[number];
 
@@ -21,6 +21,11 @@ const RUNS = {
 const FACTS: Record<LocalOnlySetting, { example: string; decides: string; takesEffect: { running: string; stopped: string } }> = {
   piCommand: { example: `'"/path/to/pi"'`, ...RUNS },
   allowPiExtensions: { example: 'true', ...RUNS },
+  remotes: {
+    example: `'[{"name":"devbox","destination":"me@devbox","maps":[{"remote":"/home/me/p","local":"/Users/me/p"}]}]'` + ' (or: patchbay remote add)',
+    decides: 'where Patchbay connects with ssh',
+    takesEffect: { running: 'the running Patchbay connected it', stopped: 'Patchbay connects it when it starts' },
+  },
   trustedLockDirs: {
     example: `'["/srv/shared/ide"]'`,
     decides: 'whose lockfiles Patchbay trusts',

@@ -23,12 +23,23 @@ export interface DoorConnection {
   protocol: string;
   /** The host's name for the connection (what a next core needs of it is kept under it). */
   connId: string;
+  /** The remote whose token it carried (it came through that remote's tunnel), or null. */
+  remote: string | null;
+}
+
+/** A token of a remote's: the dialect it stands for, and which remote (src/remote/). */
+export interface DoorKey {
+  dialect: Dialect;
+  token: string;
+  remote: string;
 }
 
 export interface DoorOptions {
   host: string;
   port: number;
   tokens: Partial<Record<Dialect, string>>;
+  /** The remotes' tokens now (each connection of a remote has its own). */
+  remoteKeys?: () => readonly DoorKey[];
   maxPayload: number;
   onConnection: (conn: DoorConnection) => void;
   log: (message: string) => void;
@@ -50,6 +61,15 @@ export function authenticate(req: IncomingMessage, tokens: Partial<Record<Dialec
     const expected = tokens[dialect];
     const given = req.headers[AUTH_HEADER[dialect]];
     if (expected && typeof given === 'string' && tokensEqual(given, expected)) return dialect;
+  }
+  return null;
+}
+
+/** The remote key the request carries, if any matches: it names the dialect by its header, as a local token does. */
+export function remoteKeyOf(req: IncomingMessage, keys: readonly DoorKey[]): DoorKey | null {
+  for (const key of keys) {
+    const given = req.headers[AUTH_HEADER[key.dialect]];
+    if (typeof given === 'string' && tokensEqual(given, key.token)) return key;
   }
   return null;
 }
@@ -108,7 +128,9 @@ export class Door {
         refusals.refused('a browser Origin', req.headers.origin);
         return refuse(socket, 403, 'Forbidden');
       }
-      const dialect = authenticate(req, options.tokens);
+      const local = authenticate(req, options.tokens);
+      const key = local === null ? remoteKeyOf(req, options.remoteKeys?.() ?? []) : null;
+      const dialect = local ?? key?.dialect;
       if (!dialect) {
         refusals.refused('missing or wrong token');
         return refuse(socket, 401, 'Unauthorized');
@@ -117,7 +139,7 @@ export class Door {
       gate.upgraded(socket);
       wss.handleUpgrade(req, socket, head, (ws) => {
         const connId = connIds.get(socket) ?? '';
-        options.onConnection({ ws, dialect, remotePort: socket.remotePort ?? 0, localPort: socket.localPort ?? 0, protocol: ws.protocol, connId });
+        options.onConnection({ ws, dialect, remotePort: socket.remotePort ?? 0, localPort: socket.localPort ?? 0, protocol: ws.protocol, connId, remote: key?.remote ?? null });
       });
     });
     http.on('clientError', (_err, socket) => socket.destroy());

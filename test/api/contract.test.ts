@@ -35,6 +35,7 @@ const MALFORMED: Record<HubMethod, unknown[]> = {
   'reviewMode.set': [{ value: 'later' }, { project: '/tmp' }, { project: 'rel', value: 'after' }],
   traffic: [{ sessionId: 's1', limit: 'all' }, { sessionId: 's1', limit: 0 }, { sessionId: 's1', limit: 2.5 }, { limit: 5 }],
   'settings.get': [{ key: 'takeover' }],
+  'remotes.reload': [{ wait: 5 }, { name: 'devbox' }],
   'settings.set': [{ patch: 'takeover=false' }, { patch: { takeover: 'no' } }, { patch: { noSuchSetting: 1 } }, { patch: { diagnosticsDeadlineMs: -5 } }],
   'autoconnect.get': [{ project: 42 }, { project: 'relative/dir' }],
   'autoconnect.set': [{ value: 'on' }, { project: 'rel', value: true }, {}],

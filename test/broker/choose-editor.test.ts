@@ -15,6 +15,8 @@ const editor = (id: string, folders: string[], focusedAt: number | null = null):
   focusedAt,
 });
 
+const withWorktrees = (e: CandidateEditor, worktrees: string[]): CandidateEditor => ({ ...e, worktrees });
+
 const nvim = editor('nvim', ['/home/me/app']);
 const code = editor('code', ['/home/me/web']);
 const nested = editor('nested', ['/home/me/app/packages/core']);
@@ -227,6 +229,37 @@ const cases: Case[] = [
     name: 'a folder that only shares a name prefix does not contain cwd',
     session: { cwd: '/home/me/application' },
     live: [nvim],
+    want: { editorId: null, reason: 'none' },
+  },
+  // (6) another worktree of a repository an editor has open
+  {
+    name: 'an agent in a linked worktree of the repository an editor has open is bound to it',
+    session: { cwd: '/home/me/feature-x/src' },
+    live: [withWorktrees(nvim, ['/home/me/feature-x', '/home/me/hotfix']), code],
+    want: { editorId: 'nvim', reason: 'worktree' },
+  },
+  {
+    name: 'an editor containing cwd wins over one whose worktree contains it',
+    session: { cwd: '/home/me/web/src' },
+    live: [withWorktrees(nvim, ['/home/me/web']), code],
+    want: { editorId: 'code', reason: 'cwd' },
+  },
+  {
+    name: 'the deepest worktree wins, and among editors of one repository the last focused',
+    session: { cwd: '/home/me/wt/inner/x' },
+    live: [withWorktrees(editor('a', ['/a'], 5), ['/home/me/wt']), withWorktrees(editor('b', ['/b'], 1), ['/home/me/wt/inner']), withWorktrees(editor('c', ['/c'], 9), ['/home/me/wt/inner'])],
+    want: { editorId: 'c', reason: 'worktree' },
+  },
+  {
+    name: 'a remembered choice wins over a worktree match',
+    session: { cwd: '/home/me/feature-x', memory: null },
+    live: [withWorktrees(nvim, ['/home/me/feature-x'])],
+    want: { editorId: null, reason: 'sticky' },
+  },
+  {
+    name: 'a folder beside a worktree is in none',
+    session: { cwd: '/home/me/feature-xy' },
+    live: [withWorktrees(nvim, ['/home/me/feature-x'])],
     want: { editorId: null, reason: 'none' },
   },
 ];

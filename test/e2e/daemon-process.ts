@@ -57,7 +57,8 @@ export interface Daemon {
   corePids(): number[];
 }
 
-function alive(pid: number): boolean {
+/** Whether a process of that pid runs (signal 0). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -12,7 +12,7 @@ function snapshot(diffs: DiffSummary[]): Snapshot {
   return {
     version: '0', pid: 1, paused: false, door: { port: 1, lockfiles: [], problems: [] }, editors: [], invalidLockfiles: [], otherLockfiles: [],
     sessions: [{ id: 's1', kind: 'pi', dialect: 'pi', clientName: null, pid: 5, cwd: '/w/app', command: null, identity: 'known', connectedAt: 0, lastActiveAt: 0, editorId: null, reason: 'none', automaticEditorId: null, pendingDiffs: diffs.length }],
-    idleAgents: [], diffs, history: [], settings: {} as Snapshot['settings'], hostedPi: {} as Snapshot['hostedPi'], hosted: [], warnings: [],
+    idleAgents: [], diffs, history: [], settings: {} as Snapshot['settings'], hostedPi: {} as Snapshot['hostedPi'], hosted: [], remotes: [], warnings: [],
     corePid: 2, core: { reason: 'start', startedAt: 0, restarts: 0, daemonSince: 0 }, notices: [], notReconnected: [],
   };
 }

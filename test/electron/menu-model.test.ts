@@ -52,6 +52,7 @@ function snapshot(parts: Partial<Snapshot>): Snapshot {
     settings: {} as Snapshot['settings'],
     hostedPi: {} as Snapshot['hostedPi'],
     hosted: [],
+    remotes: [],
     warnings: [],
     ...parts,
   };

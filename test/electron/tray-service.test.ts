@@ -45,7 +45,7 @@ function diff(id: string): DiffSummary {
 function snapshot(diffs: DiffSummary[], paused = false): Snapshot {
   return {
     version: '0', pid: 1, paused, door: { port: 1, lockfiles: [], problems: [] }, editors: [], invalidLockfiles: [], otherLockfiles: [], sessions: [],
-    idleAgents: [], diffs, history: [], settings: {} as Snapshot['settings'], hostedPi: {} as Snapshot['hostedPi'], hosted: [], warnings: [],
+    idleAgents: [], diffs, history: [], settings: {} as Snapshot['settings'], hostedPi: {} as Snapshot['hostedPi'], hosted: [], remotes: [], warnings: [],
     corePid: 2, core: { reason: 'start', startedAt: 0, restarts: 0, daemonSince: 0 }, notices: [], notReconnected: [],
   };
 }

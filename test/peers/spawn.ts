@@ -51,9 +51,11 @@ export const TSX_LOADER = import.meta.resolve('tsx');
 export async function spawnPeer(
   kind: PeerKind,
   args: string[],
-  opts: { readyTimeoutMs?: number; env?: NodeJS.ProcessEnv; cwd?: string } = {},
+  /** `prefix`: what runs node (e.g. `ip netns exec <ns> runuser -u <user> --`, for a peer on another "machine"). */
+  opts: { readyTimeoutMs?: number; env?: NodeJS.ProcessEnv; cwd?: string; prefix?: string[] } = {},
 ): Promise<PeerProcess> {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, SCRIPTS[kind], ...args], {
+  const argv = [...(opts.prefix ?? []), process.execPath, '--import', TSX_LOADER, SCRIPTS[kind], ...args];
+  const child = spawn(argv[0]!, argv.slice(1), {
     cwd: opts.cwd ?? ROOT,
     env: opts.env ?? process.env,
     stdio: ['pipe', 'pipe', 'pipe'],

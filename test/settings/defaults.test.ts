@@ -29,7 +29,18 @@ test('a fresh install has the documented defaults', () => {
     allowPiExtensions: false,
     trustedLockDirs: [],
     piCommand: '',
+    remotes: [],
   });
+});
+
+test('a remote that would make ssh read an option, or maps a relative dir, is refused naming the field', () => {
+  const remote = { name: 'devbox', destination: 'me@devbox', maps: [{ remote: '/home/me/p', local: '/Users/me/p' }] };
+  assert.deepEqual(validateSettingsPatch({ remotes: [remote] }).remotes, [remote]);
+  assert.throws(() => validateSettingsPatch({ remotes: [{ ...remote, destination: '-oProxyCommand=sh' }] }), /"remotes\[0\]\.destination" the ssh destination "-oProxyCommand=sh" must not start with "-"/);
+  assert.throws(() => validateSettingsPatch({ remotes: [{ ...remote, maps: [{ remote: 'p', local: '/x' }] }] }), /"remotes\[0\]\.maps\[0\]".*must be an absolute path/);
+  assert.throws(() => validateSettingsPatch({ remotes: [{ ...remote, maps: [] }] }), /at least one/);
+  assert.throws(() => validateSettingsPatch({ remotes: [remote, remote] }), /must not name a remote twice/);
+  assert.throws(() => validateSettingsPatch({ remotes: [{ ...remote, name: 'a b' }] }), /"remotes\[0\]\.name" must be a name/);
 });
 
 test('changing a copy of the defaults leaves the defaults alone', () => {

@@ -45,6 +45,7 @@ export function sampleSettings(): PatchbaySettings {
     allowPiExtensions: false,
     trustedLockDirs: [],
     piCommand: '',
+    remotes: [],
   };
 }
 
@@ -125,6 +126,7 @@ export function sampleSnapshot(): Snapshot {
     settings: sampleSettings(),
     hostedPi: { command: ['pi'], commandSource: 'default', allowExtensions: false, settingsFile: '/home/u/.config/Patchbay/config.json' },
     hosted: [],
+    remotes: [],
     warnings: ['the store was unreadable and moved aside'],
   };
 }
@@ -554,6 +556,7 @@ export function createFakeHub(): FakeHub {
     'pi.setAutoCompaction': ({ id, enabled }) => void (hostedSession(id).settings.autoCompaction = enabled),
     'pi.setAutoRetry': ({ id, enabled }) => void (hostedSession(id).settings.autoRetry = enabled),
     'pi.abortRetry': ({ id }) => void hostedSession(id),
+    'remotes.reload': () => [],
   };
 
   return {

@@ -29,6 +29,18 @@ export function EditorCard({ editor, sessions }: { editor: EditorView; sessions:
                 </code>
               ))}
         </dd>
+        {editor.worktrees !== undefined && editor.worktrees.length > 0 && (
+          <>
+            <dt>Other worktrees</dt>
+            <dd>
+              {editor.worktrees.map((w) => (
+                <code key={w} className="path">
+                  {w}
+                </code>
+              ))}
+            </dd>
+          </>
+        )}
         <dt>Process</dt>
         <dd>
           pid {editor.pid} · port {editor.port} · {editor.dialect} dialect

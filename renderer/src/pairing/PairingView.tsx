@@ -4,6 +4,7 @@ import { routeHash } from '../app/route.ts';
 import { useHub, useSnapshot } from '../hub/HubProvider.tsx';
 import { useCommand } from '../hub/useCommand.ts';
 import { EditorCard } from './EditorCard.tsx';
+import { RemotesSection } from './RemotesSection.tsx';
 import { SessionCard } from './SessionCard.tsx';
 
 export function PairingView() {
@@ -33,6 +34,7 @@ export function PairingView() {
         {snapshot.sessions.map((s) => (
           <SessionCard key={s.id} session={s} editors={snapshot.editors} paused={snapshot.paused} />
         ))}
+        <RemotesSection remotes={snapshot.remotes} />
         <h2>Running pi not connected ({snapshot.idleAgents.length})</h2>
         {snapshot.idleAgents.length === 0 ? (
           <p className="empty">None found.</p>

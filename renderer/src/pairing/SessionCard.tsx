@@ -33,11 +33,23 @@ export function SessionCard({ session, editors, paused = false }: { session: Ses
     <article className="card" aria-label={`Session ${label}`}>
       <h3>{label}</h3>
       <p className="meta">
+        {session.remote !== undefined && <span className="badge remote-badge">on {session.remote}</span>}
         {session.clientName ?? session.kind} · {session.dialect} dialect
-        {session.pid !== null && ` · pid ${session.pid}`}
+        {session.pid !== null && ` · pid ${session.pid}${session.remote === undefined ? '' : ` on ${session.remote}`}`}
         {session.pendingDiffs > 0 && ` · ${session.pendingDiffs} pending`}
       </p>
-      {session.cwd !== null && <code className="path">{session.cwd}</code>}
+      {session.cwd !== null && <code className="path">{session.remote === undefined ? session.cwd : `${session.remote}:${session.cwd}`}</code>}
+      {session.remote !== undefined && session.cwd !== null && (
+        <p className="meta inline-path">
+          {session.localCwd ? (
+            <>
+              Here: <code className="path">{session.localCwd}</code>
+            </>
+          ) : (
+            `No map of ${session.remote} covers this folder: its edits are reviewed in Patchbay only.`
+          )}
+        </p>
+      )}
       {paused ? (
         <p>
           Served by <strong>Patchbay review</strong> <span className="reason reason-paused">paused</span>{' '}

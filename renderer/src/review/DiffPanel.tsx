@@ -44,6 +44,13 @@ export function DiffPanel({ diff, group, ...rest }: Props) {
           {diff.tool} from {group.agent} in {group.folder ?? 'an unknown folder'} · served by {group.editor}
           {diff.inEditor && ' · open in the editor too'}
         </p>
+        {diff.remote !== undefined && (
+          <p className="meta">
+            {diff.remote.mapped
+              ? `From ${diff.remote.name}, where it is ${diff.remote.path}`
+              : `On ${diff.remote.name} only (no map covers it): reviewed here, never offered to an editor on this machine`}
+          </p>
+        )}
       </header>
       {state.status === 'loading' && <p className="empty">Loading the proposed contents…</p>}
       {state.status === 'failed' && <ErrorText>{`Could not load this diff: ${state.error}`}</ErrorText>}

@@ -5,6 +5,7 @@ import { emptyDiagnostics, translateDiagnostics } from '../../protocol/dialect.t
 import type { RpcId, RpcResponse } from '../../protocol/jsonrpc.ts';
 import { withTimeout } from '../editor-link.ts';
 import { addReviewNotes } from '../review-notes.ts';
+import { diagnosticsToRemote, requestToLocal } from '../remote-paths.ts';
 import { answer, type RpcLink } from '../rpc-link.ts';
 import { defineTool } from './tool.ts';
 
@@ -16,7 +17,7 @@ export const getDiagnostics = defineTool({
     description: 'Diagnostics (none without an editor).',
     inputSchema: { type: 'object', properties: { uri: { type: 'string' } }, required: [], additionalProperties: false },
   },
-  async handle(ctx, { session, msg, frame, args }) {
+  async handle(ctx, { session, msg, frame }) {
     // The person's words about a decision, read once (review-notes.ts); usually there are none.
     const notes = session.reviewNotes.splice(0);
     const empty = (): unknown => addReviewNotes(emptyDiagnostics(session.dialect), notes, session.dialect);
@@ -29,18 +30,23 @@ export const getDiagnostics = defineTool({
     try {
       // The usual case, an open link, needs no connect deadline of its own.
       link = editor.connection.openLink() ?? (await withTimeout(editor.connection.link(), deadline, 'getDiagnostics'));
-      const sameDialect = editor.instance.dialect === session.dialect;
+      const { remote } = session;
+      // A remote agent's files are named as it knows them, both ways: its frame cannot pass as it came.
+      const asItCame = editor.instance.dialect === session.dialect && !remote;
       const reading = { deadline: { ms: Math.max(1, deadline - (ctx.now() - started)), what: 'getDiagnostics' }, owner: session };
-      const call = sameDialect
+      const params = remote ? requestToLocal(msg, remote.maps).params : msg.params;
+      const call = asItCame
         ? link.relay(msg, frame, reading)
-        : link.request('tools/call', { ...(msg.params as object), name: 'getDiagnostics', arguments: args }, reading);
+        : link.request('tools/call', { ...(params as object), name: 'getDiagnostics' }, reading);
       callId = call.id;
       const reply = await call.response;
       if (reply.msg.error) throw new Error(reply.msg.error.message);
+      const shape = (result: unknown): unknown => {
+        const translated = translateDiagnostics(result, session.dialect);
+        return remote ? diagnosticsToRemote(translated, session.dialect, remote.maps) : translated;
+      };
       const translate =
-        sameDialect && notes.length === 0
-          ? null
-          : (r: RpcResponse) => ({ ...r, result: addReviewNotes(translateDiagnostics(r.result, session.dialect), notes, session.dialect) });
+        asItCame && notes.length === 0 ? null : (r: RpcResponse) => ({ ...r, result: addReviewNotes(shape(r.result), notes, session.dialect) });
       answer(session.link, msg.id, reply, translate);
     } catch (err) {
       if (link && callId !== undefined) link.forget(callId);

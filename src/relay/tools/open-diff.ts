@@ -6,8 +6,12 @@ import { LazyText } from '../../protocol/lazy-json.ts';
 import type { ToolResult } from '../../protocol/mcp.ts';
 import { cutToBytes, diffPathProblem, MAX_PATH_BYTES, MAX_TAB_NAME_BYTES, tabNameProblem } from '../../review/diff-limits.ts';
 import { diffRejected } from '../../review/inbox.ts';
-import { frameHeld } from '../rpc-link.ts';
+import type { RemotePlace } from '../../api/types.ts';
+import { toLocal } from '../../remote/paths.ts';
 import { reviewModeFor } from '../../review/review-mode.ts';
+import type { Original } from '../../review/read-original.ts';
+import { frameHeld } from '../rpc-link.ts';
+import type { RemoteSide, Session } from '../session.ts';
 import { defineTool, text, type ToolCall, type ToolContext } from './tool.ts';
 
 /** A name (path, tab): a string; one big enough to stay undecoded in its frame is far over its cap. */
@@ -73,21 +77,45 @@ export const openDiff = defineTool({
     if (session.closed) return;
     const problem = problemWith(args) ?? ctx.review.overBudget(frameHeld(frame));
     if (problem) return reject(ctx, call, problem);
-    const path = args.old_file_path || args.new_file_path;
-    if (reviewModeFor(ctx.settings(), args.new_file_path) === 'after') {
-      // Reviewed after: answered at once, once the file before the edit is kept (it is read first).
-      const original = await ctx.readOriginal(path, ctx.review.room());
+    // A remote agent's file as it is here: reviewed there, in the editor and in Patchbay.
+    const seen = session.remote ? seenHere(session.remote, args) : null;
+    const local = seen?.args ?? args;
+    const place = seen?.place;
+    const readOriginal = (): Promise<Original> => readOriginalOf(ctx, session, local, place);
+    // Reviewed after only where Patchbay can take the edit back: a file here.
+    if (place?.mapped !== false && reviewModeFor(ctx.settings(), local.new_file_path) === 'after') {
+      // Answered at once, once the file before the edit is kept (it is read first).
+      const original = await readOriginal();
       if (session.closed) return;
-      const applied = ctx.review.applyAfter(session, msg, args, original);
+      const applied = ctx.review.applyAfter(session, msg, local, original, place);
       if ('answered' in applied) return applied.answered;
-      const held = ctx.review.receive(session, msg, frame, args, applied.reviewBefore);
+      const held = ctx.review.receive(session, msg, frame, local, { remote: place, reviewedBefore: applied.reviewBefore });
       ctx.review.originalRead(held.id, original);
       return held.answered;
     }
     // The request stays open until a decision answers it.
-    const { id, answered } = ctx.review.receive(session, msg, frame, args);
-    ctx.review.originalRead(id, await ctx.readOriginal(path, ctx.review.room()));
+    const { id, answered } = ctx.review.receive(session, msg, frame, local, place ? { remote: place } : {});
+    ctx.review.originalRead(id, await readOriginal());
     await answered;
   },
   refuse: (ctx, call, problem) => reject(ctx, call, problem),
 });
+
+/**
+ * A remote agent's openDiff as this machine sees it: its paths mapped here, and where it is over
+ * there. With no map covering it, it is not a file here: only Patchbay reviews it, by its remote path.
+ */
+export function seenHere(remote: RemoteSide, args: OpenDiffArgs): { args: OpenDiffArgs; place: RemotePlace } {
+  const local = toLocal(remote.maps, args.new_file_path);
+  const place = { name: remote.name, path: args.new_file_path, mapped: local !== null };
+  if (local === null) return { args, place };
+  const old = (args.old_file_path && toLocal(remote.maps, args.old_file_path)) || local;
+  return { args: { ...args, new_file_path: local, old_file_path: old }, place };
+}
+
+/** The file a diff is reviewed against: here, or over there (read through the tunnel) where no map covers it. */
+export function readOriginalOf(ctx: Pick<ToolContext, 'readOriginal' | 'review'>, session: Session, args: OpenDiffArgs, place: RemotePlace | undefined): Promise<Original> {
+  const room = ctx.review.room();
+  if (place && !place.mapped && session.remote) return session.remote.readOriginal(place.path, room);
+  return ctx.readOriginal(args.old_file_path || args.new_file_path, room);
+}

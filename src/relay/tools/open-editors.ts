@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { emptyOpenEditors, toolNameFor, translateOpenEditors } from '../../protocol/dialect.ts';
 import type { RpcResponse } from '../../protocol/jsonrpc.ts';
+import { tabsToRemote } from '../remote-paths.ts';
 import { defineTool } from './tool.ts';
 
 export const openEditors = defineTool({
@@ -14,13 +15,16 @@ export const openEditors = defineTool({
     const editor = ctx.boundEditor(session);
     if (!editor) return session.link.respond(msg.id, emptyOpenEditors(session.dialect));
     const { dialect } = editor.instance;
-    if (dialect === session.dialect) return ctx.forward(session, msg, frame, null);
+    const { remote } = session;
+    if (dialect === session.dialect && !remote) return ctx.forward(session, msg, frame, null);
     const params = msg.params as { name: string };
     const name = toolNameFor(params.name, session.dialect, dialect);
     const offered = editor.connection.tools;
     if (offered !== null && !offered.some((tool) => tool.name === name)) return session.link.respond(msg.id, emptyOpenEditors(session.dialect));
     const renamed = { ...msg, params: { ...params, name } };
-    const translate = (r: RpcResponse): RpcResponse => (r.result === undefined ? r : { ...r, result: translateOpenEditors(r.result, session.dialect) });
-    return ctx.forward(session, renamed, null, translate);
+    // A remote agent sees the tabs of files it can open, by its own paths.
+    const shape = (result: unknown): unknown => (remote ? tabsToRemote(translateOpenEditors(result, session.dialect), remote.maps) : translateOpenEditors(result, session.dialect));
+    const translate = (r: RpcResponse): RpcResponse => (r.result === undefined ? r : { ...r, result: shape(r.result) });
+    return ctx.forward(session, renamed, null, translate, true);
   },
 });

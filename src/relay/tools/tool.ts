@@ -20,7 +20,14 @@ export interface ToolContext {
    * back under the agent's (a big frame read lazily as its bytes, with only the id replaced);
    * without an editor, says so in the agent's terms.
    */
-  forward(session: Session, msg: RpcRequest, frame: Frame | null, translate: ((r: RpcResponse) => RpcResponse) | null): Promise<void>;
+  forward(
+    session: Session,
+    msg: RpcRequest,
+    frame: Frame | null,
+    translate: ((r: RpcResponse) => RpcResponse) | null,
+    /** The call and `translate` already name a remote session's files as each side knows them. */
+    pathsMapped?: boolean,
+  ): Promise<void>;
   /** The on-disk contents a diff is reviewed against, read up to `maxBytes` (and the review's own cap). */
   readOriginal(path: string, maxBytes: number): Promise<Original>;
   settings(): PatchbaySettings;
