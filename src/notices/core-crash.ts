@@ -7,7 +7,8 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' 
 
 export function coreCrashNotice(crash: CoreCrash, startedAt: number, kept: { connections: number; held: number }): Notice {
   const how = crash.signal ? `killed by ${crash.signal}` : `exit code ${crash.code}`;
-  const last = crash.stderr.at(-1);
+  // A core killed by a signal said nothing as it died: its last line on stderr is an older one.
+  const last = crash.signal ? undefined : crash.stderr.at(-1);
   const said = last ? ` Its last words: ${last}` : '';
   return {
     id: `core-crash-${crash.at}`,
