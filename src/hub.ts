@@ -40,6 +40,7 @@ import { DisposableStore, type Disposable } from './lifecycle/disposables.ts';
 import { fullCollection, MemoryRelease } from './lifecycle/release-memory.ts';
 import { Relay } from './relay/relay.ts';
 import type { RelayInbox } from './relay/review-bridge.ts';
+import { receivedFrames } from './relay/rpc-link.ts';
 import { DiffHistory } from './review/history.ts';
 import { interruptedRecord, PendingLog } from './review/pending-log.ts';
 import { Inbox, type Decision } from './review/inbox.ts';
@@ -209,8 +210,8 @@ class PatchbayHub implements Hub {
   private readonly listeners = new Set<(event: HubEvent) => void>();
   /** Its own timers; the parts (relay, discovery, pi host, door) close themselves. */
   private readonly timers = new DisposableStore();
-  /** Gives decided big diffs' frames back once traffic stops (V8 alone may wait many seconds). */
-  private readonly memory = this.timers.add(new MemoryRelease(fullCollection()));
+  /** Gives decided big diffs' frames back once the relay is idle (V8 alone may wait many seconds). */
+  private readonly memory = this.timers.add(new MemoryRelease(fullCollection(), { frames: receivedFrames, busy: () => this.relay.requestsInFlight() }));
   private snapshotPending: Disposable | null = null;
   private closing: Promise<void> | null = null;
 

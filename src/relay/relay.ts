@@ -780,6 +780,12 @@ export class Relay {
     await Promise.race([Promise.all(closing), new Promise((resolve) => this.timers.timeout(SHUTDOWN_CLOSE_TABS_MS, () => resolve(undefined)))]);
   }
 
+  /** Whether a request is on its way that no person holds: an agent's to its editor, or Patchbay's own. */
+  requestsInFlight(): boolean {
+    const links = [...this.editors.values()].flatMap((e) => e.connection.openLink() ?? []);
+    return !answeredAll([...this.sessions.values()], links);
+  }
+
   /**
    * The old core's part of a graceful restart: agents' connections stop being read at message
    * boundaries, what they asked is answered (waiting at most `waitMs`), then editors' connections
@@ -810,7 +816,7 @@ export class Relay {
     await Promise.all(sessions.map((s) => stop(s.link.ws, s.link.connId!, () => s.link.unansweredQuick().length === 0)));
     // Only once no agent can ask anything more: an editor stopped earlier would leave the answer
     // to a request read meanwhile to the next core, which never sent it.
-    const quiet = (): boolean => sessions.every((s) => s.inFlight - s.diffCalls <= 0) && links.every((l) => l.unansweredQuick().length === 0);
+    const quiet = (): boolean => answeredAll(sessions, links);
     await Promise.all(links.map((l) => stop(l.ws, l.connId!, quiet)));
     // Whatever is still unanswered gets an answer now (an error the agent can retry), not silence.
     const gone = new Error('Patchbay restarted before this was answered; ask again');
@@ -871,4 +877,9 @@ function openDiffTab(msg: RpcRequest): string | null {
   if (!isOpenDiffCall(msg)) return null;
   const args = (msg.params as { arguments?: unknown }).arguments;
   return isObject(args) && typeof args.tab_name === 'string' ? args.tab_name : '';
+}
+
+/** What `sessions` asked is answered (but what waits on a person: their openDiffs), and so is what was asked on `links`. */
+function answeredAll(sessions: readonly SessionState[], links: readonly RpcLink[]): boolean {
+  return sessions.every((s) => s.inFlight - s.diffCalls <= 0) && links.every((l) => l.unansweredQuick().length === 0);
 }

@@ -118,6 +118,12 @@ export interface LinkHandlers {
   onRefused?(request: Envelope & { id: RpcId; method: string }, problem: string): void;
 }
 
+/** Frames received on every link in this process: whether it changed tells traffic from quiet (release-memory.ts). */
+let framesReceived = 0;
+export function receivedFrames(): number {
+  return framesReceived;
+}
+
 export class LinkClosedError extends Error {
   constructor(what: string) {
     super(`${what}: connection closed`);
@@ -206,6 +212,7 @@ export class RpcLink {
   }
 
   private receive(bytes: Buffer): void {
+    framesReceived++;
     if (bytes.length >= LAZY_FRAME_BYTES && this.receiveLazily(bytes)) return;
     // Weighed before anything is made of it, unless it is too small to need it (frame-cost.ts).
     const weight = bytes.length < UNWEIGHED_BELOW ? null : weighFrame(bytes);

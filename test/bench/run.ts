@@ -12,8 +12,10 @@
  *
  * Options:
  *   --json                 results as JSON on stdout (progress stays on stderr)
- *   --only a,b             a subset of: latency, throughput, diff, stall, burst, lockfile, memory, ui
- *                          (ui: the review's views in Chromium against the daemon's UI, ui-views.ts)
+ *   --only a,b             a subset of: latency, throughput, rounds, diff, stall, burst, lockfile,
+ *                          restart, memory, ui (rounds: the latency, throughput and diff phases back
+ *                          to back, round after round; ui: the review's views in Chromium against the
+ *                          daemon's UI, ui-views.ts)
  *   --runs N               N runs (default 1), each with its relays started afresh: the table then
  *                          shows each side's median, the median of the runs' ratios, their spread,
  *                          and how many runs met the target (each run's own table goes to stderr)
@@ -59,9 +61,16 @@ const PLAN = {
   lockfileRuns: 15,
   memoryEditors: 50,
   memorySessions: 200,
+  // The phases back to back (issue 31), as an agent's traffic meets them: each round's calls
+  // start right after the last round's big diffs. A warm-up round, then these rounds.
+  rounds: 3,
+  roundCalls: 3000,
+  roundBlock: 100,
+  roundSelections: 20_000,
+  roundDiffs: 5,
 };
 
-const METRICS = ['latency', 'throughput', 'diff', 'stall', 'burst', 'lockfile', 'restart', 'memory', 'ui'] as const;
+const METRICS = ['latency', 'throughput', 'rounds', 'diff', 'stall', 'burst', 'lockfile', 'restart', 'memory', 'ui'] as const;
 type Metric = (typeof METRICS)[number];
 
 const started = performance.now();
@@ -307,6 +316,108 @@ async function measureDiffs(rig: Rig, proposal: Proposal): Promise<Measurement[]
     rows.push(...(await measureDiffCase(c, proposal)));
   }
   return rows;
+}
+
+/** Each relay's CPU time (its whole process tree) spent while `work` runs: both relays are read before and after. */
+async function phaseCpu<T>(pairs: Pair[], cpu: Record<string, number[]>, work: () => Promise<T>): Promise<T> {
+  const before = await Promise.all(pairs.map((p) => cpuMillis(p.pid)));
+  const result = await work();
+  const after = await Promise.all(pairs.map((p) => cpuMillis(p.pid)));
+  pairs.forEach((p, i) => (cpu[p.name] ??= []).push(after[i]! - before[i]!));
+  return result;
+}
+
+/** What one round of the back-to-back order measured, per relay. */
+interface RoundResult {
+  p50: number;
+  p99: number;
+  /** The slowest call, and how long after its phase started it was sent (ms). */
+  slowest: { ms: number; at: number };
+  rate: number;
+  diff: number;
+}
+
+/**
+ * One round back to back: `roundCalls` getDiagnostics a relay, one at a time in blocks of
+ * `roundBlock` alternating between the relays; then a burst of `roundSelections`
+ * selection_changed from each relay's editor; then `roundDiffs` 10 MiB openDiffs a relay,
+ * alternating. No pause between the phases, nor before the next round's calls.
+ */
+async function backToBackRound(rig: Rig, host: Child, keys: Record<Pair['name'], number>, proposal: Proposal, round: number, cpu: Record<string, Record<string, number[]>>): Promise<Record<string, RoundResult>> {
+  const pairs = rig.pi;
+  const samples = new Map<string, { ms: number; at: number }[]>(pairs.map((p) => [p.name, []]));
+  await phaseCpu(pairs, (cpu.calls ??= {}), async () => {
+    const t0 = performance.now();
+    for (let block = 0; block < PLAN.roundCalls / PLAN.roundBlock; block++) {
+      for (const pair of inRound(pairs, block)) {
+        for (let i = 0; i < PLAN.roundBlock; i++) {
+          const at = performance.now() - t0;
+          samples.get(pair.name)!.push({ ms: await roundTrip(pair, i === 0 && block < 2), at });
+        }
+      }
+    }
+  });
+  const rates = new Map<string, number>();
+  await phaseCpu(pairs, (cpu.selections ??= {}), async () => {
+    for (const pair of inRound(pairs, round)) rates.set(pair.name, (await burstRate(pair, host, keys[pair.name], PLAN.roundSelections)).rate);
+  });
+  const diffs = new Map<string, number[]>(pairs.map((p) => [p.name, []]));
+  const path = join(rig.folder, 'new.ts');
+  await phaseCpu(pairs, (cpu.diffs ??= {}), async () => {
+    for (let i = 0; i < PLAN.roundDiffs; i++) for (const pair of inRound(pairs, i)) diffs.get(pair.name)!.push(await diffRoundTrip(pair, path, proposal));
+  });
+  return Object.fromEntries(
+    pairs.map((p) => {
+      const ms = samples.get(p.name)!.map((s) => s.ms);
+      const slowest = samples.get(p.name)!.reduce((a, b) => (b.ms > a.ms ? b : a));
+      return [p.name, { p50: percentile(ms, 50), p99: percentile(ms, 99), slowest, rate: rates.get(p.name)!, diff: median(diffs.get(p.name)!) }];
+    }),
+  );
+}
+
+/**
+ * The phases back to back (issue 31): what an agent meets when its calls follow big edits, as
+ * pi-ide's getDiagnostics before every model call follows the openDiffs of the turn before.
+ * A warm-up round, then `rounds` rounds; each row is the median over the rounds of each relay.
+ */
+async function measureRounds(rig: Rig, host: Child, keys: Record<Pair['name'], number>, proposal: Proposal): Promise<Measurement[]> {
+  await backToBackRound(rig, host, keys, proposal, 0, {});
+  const results: Record<string, RoundResult>[] = [];
+  const cpu: Record<string, Record<string, number[]>> = {};
+  for (let round = 1; round <= PLAN.rounds; round++) {
+    progress(`back to back: round ${round} of ${PLAN.rounds}`);
+    results.push(await backToBackRound(rig, host, keys, proposal, round, cpu));
+  }
+  const side = (name: string, value: (r: RoundResult) => number): number => median(results.map((r) => value(r[name]!)));
+  const row = (metric: string, unit: string, value: (r: RoundResult) => number, target: Measurement['target'], note: string): Measurement => ({
+    metric: `back to back: ${metric}`,
+    unit,
+    bare: side('bare', value),
+    patchbay: side('patchbay', value),
+    target,
+    note,
+  });
+  // Per operation: the median over the rounds of each relay's CPU time in the phase (a collection in it counts).
+  const cpuOf = (phase: string, count: number, what: string): string => {
+    const each = (name: string): string => `${((median(cpu[phase]![name]!) / count) * 1000).toFixed(1)} µs`;
+    return `relay CPU per ${what}: bare ${each('bare')}, Patchbay ${each('patchbay')}`;
+  };
+  const slowest = (name: string): string => results.map((r) => `${r[name]!.slowest.ms.toFixed(1)} ms at ${(r[name]!.slowest.at / 1000).toFixed(2)} s`).join(', ');
+  const rounds = `median of ${PLAN.rounds} rounds after a warm-up round`;
+  return [
+    row('getDiagnostics p50', 'ms', (r) => r.p50, { kind: 'ratio-max', max: 1.2 }, `${PLAN.roundCalls} calls a relay per round, one at a time in blocks of ${PLAN.roundBlock} alternating, right after the round before's diffs; ${rounds}; ${cpuOf('calls', PLAN.roundCalls, 'call')}`),
+    row('getDiagnostics p99', 'ms', (r) => r.p99, { kind: 'ratio-max', max: 1.5 }, `the same calls; the slowest per round (when in the phase it was sent): bare ${slowest('bare')}; Patchbay ${slowest('patchbay')}`),
+    row('selection_changed throughput', 'msg/s', (r) => r.rate, { kind: 'ratio-min', min: 0.8 }, `one burst of ${PLAN.roundSelections.toLocaleString('en-US')} a relay per round, right after the calls; ${rounds}; ${cpuOf('selections', PLAN.roundSelections, 'notification')}`),
+    row('10 MiB openDiff round trip', 'ms', (r) => r.diff, { kind: 'ratio-max', max: 1.3 }, `${PLAN.roundDiffs} a relay per round (new file, alternating, each with its close_tab), right after the bursts; the median of each round's, ${rounds}`),
+    {
+      metric: 'back to back: relay CPU per 10 MiB diff',
+      unit: 'ms',
+      bare: median(cpu.diffs!.bare!) / PLAN.roundDiffs,
+      patchbay: median(cpu.diffs!.patchbay!) / PLAN.roundDiffs,
+      target: { kind: 'ratio-max', max: 1.5 },
+      note: `each relay's run time over a round's diff phase (Patchbay: keeper and core), divided by ${PLAN.roundDiffs}; ${rounds}; work after the last diff's answer falls in the next round`,
+    },
+  ];
 }
 
 /**
@@ -591,7 +702,7 @@ async function relayMeasurements(out: Measurement[], wants: (m: Metric) => boole
   }
   // The big diffs' sessions (a second agent to a Claude-dialect editor, the pollers) join only
   // now: the small-frame rows above are measured with one session each, as before.
-  const bigDiffs = wants('diff') || wants('stall') || wants('burst') || wants('lockfile');
+  const bigDiffs = wants('rounds') || wants('diff') || wants('stall') || wants('burst') || wants('lockfile');
   const rig: Rig = { pi: [bareAgent, pb], claude: [], pollers: {} as Rig['pollers'], folder: join(root, 'diff-project'), existing: join(root, 'diff-project', 'big.ts') };
   // Made (10 MiB of text, and its JSON) only for the rows that send it.
   const proposal: Proposal = bigDiffs ? proposalOf(PLAN.diffBytes) : { text: '', json: Buffer.alloc(0) };
@@ -619,6 +730,10 @@ async function relayMeasurements(out: Measurement[], wants: (m: Metric) => boole
     }
   }
   patchbay.detach();
+  if (wants('rounds')) {
+    progress('the phases back to back: a warm-up round');
+    out.push(...(await profiled('rounds', () => measureRounds(rig, host, { bare: bareEditor.key, patchbay: pbEditor.key }, proposal))));
+  }
   if (wants('diff')) out.push(...(await profiled('diff', () => measureDiffs(rig, proposal))));
   if (wants('stall')) {
     progress("a second session's calls while 10 MiB diffs pass");
