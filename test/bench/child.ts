@@ -180,11 +180,23 @@ export async function treeCpuMillis(pid: number): Promise<number> {
   return each.reduce((sum, n) => sum + n, 0);
 }
 
-/** Resident set size of a process and its descendants, in bytes (keeper and core together). */
+/**
+ * Resident memory of a process and its descendants (keeper and core together), in bytes: each
+ * one's own pages, plus the pages they share counted once (the largest share among them: node's
+ * binary and libraries, mapped by each). A sum of VmRSS counts node itself once per process; for
+ * one process this is its VmRSS.
+ */
 export async function treeResidentBytes(pid: number): Promise<number> {
   const pids = await processTree(pid);
-  const each = await Promise.all(pids.map((p) => residentBytes(p).catch(() => 0)));
-  return each.reduce((sum, n) => sum + n, 0);
+  const each = await Promise.all(pids.map((p) => pagesOf(p).catch(() => ({ own: 0, shared: 0 }))));
+  return each.reduce((sum, m) => sum + m.own, 0) + Math.max(0, ...each.map((m) => m.shared));
+}
+
+/** A process's resident pages (/proc/<pid>/smaps_rollup): its own (private) and those it shares, in bytes. */
+async function pagesOf(pid: number): Promise<{ own: number; shared: number }> {
+  const text = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(text)?.[1] ?? 0) * 1024;
+  return { own: kb('Private_Clean') + kb('Private_Dirty'), shared: kb('Shared_Clean') + kb('Shared_Dirty') };
 }
 
 /**

@@ -599,7 +599,7 @@ async function measureMemory(owned: Owned, host: Child, root: string): Promise<M
     bare: bareRss,
     patchbay: pbRss,
     target: { kind: 'value-max', max: 150 },
-    note: `VmRSS of the daemon, its keeper and its core together (max of 3 samples over 0.5 s; the keeper alone ${keeperRss.toFixed(0)} MiB) once every session is connected, bound and has made one getDiagnostics call (${identified} of ${sessionCount} sessions had been identified by their process); the bare relay is shown for scale`,
+    note: `resident memory of the daemon's keeper and core together, the pages they share (node itself) counted once (max of 3 samples over 0.5 s; the keeper's own VmRSS ${keeperRss.toFixed(0)} MiB) once every session is connected, bound and has made one getDiagnostics call (${identified} of ${sessionCount} sessions had been identified by their process); the bare relay is shown for scale`,
   };
 }
 
