@@ -9,7 +9,8 @@ import { isolatedEnv, status } from './daemon-process.ts';
 
 const BIN = fileURLToPath(new URL('../../src/cli/bin.mjs', import.meta.url));
 
-test('of 10 simultaneous `patchbay daemon` starts exactly one runs; the others say which pid holds the home', async (t) => {
+// A timeout: a start that neither comes up nor gives up (or a daemon that ignores SIGTERM) fails the test, not the suite.
+test('of 10 simultaneous `patchbay daemon` starts exactly one runs; the others say which pid holds the home', { timeout: 120_000 }, async (t) => {
   const dir = await tempDir('daemon-lock');
   t.after(() => dir.cleanup());
   const env = await isolatedEnv(dir.path);
@@ -20,7 +21,9 @@ test('of 10 simultaneous `patchbay daemon` starts exactly one runs; the others s
     child.stderr.setEncoding('utf8').on('data', (c: string) => (output += c));
     // Settles when this start has either come up or given up.
     const settled = new Promise<'running' | number>((resolve) => {
-      child.stdout.on('data', () => output.includes(' running (pid ') && resolve('running'));
+      const check = (): void => void (output.includes(' running (pid ') && resolve('running'));
+      child.stdout.on('data', check);
+      child.stderr.on('data', check);
       child.once('exit', (code) => resolve(code ?? -1));
     });
     return { child, settled, output: () => output };
