@@ -122,7 +122,7 @@ function lostSession(known: KnownSession): LostSession {
   const hint =
     known.kind === 'pi'
       ? 'type /ide in that pi to connect it again (pi-ide does not reconnect by itself); until then its edits are written without review'
-      : 'Claude Code retries by itself for about 15 s after Patchbay starts; if it did not come back, type /ide in it';
+      : 'Claude Code retries by itself for about 15 s after its link drops; if it did not come back, type /ide in it';
   return { sessionId: known.id, pid: known.pid, kind: known.kind, cwd: known.cwd, clientName: known.clientName, since: known.seenAt, hint };
 }
 
