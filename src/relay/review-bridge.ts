@@ -7,7 +7,7 @@ import { holdsLazyText, LazyText } from '../protocol/lazy-json.ts';
 import { resultTexts } from '../protocol/mcp.ts';
 import { budgetProblem } from '../review/diff-limits.ts';
 import { heldSize, textOf, type ProposedText } from '../review/held-text.ts';
-import { diffRejected, type Decision, type Inbox, type InboxEffect, type OfferArgs, type SettledDiff } from '../review/inbox.ts';
+import { diffRejected, type Decision, type Inbox, type InboxEffect, type NewDiff, type OfferArgs, type SettledDiff } from '../review/inbox.ts';
 import type { Original } from '../review/read-original.ts';
 import { MAX_NOTES } from './review-notes.ts';
 import { answer, frameHeld, underId, type Frame, type Reply, type RpcLink } from './rpc-link.ts';
@@ -83,25 +83,10 @@ export class ReviewBridge {
    * its original is read (see originalRead). `answered` resolves once the agent has its answer.
    */
   receive(session: Session, request: RpcRequest, frame: Frame, args: OpenDiffArgs, how: HowReceived = {}): { id: string; answered: Promise<void> } {
-    let answered!: () => void;
-    const done = new Promise<void>((resolve) => (answered = resolve));
     const agent = session.clientInfo?.name ?? session.dialect;
+    const { input, done } = heldDiff(session, request, frame, args, agent, how.remote);
     const { id, effects } = this.inbox.arrive(
-      {
-        sessionId: session.id,
-        path: args.new_file_path,
-        tabName: args.tab_name,
-        newContents: args.new_file_contents,
-        oldContents: null,
-        isNew: false,
-        tooLarge: false,
-        bytes: frameHeld(frame),
-        readingOriginal: true,
-        agent,
-        reply: { id: request.id, answered },
-        ...(how.remote ? { remote: how.remote } : {}),
-        ...(how.reviewedBefore !== undefined ? { reviewedBefore: how.reviewedBefore } : {}),
-      },
+      { ...input, ...(how.reviewedBefore !== undefined ? { reviewedBefore: how.reviewedBefore } : {}) },
       { request, frame },
     );
     const facts: HeldFacts = { session: session.id, request: request.id, tabName: args.tab_name, path: args.new_file_path, agent, createdAt: Date.now(), offer: null };
@@ -142,23 +127,9 @@ export class ReviewBridge {
    * its answer to that same request decides the diff.
    */
   restore(session: Session, request: RpcRequest, frame: Frame, args: OpenDiffArgs, facts: HeldFacts, id: string, remote?: RemotePlace): { answered: Promise<void> } {
-    let answered!: () => void;
-    const done = new Promise<void>((resolve) => (answered = resolve));
+    const { input, done } = heldDiff(session, request, frame, args, facts.agent, remote);
     this.inbox.restore(
-      {
-        sessionId: session.id,
-        path: args.new_file_path,
-        tabName: args.tab_name,
-        newContents: args.new_file_contents,
-        oldContents: null,
-        isNew: false,
-        tooLarge: false,
-        bytes: frameHeld(frame),
-        readingOriginal: true,
-        agent: facts.agent,
-        reply: { id: request.id, answered },
-        ...(remote ? { remote } : {}),
-      },
+      input,
       { id, createdAt: facts.createdAt, editorId: facts.offer?.editorId ?? null, editorTab: facts.offer?.tab ?? null },
       { request, frame },
     );
@@ -395,6 +366,31 @@ function offerOn(link: RpcLink, args: OfferArgs, asSent: AsSent | undefined, own
     return link.request('tools/call', renamed, { lazy: true, expected: proposal, owner, held: true });
   }
   return link.request('tools/call', { name: 'openDiff', arguments: args }, { lazy: proposal !== undefined, expected: proposal, owner, held: true });
+}
+
+/**
+ * A diff held for a decision, as the inbox takes it (on arrival, or put back after a core
+ * restart): the agent's request waits, its original still to be read; `done` resolves once the
+ * agent has its answer.
+ */
+function heldDiff(session: Session, request: RpcRequest, frame: Frame, args: OpenDiffArgs, agent: string, remote: RemotePlace | undefined): { input: NewDiff<AgentReply>; done: Promise<void> } {
+  let answered!: () => void;
+  const done = new Promise<void>((resolve) => (answered = resolve));
+  const input: NewDiff<AgentReply> = {
+    sessionId: session.id,
+    path: args.new_file_path,
+    tabName: args.tab_name,
+    newContents: args.new_file_contents,
+    oldContents: null,
+    isNew: false,
+    tooLarge: false,
+    bytes: frameHeld(frame),
+    readingOriginal: true,
+    agent,
+    reply: { id: request.id, answered },
+    ...(remote ? { remote } : {}),
+  };
+  return { input, done };
 }
 
 /** Why an edit cannot be applied at once and taken back later (its folder is reviewed after), or null. */
