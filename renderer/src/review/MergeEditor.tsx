@@ -28,7 +28,7 @@ import {
   toText,
 } from './changes-state.ts';
 import type { ChangeSummary, ReviewChanges } from './changes-state.ts';
-import { languageFor, tokenClasses } from './languages.ts';
+import { languageFor, loadedLanguageFor, tokenClasses } from './languages.ts';
 import type { Layout } from './layout.ts';
 import { REVIEW_DIFF, reviewDiffFor } from './line-diff.ts';
 import { deletedLineNumbers } from './deleted-line-numbers.ts';
@@ -87,10 +87,17 @@ const RECOUNT_MS = 150;
 /** The merge package draws "⦚" around this, a glyph many fonts lack; styles.css replaces it. */
 const PHRASES = EditorState.phrases.of({ '$ unchanged lines': '$ unchanged lines (click to show)' });
 
-/** The language for `path`: undefined while it loads (the editors wait, so deleted lines get it too). */
+/**
+ * The language for `path`: undefined while it loads (the editors wait, so deleted lines get it too).
+ * A grammar already loaded is there on the first render: the editors are built without a second one.
+ */
 function useLanguage(path: string): LanguageSupport | null | undefined {
-  const [language, setLanguage] = useState<{ path: string; support: LanguageSupport | null } | null>(null);
+  const [language, setLanguage] = useState<{ path: string; support: LanguageSupport | null } | null>(() => {
+    const support = loadedLanguageFor(path);
+    return support === undefined ? null : { path, support };
+  });
   useEffect(() => {
+    if (language?.path === path) return;
     let current = true;
     languageFor(path).then(
       (support) => current && setLanguage({ path, support }),
@@ -102,6 +109,7 @@ function useLanguage(path: string): LanguageSupport | null | undefined {
     return () => {
       current = false;
     };
+    // Only a new path needs a load: `language` is read as it was when the path changed.
   }, [path]);
   return language?.path === path ? language.support : undefined;
 }

@@ -11,6 +11,12 @@ import { baseName } from '../../../electron/shared/labels.ts';
 
 export const tokenClasses: Extension = syntaxHighlighting(classHighlighter);
 
+/** The language for a path if it is known at once: null for a file type no grammar knows, undefined while its grammar is not loaded. */
+export function loadedLanguageFor(path: string): LanguageSupport | null | undefined {
+  const description = LanguageDescription.matchFilename(languages, baseName(path));
+  return description === null ? null : description.support;
+}
+
 /** The language for a path, loaded; null for a file type no grammar knows. */
 export async function languageFor(path: string): Promise<LanguageSupport | null> {
   const description = LanguageDescription.matchFilename(languages, baseName(path));

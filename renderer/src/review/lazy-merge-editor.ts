@@ -2,11 +2,31 @@
 // It is fetched as soon as the page starts, beside the connection to Patchbay, not when the first
 // diff opens (a cold page waited for it, then for the diff's grammar, one after the other), and
 // the grammars of the files waiting for review as soon as they are listed.
-import { lazy } from 'react';
+import { createElement, lazy, useState } from 'react';
+import type { ComponentProps } from 'react';
+import type * as Editor from './MergeEditor.tsx';
 
-const load = () => import('./MergeEditor.tsx');
+/** The module once it has loaded: then a diff renders it at once, without suspending. */
+let loaded: typeof Editor | null = null;
 
-export const MergeEditor = lazy(() => load().then((m) => ({ default: m.MergeEditor })));
+const load = () =>
+  import('./MergeEditor.tsx').then((m) => {
+    loaded = m;
+    return m;
+  });
+
+const LazyMergeEditor = lazy(() => load().then((m) => ({ default: m.MergeEditor })));
+
+/**
+ * The diff editor: the module itself once it is loaded, else a lazy component. A suspended
+ * lazy one shows its fallback and React holds the content back ~300 ms after it resolves (its
+ * throttle for revealing a Suspense boundary), which a cold page paid though the module had
+ * arrived long before. Each instance keeps the kind it started with, so it never remounts.
+ */
+export function MergeEditor(props: ComponentProps<typeof Editor.MergeEditor>) {
+  const [Component] = useState(() => loaded?.MergeEditor ?? LazyMergeEditor);
+  return createElement(Component, props);
+}
 
 /** Starts fetching the diff editor; safe to call often (the module loads once). */
 export function preloadDiffEditor(): void {
