@@ -5,6 +5,7 @@ import type { MessageSocket } from '../api/remote.ts';
 /** The part of the DOM WebSocket used here, so this compiles without the DOM lib. */
 export interface BrowserWebSocket {
   readonly readyState: number;
+  binaryType: string;
   send(data: string): void;
   close(code?: number, reason?: string): void;
   addEventListener(type: 'open' | 'error', listener: () => void): void;
@@ -14,8 +15,21 @@ export interface BrowserWebSocket {
 
 const OPEN = 1;
 
-/** Frames sent before the handshake completes wait for it. */
+/** A binary frame's UTF-8 text; null when it is not UTF-8. */
+function utf8(data: ArrayBuffer): string | null {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(data);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Frames sent before the handshake completes wait for it. Patchbay sends its big answers (a
+ * diff's texts) as binary frames of UTF-8 JSON, which Chromium takes faster than text frames.
+ */
 export function browserMessageSocket(ws: BrowserWebSocket): MessageSocket {
+  ws.binaryType = 'arraybuffer';
   const queued: string[] = [];
   let opened = ws.readyState === OPEN;
   ws.addEventListener('open', () => {
@@ -29,8 +43,9 @@ export function browserMessageSocket(ws: BrowserWebSocket): MessageSocket {
     },
     onMessage(cb) {
       ws.addEventListener('message', (event) => {
-        if (typeof event.data === 'string') cb(event.data);
-        else ws.close(1003, 'text frames only');
+        const text = typeof event.data === 'string' ? event.data : event.data instanceof ArrayBuffer ? utf8(event.data) : null;
+        if (text !== null) cb(text);
+        else ws.close(1007, 'frames must be UTF-8 JSON');
       });
     },
     onClose(cb) {

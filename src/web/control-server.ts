@@ -339,8 +339,11 @@ export async function startControlServer(options: ControlServerOptions): Promise
       try {
         const result = hub.callForJson ? await hub.callForJson(method, params as ParamsOf<typeof method>) : await hub.call(method, params as ParamsOf<typeof method>);
         // A diff's big texts go as the JSON bytes they are held in: nothing decoded or encoded again.
+        // To a browser in a binary frame (still UTF-8 JSON): Chromium takes a text frame of a few
+        // MiB in about twice the main-thread time of the same bytes as a binary one the page
+        // decodes with TextDecoder (a 4.4 MB answer ~650 ms against ~340 ms, JSON.parse included).
         if (holdsLazyText(result)) {
-          if (ws.readyState === WebSocket.OPEN) ws.send(encodeJson({ id, result }), { binary: false });
+          if (ws.readyState === WebSocket.OPEN) ws.send(encodeJson({ id, result }), { binary: client.kind === 'browser' });
           return;
         }
         reply(encodeResult(id, result));

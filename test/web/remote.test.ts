@@ -136,6 +136,7 @@ test('a reply to a request nobody made drops the connection', async () => {
 /** Behaves like the DOM WebSocket as far as browserMessageSocket uses it. */
 class FakeBrowserWebSocket implements BrowserWebSocket {
   readyState = 0;
+  binaryType = 'blob';
   sent: string[] = [];
   closed: [number | undefined, string | undefined][] = [];
   private listeners = new Map<string, ((event: never) => void)[]>();
@@ -165,6 +166,20 @@ test('in the browser, calls made before the socket opens are sent once it does',
   const { id } = JSON.parse(ws.sent[0]!) as { id: number };
   ws.fire('message', { data: JSON.stringify({ id, result: 42 }) });
   assert.equal(await call, 42);
+});
+
+test('in the browser, an answer in a binary frame of UTF-8 JSON is read as its text; a frame that is not UTF-8 closes the socket', async () => {
+  const ws = new FakeBrowserWebSocket();
+  const hub = createRemoteHub(browserMessageSocket(ws));
+  assert.equal(ws.binaryType, 'arraybuffer');
+  ws.fire('open');
+  const call = hub.call('snapshot', undefined);
+  const { id } = JSON.parse(ws.sent[0]!) as { id: number };
+  const bytes = new TextEncoder().encode(JSON.stringify({ id, result: 'naïve → ✓' }));
+  ws.fire('message', { data: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) });
+  assert.equal(await call, 'naïve → ✓');
+  ws.fire('message', { data: new Uint8Array([0x7b, 0xff, 0x7d]).buffer });
+  assert.deepEqual(ws.closed, [[1007, 'frames must be UTF-8 JSON']]);
 });
 
 test('in the browser, a refused handshake fails the calls waiting for it, saying so', async () => {
