@@ -1,21 +1,13 @@
 // CodeMirror is most of the bundle and only the diff needs it: the other views load without it.
-// It is fetched as soon as the page starts, beside the connection to Patchbay, not when the first
-// diff opens (a cold page waited for it, then for the diff's grammar, one after the other), and
-// the grammars of the files waiting for review as soon as they are listed.
+// It is fetched as soon as the page starts (main.tsx), beside the connection to Patchbay, not
+// when the first diff opens (a cold page waited for it, then for the diff's grammar, one after
+// the other), and the grammars of the files waiting for review as soon as they are listed.
 import { createElement, lazy, useState } from 'react';
 import type { ComponentProps } from 'react';
 import type * as Editor from './MergeEditor.tsx';
+import { loadEditorModule, loadedEditorModule } from './editor-module.ts';
 
-/** The module once it has loaded: then a diff renders it at once, without suspending. */
-let loaded: typeof Editor | null = null;
-
-const load = () =>
-  import('./MergeEditor.tsx').then((m) => {
-    loaded = m;
-    return m;
-  });
-
-const LazyMergeEditor = lazy(() => load().then((m) => ({ default: m.MergeEditor })));
+const LazyMergeEditor = lazy(() => loadEditorModule().then((m) => ({ default: m.MergeEditor })));
 
 /**
  * The diff editor: the module itself once it is loaded, else a lazy component. A suspended
@@ -24,15 +16,8 @@ const LazyMergeEditor = lazy(() => load().then((m) => ({ default: m.MergeEditor 
  * arrived long before. Each instance keeps the kind it started with, so it never remounts.
  */
 export function MergeEditor(props: ComponentProps<typeof Editor.MergeEditor>) {
-  const [Component] = useState(() => loaded?.MergeEditor ?? LazyMergeEditor);
+  const [Component] = useState(() => loadedEditorModule()?.MergeEditor ?? LazyMergeEditor);
   return createElement(Component, props);
-}
-
-/** Starts fetching the diff editor; safe to call often (the module loads once). */
-export function preloadDiffEditor(): void {
-  void load().catch(() => {
-    // The lazy component reports the failure when it is shown.
-  });
 }
 
 /** Starts fetching the grammars for these files (each loads once). */
