@@ -3,6 +3,7 @@ import { createContext, useContext, useEffect, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
 import type { HubApi, Snapshot } from '../../../src/api/types.ts';
 import type { ConnectionState, HubConnection } from './connect.ts';
+import { takeEarlySnapshot } from './early-start.ts';
 
 export interface HubState {
   api: HubApi;
@@ -59,7 +60,8 @@ export function HubProvider({ connection, children }: { connection: HubConnectio
       setLostEdits(null);
       rejectedAtStop.current.clear();
       pushed = false;
-      connection.api.call('snapshot', undefined).then(
+      // The page's first connection asked already (early-start.ts); later ones ask now.
+      (takeEarlySnapshot() ?? connection.api.call('snapshot', undefined)).then(
         // A pushed snapshot is at least as new as this answer.
         (fresh) => {
           if (!pushed) setSnapshot(fresh);

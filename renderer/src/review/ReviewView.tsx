@@ -11,7 +11,7 @@ import { DiffList } from './DiffList.tsx';
 import { AppliedList } from './AppliedList.tsx';
 import { appliedTurns } from './applied-model.ts';
 import { DiffPanel } from './DiffPanel.tsx';
-import { preloadGrammars } from './lazy-merge-editor.ts';
+import { preloadGrammars } from './editor-module.ts';
 import { DiscardedDrafts, useDiscardedDrafts } from './DiscardedDrafts.tsx';
 import { HistoryList } from './HistoryList.tsx';
 import { decidedRouteId, keepSelection, listedIds, pendingGroups, pendingTotal, reviewTarget, step } from './inbox-model.ts';

@@ -1,4 +1,4 @@
-// The diff editor's module (CodeMirror, most of the bundle), fetched once. No React here: the
+// The diff editor's module (CodeMirror, most of the bundle) and the grammars, fetched once. No React here: the
 // page's first script starts the fetch before React has even arrived.
 import type * as Editor from './MergeEditor.tsx';
 
@@ -20,4 +20,12 @@ export function loadEditorModule(): Promise<typeof Editor> {
 /** The module if it has loaded, else null. */
 export function loadedEditorModule(): typeof Editor | null {
   return loaded;
+}
+
+/** Starts fetching the grammars for these files (each loads once). */
+export function preloadGrammars(paths: readonly string[]): void {
+  if (paths.length === 0) return;
+  void import('./languages.ts')
+    .then(({ languageFor }) => Promise.all(paths.map((path) => languageFor(path).catch(() => null))))
+    .catch(() => {});
 }

@@ -19,11 +19,3 @@ export function MergeEditor(props: ComponentProps<typeof Editor.MergeEditor>) {
   const [Component] = useState(() => loadedEditorModule()?.MergeEditor ?? LazyMergeEditor);
   return createElement(Component, props);
 }
-
-/** Starts fetching the grammars for these files (each loads once). */
-export function preloadGrammars(paths: readonly string[]): void {
-  if (paths.length === 0) return;
-  void import('./languages.ts')
-    .then(({ languageFor }) => Promise.all(paths.map((path) => languageFor(path).catch(() => null))))
-    .catch(() => {});
-}
