@@ -25,7 +25,7 @@ for (const [name, startedAt, advertisedAt, want] of cases) {
   test(`startedBefore: ${name}`, () => assert.equal(startedBefore(startedAt, advertisedAt), want));
 }
 
-test('a pi running before Patchbay started is listed as “started before Patchbay: connect with /ide”', { skip: platform() !== 'linux' && 'Linux /proc scan' }, async (t) => {
+test('a pi running before Patchbay started is listed as “started before Patchbay: connect with /ide”', { skip: platform() !== 'linux' && 'Linux /proc scan', timeout: 60_000 }, async (t) => {
   const dir = await tempDir('idle-pi');
   t.after(dir.cleanup);
   const project = join(dir.path, 'project');
