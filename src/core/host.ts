@@ -3,7 +3,8 @@
 // `patchbay daemon` the keeper owns them (src/keeper/; keeper-host.ts is the core's side of
 // it). Run in one process (tests, embedders) they are the core's own: LocalHost, where
 // nothing outlives the core and nothing is handed over.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnPiped } from '../lifecycle/spawn-piped.ts';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { HeldDiff } from '../keeper/protocol.ts';
 import { listenOn } from './listen.ts';
@@ -138,13 +139,7 @@ class LocalChild implements OwnedChild {
 
   constructor(spec: ChildSpec) {
     this.id = spec.id;
-    this.child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['pipe', 'pipe', 'pipe'], detached: spec.detached });
-    this.started = new Promise((resolve, reject) => {
-      this.child.once('spawn', () => resolve(this.child.pid!));
-      this.child.once('error', reject);
-    });
-    this.started.catch(() => {});
-    this.child.stdin!.on('error', () => {}); // EPIPE after it died: its exit says what happened
+    ({ child: this.child, started: this.started } = spawnPiped(spec));
   }
 
   write(text: string): void {

@@ -4,7 +4,9 @@
 // attached, lines and the exit wait here. Its stdin gets what the core writes, as written.
 // Extension UI requests pi asked and no stdin line answered yet are kept, so a new core can
 // show them again (pi waits for the answer as long as it takes).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnPiped } from '../lifecycle/spawn-piped.ts';
+import type { SpawnRequest } from './protocol.ts';
 
 export interface OwnedProcessEvents {
   out(text: string): void;
@@ -12,15 +14,8 @@ export interface OwnedProcessEvents {
   exit(code: number | null, signal: string | null): void;
 }
 
-export interface OwnedSpec {
-  id: string;
-  command: string;
-  args: string[];
-  cwd: string;
-  env: Record<string, string>;
-  detached: boolean;
-  meta: unknown;
-}
+/** What the core asks the keeper to run. */
+export type OwnedSpec = SpawnRequest;
 
 /** What waits for a core, at most: beyond it the oldest lines go (and a log line says so). */
 const MAX_WAITING_CHARS = 64 * 1024 * 1024;
@@ -53,13 +48,7 @@ export class OwnedProcess {
   ) {
     this.id = spec.id;
     this.meta = spec.meta;
-    this.child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['pipe', 'pipe', 'pipe'], detached: spec.detached });
-    this.started = new Promise((resolve, reject) => {
-      this.child.once('spawn', () => resolve(this.child.pid!));
-      this.child.once('error', reject);
-    });
-    this.started.catch(() => {});
-    this.child.stdin!.on('error', () => {}); // EPIPE once it died: its exit tells
+    ({ child: this.child, started: this.started } = spawnPiped(spec));
     this.child.stdout!.setEncoding('utf8');
     this.child.stdout!.on('data', (chunk: string) => this.stdout(chunk));
     this.child.stderr!.setEncoding('utf8');
