@@ -162,21 +162,21 @@ describe('screens of every view but the review inbox, light and dark, large and 
     const picker = page.getByRole('article', { name: 'Session pi · proj' }).getByLabel('Editor for this session');
     assert.equal(await picker.inputValue(), 'automatic', 'a session the rules bound shows "Automatic"');
     await shoot('pairing');
-    await picker.selectOption({ label: 'VS Code · site (not this folder)' });
-    assert.deepEqual(hub.calls.at(-1), { method: 'bind', params: { sessionId: 's1', editorId: otherEditor.id } });
-    await card.getByLabel('Editor for this session').selectOption('automatic');
-    assert.deepEqual(hub.calls.at(-1), { method: 'unpin', params: { sessionId: 's2' } });
+    const bound = await hub.callAfter('bind', () => picker.selectOption({ label: 'VS Code · site (not this folder)' }));
+    assert.deepEqual(bound, { sessionId: 's1', editorId: otherEditor.id });
+    const unpinned = await hub.callAfter('unpin', () => card.getByLabel('Editor for this session').selectOption('automatic'));
+    assert.deepEqual(unpinned, { sessionId: 's2' });
 
     // Paused: said in the header with Resume, and no session reads "no editor matches".
-    await page.getByRole('button', { name: 'Pause routing' }).click();
-    assert.deepEqual(hub.calls.at(-1), { method: 'setPaused', params: { paused: true } });
+    const paused = await hub.callAfter('setPaused', () => page.getByRole('button', { name: 'Pause routing' }).click());
+    assert.deepEqual(paused, { paused: true });
     hub.emit({ type: 'snapshot', snapshot: structuredClone(hub.state) });
     await page.locator('.status-pill', { hasText: 'Routing paused: every edit is reviewed here' }).waitFor();
     assert.equal(await page.getByText('no editor matches').count(), 0);
     await page.getByText(/routing is paused; your choice, .* comes back on Resume/).waitFor();
     await shoot('pairing-paused');
-    await page.locator('.status-pill').getByRole('button', { name: 'Resume' }).click();
-    assert.deepEqual(hub.calls.at(-1), { method: 'setPaused', params: { paused: false } });
+    const resumed = await hub.callAfter('setPaused', () => page.locator('.status-pill').getByRole('button', { name: 'Resume' }).click());
+    assert.deepEqual(resumed, { paused: false });
     hub.emit({ type: 'snapshot', snapshot: structuredClone(hub.state) });
     await page.getByRole('button', { name: 'Pause routing' }).waitFor();
   });

@@ -22,6 +22,7 @@ import { alreadyDecided } from '../../src/review/decision-words.ts';
 import type { Decision } from '../../src/review/inbox.ts';
 import { localOnlyRefusal } from '../../src/settings/local-only.ts';
 import { reviewModePatch, reviewModeView } from '../../src/review/review-mode.ts';
+import { waitFor } from '../peers/wait.ts';
 
 export type Handlers = { [M in HubMethod]: (params: ParamsOf<M>) => ResultOf<M> | Promise<ResultOf<M>> };
 
@@ -170,6 +171,11 @@ export interface FakeHub extends HubApi {
   /** What `pi.sessions` lists. */
   savedSessions: PiSessionInfo[];
   calls: { method: HubMethod; params: unknown }[];
+  /**
+   * Runs `act` (a click, a key) and returns the params of the first `method` call that reaches the
+   * hub after it began: the page's call crosses a socket, so it lands after `act` returns.
+   */
+  callAfter(method: HubMethod, act: () => Promise<unknown>): Promise<unknown>;
   listenerCount(): number;
   emit(event: HubEvent): void;
   /** Replace one command's behaviour (to block, fail, or record). */
@@ -567,6 +573,12 @@ export function createFakeHub(): FakeHub {
     savedSessions,
     calls,
     handlers,
+    async callAfter(method, act) {
+      const mark = calls.length;
+      await act();
+      const call = await waitFor(() => calls.slice(mark).find((c) => c.method === method), { timeoutMs: 5000, message: `a ${method} call` });
+      return call.params;
+    },
     async call<M extends HubMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
       calls.push({ method, params });
       return (handlers[method] as (p: ParamsOf<M>) => ResultOf<M> | Promise<ResultOf<M>>)(params);
