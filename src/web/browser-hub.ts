@@ -93,6 +93,8 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
   let closed = false;
   /** The sign-in this tab last used or stored (also what it falls back on if the store fails). */
   let mine: KeptSignIn | null = null;
+  /** The latest write of `mine` to the store every tab shares, done or under way. */
+  let stored: Promise<void> = Promise.resolve();
   /** A secret from the link not yet traded (kept until the daemon answers). */
   let secret = signInSecretFrom(env.hash);
   if (secret !== null) env.clearHash();
@@ -106,7 +108,7 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
   const signedOut = (why: string, voided?: KeptSignIn | null): void => {
     if (voided != null) {
       if (mine?.claim === voided.claim) mine = null;
-      env.signIns.forget(voided.claim).catch(() => {});
+      void stored.then(() => env.signIns.forget(voided.claim)).catch(() => {});
     }
     stopTimers();
     const current = socket;
@@ -134,7 +136,10 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
   };
 
   /** The sign-in every tab shares, or this tab's own when the store fails. */
-  const load = async (): Promise<KeptSignIn | null> => (await env.signIns.load().catch(() => null)) ?? mine;
+  const load = async (): Promise<KeptSignIn | null> => {
+    await stored;
+    return (await env.signIns.load().catch(() => null)) ?? mine;
+  };
 
   /** Keeps a new credential (for every tab) and schedules its renewal; its ticket opens the socket. */
   const accept = async (status: number, body: unknown): Promise<SessionAnswer | null> => {
@@ -144,7 +149,9 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
     const kept = await keepCredential(body.credential);
     if (kept === null) throw new Unreachable('Patchbay answered with a malformed credential');
     mine = kept;
-    await env.signIns.save(kept).catch(() => {});
+    // Stored while the socket opens, not before: the ticket in hand does not need it. Reads and
+    // removals of the store wait for it (`stored`), so they never see the sign-in it replaces.
+    stored = env.signIns.save(kept).catch(() => {});
     if (renewTimer !== null) clearTimeout(renewTimer);
     renewTimer = setTimeout(() => void renew(), body.renewInMs);
     return body;
