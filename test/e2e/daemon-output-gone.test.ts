@@ -51,7 +51,7 @@ async function scene(t: TestContext, name: string): Promise<Scene> {
       return pi;
     },
     async assertStoppedCleanly(pi) {
-      const line = await pi.waitForLine((l) => l.tag === 'w1' && l.event === 'result', { timeoutMs: 5000 });
+      const line = await pi.waitForLine((l) => l.tag === 'w1' && l.event === 'result');
       assert.equal((line.result as { outcome: string }).outcome, 'rejected', 'the agent heard a rejection, not a dropped link');
       assert.equal(existsSync(held), false, 'nothing written unreviewed');
       const locks = (await readdir(env.piLockDir)).filter((f) => f.endsWith('.lock'));

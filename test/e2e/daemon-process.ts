@@ -90,7 +90,7 @@ export async function startDaemon(env: Env): Promise<Daemon> {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       if (signal === 'SIGKILL') {
         for (const pid of corePids()) if (alive(pid)) process.kill(pid, 'SIGKILL');
-        await waitFor(() => corePids().every((pid) => !alive(pid)), { timeoutMs: 5000, message: 'its cores to die' });
+        await waitFor(() => corePids().every((pid) => !alive(pid)), { message: 'its cores to die' });
       }
       return exited;
     },

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { waitFor, withTimeout, type WaitOptions } from './wait.ts';
+import { waitFor, withTimeout, type WaitOptions, WAIT_MS } from './wait.ts';
 
 export type PeerKind = 'editor' | 'pi' | 'claude';
 
@@ -125,7 +125,7 @@ export async function spawnPeer(
         if (child.exitCode !== null || child.signalCode !== null) return;
         peer.send({ cmd: 'stop' });
         try {
-          await withTimeout(exited, 3000, `${name} to stop`);
+          await withTimeout(exited, WAIT_MS, `${name} to stop`);
         } catch {
           child.kill('SIGKILL');
           await exited;

@@ -572,7 +572,7 @@ describe('the hosted pi session panel against the real hub', { skip }, () => {
           return true;
         }
       },
-      { message: `pi (pid ${view!.pid}) gone`, timeoutMs: 5000 },
+      { message: `pi (pid ${view!.pid}) gone` },
     );
   });
 

@@ -11,7 +11,7 @@ import { pendingCount } from '../../electron/shared/diff-notifications.ts';
 import { formatStatus } from '../../src/cli/format.ts';
 import { buildIfStale } from '../../src/cli/start.ts';
 import { startHarness } from '../relay/harness.ts';
-import { waitFor, withTimeout } from '../peers/wait.ts';
+import { waitFor, withTimeout, WAIT_MS } from '../peers/wait.ts';
 import { openUi, skipWithoutChromium } from './chromium.ts';
 import { shootEverySize, startLiveReview, type LiveReview } from './live-review.ts';
 import { DISK, PROPOSAL } from './review-fixtures.ts';
@@ -135,7 +135,8 @@ describe('the review faults a new user found', { skip: skipWithoutChromium }, ()
     await other.getByRole('button', { name: 'Accept', exact: true }).click();
     await other.getByText(/^Accepting grace\.ts in/).waitFor();
     await other.close();
-    assert.equal((await withTimeout(outcome, 10_000, 'the decision sent by the hub')).outcome, 'saved');
+    // The 5 s to undo, then the send.
+    assert.equal((await withTimeout(outcome, 5000 + WAIT_MS, 'the decision sent by the hub')).outcome, 'saved');
   });
 
   test("a change's bar counts the lines the person typed into it, as the top does", async () => {
@@ -156,7 +157,7 @@ describe('the review faults a new user found', { skip: skipWithoutChromium }, ()
     const age = page().getByRole('button', { name: /ages\.ts/ }).locator('.diff-sub');
     const first = await age.innerText();
     // Polled from here: the page's CSP (script-src 'self') refuses waitForFunction's string.
-    await waitFor(async () => (await age.innerText()) !== first, { timeoutMs: 2500, message: 'the age moved on' });
+    await waitFor(async () => (await age.innerText()) !== first, { message: 'the age moved on' });
     await decideInHub(path);
   });
 
