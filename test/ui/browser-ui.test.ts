@@ -87,6 +87,7 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     await page.keyboard.press('Control+End');
     await page.keyboard.type('five\n');
     await page.getByText('Edited by you: Accept saves your version').waitFor();
+    await editor.waitForDiff(); // offered to the editor and to the page each over its own socket
     assert.equal(editor.diffs.size, 1, 'the bound editor shows the diff too');
     await page.getByRole('button', { name: 'Accept', exact: true }).click();
     await page.getByRole('button', { name: 'Send now' }).click(); // the few seconds to undo, skipped

@@ -118,7 +118,11 @@ describe('the review faults a new user found', { skip: skipWithoutChromium }, ()
     await page().getByText(/^Accepting grace\.ts in \d s: the agent hears it then\.$/).waitFor();
     await badge.waitFor({ state: 'detached' });
     await page().getByRole('heading', { name: 'Review inbox (0)' }).waitFor();
-    const snapshot = await live.hub.call('snapshot', undefined);
+    // The page shows its own request at once; the hub has it once the call crosses the socket.
+    const snapshot = await waitFor(async () => {
+      const s = await live.hub.call('snapshot', undefined);
+      return s.diffs.find((d) => d.path === path)?.deciding !== undefined && s;
+    }, { message: 'the decision held by the hub' });
     const diff = snapshot.diffs.find((d) => d.path === path)!;
     assert.equal(diff.deciding?.outcome, 'accept', 'the hub holds the decision');
     assert.equal(pendingCount(snapshot), 0, "the tray's count");
@@ -126,7 +130,11 @@ describe('the review faults a new user found', { skip: skipWithoutChromium }, ()
     await page().getByRole('button', { name: 'Undo' }).click();
     await page().getByRole('heading', { name: 'Review inbox (1)' }).waitFor();
     await badge.waitFor();
-    assert.equal((await live.hub.call('snapshot', undefined)).diffs.find((d) => d.path === path)?.deciding, undefined);
+    // Taken back on the page at once; in the hub once the call crosses the socket.
+    await waitFor(async () => (await live.hub.call('snapshot', undefined)).diffs.find((d) => d.path === path)?.deciding === undefined, {
+      message: 'the decision taken back in the hub',
+    });
+    assert.equal((await live.hub.call('snapshot', undefined)).diffs.find((d) => d.path === path)?.status, 'pending');
     // Decided again, in another tab that then closes: the hub still sends it.
     const other = await page().context().newPage();
     await other.goto(page().url());
