@@ -58,8 +58,9 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
   test('rejecting the middle of three changes, taking the others and applying writes exactly changes 1 and 3, and pi hears which it did not get', async () => {
     const { file, outcome } = await propose('src/inventory.ts');
     const proposal = page().getByRole('textbox', { name: /proposed contents/ });
-    assert.ok((await proposal.locator('.tok-keyword').count()) > 0, 'TypeScript keywords are highlighted');
-    assert.ok((await proposal.locator('.tok-string').count()) > 0, 'strings are highlighted');
+    // The language loads after the text is drawn: its highlighting lands a moment later.
+    await proposal.locator('.tok-keyword').first().waitFor(); // TypeScript keywords are highlighted
+    await proposal.locator('.tok-string').first().waitFor(); // and strings
     assert.equal(await position(), 'Change 1 of 3');
     assert.equal(await page().locator('.diff-toolbar .change-counts').textContent(), '+6 −4 lines');
     assert.equal(await page().locator('#diff-title').innerText(), 'src/inventory.ts', 'the title is relative to the project');
