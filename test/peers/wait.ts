@@ -12,6 +12,12 @@ import type WebSocket from 'ws';
  */
 export const WAIT_MS = 10_000;
 
+/**
+ * How long a child process (a fake peer, the daemon, the CLI) is given to start: node compiling
+ * TypeScript through tsx at load 13 took over 15 s to print a fake editor's ready line.
+ */
+export const START_MS = 60_000;
+
 export interface WaitOptions {
   /** Default WAIT_MS. */
   timeoutMs?: number;
