@@ -75,7 +75,7 @@ test('a started session is listed with its folder; dialogs wait, expire on time,
 
   await pi.prompt(id, emit([
     { type: 'extension_ui_request', id: 'slow', method: 'input', title: 'Name?', placeholder: 'a name' },
-    { type: 'extension_ui_request', id: 'quick', method: 'confirm', title: 'Sure?', timeout: 60 },
+    { type: 'extension_ui_request', id: 'quick', method: 'confirm', title: 'Sure?', timeout: 1000 }, // outlasts the prompt's answer on a loaded machine
   ]));
   assert.deepEqual(pi.detail(id).dialogs.map((d) => d.requestId), ['slow', 'quick']);
   assert.equal(pi.views()[0]?.pendingDialogs, 2);
