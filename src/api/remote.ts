@@ -1,7 +1,7 @@
 // HubApi on the far side of a text-message socket: ids correlate replies, events fan out.
 // No node imports, so the browser renderer uses it as is.
 import { HubError, type HubApi, type HubEvent, type HubMethod, type ParamsOf, type ResultOf } from './types.ts';
-import { decodeServerFrame, encodeRequest, isHubErrorCode } from './wire.ts';
+import { decodeServerFrame, encodeRequest, expandResult, isHubErrorCode } from './wire.ts';
 
 /** The least a transport must offer: text frames both ways and one close notice. */
 export interface MessageSocket {
@@ -87,7 +87,7 @@ export function createRemoteHub(socket: MessageSocket): RemoteHub {
       return;
     }
     pending.delete(frame.id);
-    if (frame.kind === 'result') call.resolve(frame.result);
+    if (frame.kind === 'result') call.resolve(expandResult(call.method, frame.result));
     else if (isHubErrorCode(frame.error.code)) call.reject(new HubError(frame.error.message, frame.error.code));
     else call.reject(new Error(`Patchbay failed on ${call.method}: ${frame.error.message}`));
   });

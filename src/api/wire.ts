@@ -94,6 +94,20 @@ export function encodeEvent(event: HubEvent): string {
   return JSON.stringify({ event });
 }
 
+/**
+ * A decided diff's written text is most often its proposal: a `diffs.get` answer then carries it
+ * once, with this in `finalContents` (a big file's history view takes 4 MB, not 6).
+ */
+export const WRITTEN_AS_PROPOSED = { sameAs: 'newContents' } as const;
+
+/** The result as the caller knows it: a `diffs.get` answer's written text restored (WRITTEN_AS_PROPOSED). */
+export function expandResult(method: HubMethod, result: unknown): unknown {
+  if (method !== 'diffs.get' || !isObject(result)) return result;
+  const final = result.finalContents;
+  if (!isObject(final) || final.sameAs !== WRITTEN_AS_PROPOSED.sameAs || typeof result.newContents !== 'string') return result;
+  return { ...result, finalContents: result.newContents };
+}
+
 /** Throws an Error naming what is wrong; a server that sends such a frame is not trusted further. */
 export function decodeServerFrame(text: string): ServerFrame {
   const parsed = parseJson(text);

@@ -9,8 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { HubApi, ParamsOf } from '../api/types.ts';
 import { LocalHost, type CoreHost, type Listener } from '../core/host.ts';
-import { decodeRequest, encodeError, encodeEvent, encodeResult, toWireError, type WireRequest } from '../api/wire.ts';
-import { encodeJson, holdsLazyText } from '../protocol/lazy-json.ts';
+import { WRITTEN_AS_PROPOSED, decodeRequest, encodeError, encodeEvent, encodeResult, toWireError, type WireRequest } from '../api/wire.ts';
+import { isObject } from '../api/json.ts';
+import { LazyText, encodeJson, holdsLazyText } from '../protocol/lazy-json.ts';
 import { ConnectionGate, isHangUp, refuse } from '../transport/connection-gate.ts';
 import { RefusalLog } from '../transport/refusal-log.ts';
 import { newToken, tokensEqual } from '../transport/tokens.ts';
@@ -146,6 +147,16 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/** A decided diff whose written text is its proposal sends that text once (WRITTEN_AS_PROPOSED). */
+function writtenOnce(detail: unknown): unknown {
+  if (!isObject(detail)) return detail;
+  const { newContents: proposed, finalContents: written } = detail;
+  const same =
+    (typeof written === 'string' && written === proposed) ||
+    (written instanceof LazyText && (written === proposed || (proposed instanceof LazyText && written.raw.equals(proposed.raw))));
+  return same ? { ...detail, finalContents: WRITTEN_AS_PROPOSED } : detail;
 }
 
 export async function startControlServer(options: ControlServerOptions): Promise<ControlServer> {
@@ -337,7 +348,8 @@ export async function startControlServer(options: ControlServerOptions): Promise
     const unsubscribe = hub.subscribe((event) => reply(encodeEvent(event)));
     const run = async ({ id, method, params }: WireRequest) => {
       try {
-        const result = hub.callForJson ? await hub.callForJson(method, params as ParamsOf<typeof method>) : await hub.call(method, params as ParamsOf<typeof method>);
+        const answer = hub.callForJson ? await hub.callForJson(method, params as ParamsOf<typeof method>) : await hub.call(method, params as ParamsOf<typeof method>);
+        const result = method === 'diffs.get' ? writtenOnce(answer) : answer;
         // A diff's big texts go as the JSON bytes they are held in: nothing decoded or encoded again.
         // To a browser in a binary frame (still UTF-8 JSON): Chromium takes a text frame of a few
         // MiB in about twice the main-thread time of the same bytes as a binary one the page

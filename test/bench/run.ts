@@ -20,8 +20,9 @@
  *                          shows each side's median, the median of the runs' ratios, their spread,
  *                          and how many runs met the target (each run's own table goes to stderr)
  *   --profile DIR          CPU-profile each relay phase in both relays; Patchbay then runs as the
- *                          hub alone (hub-child.ts) rather than the daemon. Summarize a profile
- *                          with test/bench/profile-summary.ts.
+ *                          hub alone (hub-child.ts) rather than the daemon; the ui views' last
+ *                          tries profile the page (ui-cold, ui-big, ui-history). Summarize a
+ *                          profile with test/bench/profile-summary.ts.
  *   --node-flags=FLAGS     node flags both relays run under, the same for both (e.g.
  *                          "--node-flags=--trace-gc"; the = is needed for a value starting with -)
  *   --bare-heap-mb N       a diagnostic: the bare relay also keeps N MB of inert objects, as big a
@@ -832,7 +833,7 @@ async function runOnce(wants: (m: Metric) => boolean, profileDir: string | undef
     }
     if (wants('ui')) {
       try {
-        measurements.push(...(await measureUiViews(join(root.path, 'ui'), progress)));
+        measurements.push(...(await measureUiViews(join(root.path, 'ui'), progress, undefined, profileDir)));
       } catch (err) {
         errors.push(`ui measurement: ${(err as Error).stack ?? String(err)}`);
       }

@@ -87,7 +87,24 @@ async function timeTries(tries: number, once: (i: number) => Promise<{ ms: numbe
 
 const spread = (xs: readonly number[]): string => `${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))} ms`;
 
-export async function measureUiViews(root: string, progress: (message: string) => void, plan: UiPlan = UI_PLAN): Promise<Measurement[]> {
+/**
+ * Runs `once` with the page's JS profiled into `dir`/ui-`name`.cpuprofile when a dir is given
+ * (the last try of each view: warm in every sense the others are).
+ */
+async function profiledTry<T>(cdp: CDPSession, dir: string | undefined, name: string, once: () => Promise<T>): Promise<T> {
+  if (dir === undefined) return once();
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+  await cdp.send('Profiler.start');
+  try {
+    return await once();
+  } finally {
+    const { profile } = (await cdp.send('Profiler.stop')) as { profile: unknown };
+    await writeFile(join(dir, `ui-${name}.cpuprofile`), JSON.stringify(profile));
+  }
+}
+
+export async function measureUiViews(root: string, progress: (message: string) => void, plan: UiPlan = UI_PLAN, profileDir?: string): Promise<Measurement[]> {
   if (!buildIfStale('browser', process.env)) throw new Error('the renderer did not build');
   const daemon = await PatchbayDaemon.start(root);
   const agent = await BenchAgent.connect(`ws://127.0.0.1:${daemon.door.port}`, daemon.door.token);
@@ -127,13 +144,15 @@ export async function measureUiViews(root: string, progress: (message: string) =
     await signIn.close();
 
     progress('UI: the first diff on a cold page');
-    const cold = await timeTries(plan.tries, async () => {
+    const cold = await timeTries(plan.tries, async (i) => {
       const { page, cdp } = await coldPage(context);
       try {
-        const before = await taskSeconds(cdp);
-        await page.goto(`${origin}/#/review/${listed.small}`, { waitUntil: 'commit' });
-        const ms = (await page.evaluate(timedView('values.ts', ''))) as number;
-        return { ms, cpuMs: ((await taskSeconds(cdp)) - before) * 1000 };
+        return await profiledTry(cdp, i === plan.tries - 1 ? profileDir : undefined, 'cold', async () => {
+          const before = await taskSeconds(cdp);
+          await page.goto(`${origin}/#/review/${listed.small}`, { waitUntil: 'commit' });
+          const ms = (await page.evaluate(timedView('values.ts', ''))) as number;
+          return { ms, cpuMs: ((await taskSeconds(cdp)) - before) * 1000 };
+        });
       } finally {
         await page.close();
       }
@@ -150,20 +169,24 @@ export async function measureUiViews(root: string, progress: (message: string) =
     };
 
     progress(`UI: a ${plan.bigBytes / MiB} MiB diff opened from the list`);
-    const bigTimes = await timeTries(plan.tries, async () => {
+    const bigTimes = await timeTries(plan.tries, async (i) => {
       await back();
-      const before = await taskSeconds(cdp);
-      const ms = (await page.evaluate(timedView('big.ts', clickFile('big.ts')))) as number;
-      return { ms, cpuMs: ((await taskSeconds(cdp)) - before) * 1000 };
+      return profiledTry(cdp, i === plan.tries - 1 ? profileDir : undefined, 'big', async () => {
+        const before = await taskSeconds(cdp);
+        const ms = (await page.evaluate(timedView('big.ts', clickFile('big.ts')))) as number;
+        return { ms, cpuMs: ((await taskSeconds(cdp)) - before) * 1000 };
+      });
     });
 
     progress(`UI: a ${plan.bigBytes / MiB} MiB decided diff opened from the history`);
-    const historyTimes = await timeTries(plan.tries, async () => {
+    const historyTimes = await timeTries(plan.tries, async (i) => {
       await back();
       await page.evaluate("document.querySelector('details.history').open = true");
-      const before = await taskSeconds(cdp);
-      const ms = (await page.evaluate(timedView('decided.ts', clickFile('decided.ts')))) as number;
-      return { ms, cpuMs: ((await taskSeconds(cdp)) - before) * 1000 };
+      return profiledTry(cdp, i === plan.tries - 1 ? profileDir : undefined, 'history', async () => {
+        const before = await taskSeconds(cdp);
+        const ms = (await page.evaluate(timedView('decided.ts', clickFile('decided.ts')))) as number;
+        return { ms, cpuMs: ((await taskSeconds(cdp)) - before) * 1000 };
+      });
     });
 
     const row = (metric: string, times: { ms: number[]; cpuMs: number[] }, max: number, what: string): Measurement => ({

@@ -1,15 +1,18 @@
 // Opening a big diff over the control server: its texts go out as the JSON bytes they are held in
 // (the agent's frame, the history's contents file), never decoded and encoded again; what the
-// browser or the CLI reads is the same detail as the hub's own. A text that is not a well-formed
-// JSON string is never sent as it is.
+// browser or the CLI reads is the same detail as the hub's own, and a written text that is the
+// proposal goes once. A text that is not a well-formed JSON string is never sent as it is.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { LazyText, parseLazily } from '../../src/protocol/lazy-json.ts';
 import { DiffHistory } from '../../src/review/history.ts';
 import { Inbox } from '../../src/review/inbox.ts';
+import { WebSocket } from 'ws';
 import { connectControl } from '../../src/web/control-client.ts';
+import { readControlFile } from '../../src/web/control-file.ts';
 import { startControlServer } from '../../src/web/control-server.ts';
 import { startHarness } from '../relay/harness.ts';
 import { waitFor } from '../peers/wait.ts';
@@ -117,6 +120,14 @@ test('a 2 MiB diff, pending and then from the history, reaches a control client 
     assert.deepEqual(history.result, await reopened.call('diffs.get', { id: pending!.id }));
     assert.equal(history.result.oldContents, disk);
     assert.equal(history.result.finalContents, proposal);
+    // Written as proposed: the answer on the wire carries the proposal once, not twice.
+    const control = (await readControlFile(h.options.home))!;
+    const ws = new WebSocket(`ws://127.0.0.1:${control.port}/api`, { headers: { authorization: `Bearer ${control.token}` } });
+    await once(ws, 'open');
+    ws.send(JSON.stringify({ id: 1, method: 'diffs.get', params: { id: pending!.id } }));
+    const [frame] = (await once(ws, 'message')) as [Buffer];
+    ws.close();
+    assert.equal(frame.toString().split('export const changed').length - 1, 1, 'the proposal once in the frame');
   } finally {
     client2.close();
     await again.close();

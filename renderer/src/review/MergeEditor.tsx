@@ -174,6 +174,9 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
     const diffConfig = model === null || separator !== undefined ? REVIEW_DIFF : reviewDiffFor(model, original!, proposed);
     // Whether the proposal leaves the file as it is (then "every change rejected" is not a change at all).
     const diskIsProposal = original === proposed;
+    // The editor gives the proposal back byte for byte (no lone \r to become \n): while the person
+    // has neither typed nor rejected a change, what Accept sends is `proposed` itself, not a copy.
+    const docKeepsProposal = separator !== undefined || !proposed.includes('\r');
     // Against an empty file every character is new: marking each word would only add noise.
     const wordMarks = disk !== null && disk.length > 0;
 
@@ -186,9 +189,10 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
       const handEdited = typed && !state.doc.eq(value === null ? proposal : choicesText(value));
       const everyChangeRejected = value !== null && value.changes.length > 0 && value.changes.every((c) => c.decision === 'rejected');
       const sameAsDisk = disk !== null && !diskIsProposal && (handEdited ? state.doc.eq(disk) : everyChangeRejected);
+      const asProposed = docKeepsProposal && !typed && (value === null || value.changes.every((c) => c.decision !== 'rejected'));
       const send = (counts?: { added: number; removed: number }): void =>
         onReportRef.current?.({
-          text: state.sliceDoc(),
+          text: asProposed ? proposed : state.sliceDoc(),
           summary: { ...summarize(value), ...counts },
           handEdited,
           sameAsDisk,

@@ -53,6 +53,8 @@ export interface ChangeSummary {
 
 /** Splits text into a document the way an editor with that separator does. */
 export function toText(text: string, separator: string | undefined): Text {
+  // Most files have no \r: one split on \n, not the editor's regex over a big file.
+  if (separator === undefined && !text.includes('\r')) return Text.of(text.split('\n'));
   return EditorState.create({ doc: text, extensions: separator === undefined ? [] : EditorState.lineSeparator.of(separator) }).doc;
 }
 
