@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startControlServer } from '../../src/web/control-server.ts';
 import { createFakeHub } from '../web/fake-hub.ts';
-import { tempDir, waitFor } from '../peers/wait.ts';
+import { START_MS, tempDir, waitFor } from '../peers/wait.ts';
 import { startFakeDaemon } from './fake-daemon.ts';
 
 const BIN = fileURLToPath(new URL('../../src/cli/bin.mjs', import.meta.url));
@@ -14,7 +14,7 @@ const BIN = fileURLToPath(new URL('../../src/cli/bin.mjs', import.meta.url));
 function patchbay(args: string[], home: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const env = { ...process.env, PATCHBAY_HOME: home };
-    execFile(process.execPath, [BIN, ...args], { env, timeout: 20_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { env, timeout: START_MS }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -72,7 +72,7 @@ test('patchbay events --json streams the daemon’s events until Ctrl-C, then ex
   const { home, hub } = await startFakeDaemon(t, 'bin');
   const run = follow(['events', '--json'], home);
   t.after(() => run.child.kill('SIGKILL'));
-  await waitFor(() => run.lines.length === 1, { timeoutMs: 20_000, message: () => `the first line; stderr: ${run.stderr()}` });
+  await waitFor(() => run.lines.length === 1, { timeoutMs: START_MS, message: () => `the first line; stderr: ${run.stderr()}` });
   assert.equal(JSON.parse(run.lines[0]!).type, 'snapshot');
   hub.emit({ type: 'diffAdded', diff: hub.state.diffs[0]! });
   await waitFor(() => run.lines.length === 2, { message: 'the diffAdded line' });
@@ -86,7 +86,7 @@ test('patchbay events --json ends quietly when its reader goes away (| head -1)'
   const { home, hub } = await startFakeDaemon(t, 'bin');
   const run = follow(['events', '--json'], home);
   t.after(() => run.child.kill('SIGKILL'));
-  await waitFor(() => run.lines.length === 1, { timeoutMs: 20_000, message: () => `the first line; stderr: ${run.stderr()}` });
+  await waitFor(() => run.lines.length === 1, { timeoutMs: START_MS, message: () => `the first line; stderr: ${run.stderr()}` });
   run.child.stdout.destroy();
   // The next write finds the pipe closed.
   hub.emit({ type: 'diffAdded', diff: hub.state.diffs[0]! });
@@ -98,7 +98,7 @@ test('patchbay events --json ends quietly when its reader goes away (| head -1)'
 async function builtinsLoaded(args: string[], home: string): Promise<string[]> {
   const probe = new URL('./loaded-modules.mjs', import.meta.url).href;
   const { code, stderr } = await new Promise<{ code: number; stderr: string }>((resolve) => {
-    execFile(process.execPath, ['--import', probe, BIN, ...args], { env: { ...process.env, PATCHBAY_HOME: home }, timeout: 20_000 }, (err, _out, stderr) =>
+    execFile(process.execPath, ['--import', probe, BIN, ...args], { env: { ...process.env, PATCHBAY_HOME: home }, timeout: START_MS }, (err, _out, stderr) =>
       resolve({ code: err ? Number(err.code) : 0, stderr }),
     );
   });

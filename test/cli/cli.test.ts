@@ -15,7 +15,7 @@ import { createFakeHub } from '../web/fake-hub.ts';
 import { signInSecretFrom } from '../../src/web/browser-protocol.ts';
 import { browserStatePath } from '../../src/web/browser-state.ts';
 import { httpRequest, renewRequest, sessionRequest } from '../web/helpers.ts';
-import { tempDir, waitFor, withTimeout } from '../peers/wait.ts';
+import { tempDir, waitFor, withTimeout, WAIT_MS } from '../peers/wait.ts';
 import { DISK, PROPOSAL, withChanges } from '../ui/review-fixtures.ts';
 
 /** A pid no process has (above Linux's pid_max). */
@@ -308,7 +308,7 @@ test('--contents-file is read only from a regular file, never through a symlink 
   const viaLink = await run('diffs', 'accept', 'd1', '--contents-file', 'final.txt');
   assert.equal(viaLink.code, 1);
   assert.equal(viaLink.stderr, 'patchbay: --contents-file final.txt is not read: it is a symlink (only a regular file is read, and not through a symlink: give the file itself)\n');
-  const fifo = await withTimeout(run('diffs', 'accept', 'd1', '--contents-file', 'fifo.txt'), 3000, 'a --contents-file that is a FIFO');
+  const fifo = await withTimeout(run('diffs', 'accept', 'd1', '--contents-file', 'fifo.txt'), WAIT_MS, 'a --contents-file that is a FIFO');
   assert.match(fifo.stderr, /fifo\.txt is not read: it is a FIFO/);
   assert.equal(hub.calls.length, calls, 'nothing was decided');
 });

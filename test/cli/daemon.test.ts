@@ -7,7 +7,7 @@ import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { FakePiClient } from '../peers/fake-pi.ts';
-import { tempDir, waitFor } from '../peers/wait.ts';
+import { START_MS, tempDir, waitFor } from '../peers/wait.ts';
 
 const BIN = fileURLToPath(new URL('../../src/cli/bin.mjs', import.meta.url));
 
@@ -25,7 +25,7 @@ function isolatedEnv(root: string): NodeJS.ProcessEnv {
 
 function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env, timeout: 20_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { env, timeout: START_MS }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
     });
   });
@@ -41,7 +41,7 @@ async function startDaemon(t: TestContext, env: NodeJS.ProcessEnv) {
   daemon.stdout.on('data', (d: Buffer) => (output.stdout += d.toString()));
   daemon.stderr.on('data', (d: Buffer) => (output.stderr += d.toString()));
   const exited = new Promise<number | null>((r) => daemon.once('exit', (code) => r(code)));
-  await waitFor(() => output.stdout.includes('\n'), { message: 'the daemon to report its ports', timeoutMs: 15_000 });
+  await waitFor(() => output.stdout.includes('\n'), { message: 'the daemon to report its ports', timeoutMs: START_MS });
   return { daemon, output, exited };
 }
 

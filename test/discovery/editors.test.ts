@@ -570,7 +570,7 @@ test('hung editors being probed do not delay a new editor: each probe runs besid
   await waitFor(() => probing === 40, { message: 'every hung editor being probed' });
   const fresh = await editor(t);
   await writeLock(dirs.claude, fresh.port, lockBody(live.pid, fresh.token));
-  await waitFor(() => states.at(-1)?.editors.some((e) => e.port === fresh.port), { timeoutMs: 5000, message: 'the new editor listed' });
+  await waitFor(() => states.at(-1)?.editors.some((e) => e.port === fresh.port), { message: 'the new editor listed' });
   assert.equal(probesEnded, 0, 'while the hung probes still wait');
 });
 
@@ -636,7 +636,6 @@ test('a lock dir that cannot be written is reported stale, and gets the door loc
   await rm(dirs.claude);
   await mkdir(dirs.claude, { mode: 0o700 });
   const healed = await waitFor(() => states.find((s) => s.doorProblems.length === 0 && states.indexOf(s) > 0), {
-    timeoutMs: 5000,
     message: 'the door lockfile written once the dir could be written',
   });
   assert.deepEqual(healed.doorProblems, []);

@@ -56,7 +56,7 @@ test('a pi running before Patchbay started is listed as “started before Patchb
       const agents = (await hub.call('snapshot', undefined)).idleAgents.filter((a) => a.pid === before.pid || a.pid === after.pid);
       return agents.length === 2 ? agents : null;
     },
-    { timeoutMs: 5000, message: 'both pis listed as not connected' },
+    { message: 'both pis listed as not connected' },
   );
   assert.equal(idle.find((a) => a.pid === before.pid)!.reason, 'started before Patchbay: connect with /ide');
   assert.equal(idle.find((a) => a.pid === after.pid)!.reason, 'older pi-ide: connect with /ide');

@@ -11,7 +11,7 @@ import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { pidAlive } from '../../src/discovery/liveness.ts';
 import { spawnPeer, type PeerProcess } from '../peers/spawn.ts';
-import { waitFor } from '../peers/wait.ts';
+import { START_MS, waitFor } from '../peers/wait.ts';
 import { cli, e2eFolder, startDaemon, statusUntil, type Env } from './daemon-process.ts';
 
 const BIN = fileURLToPath(new URL('../../src/cli/bin.mjs', import.meta.url));
@@ -51,7 +51,7 @@ async function scene(t: TestContext, name: string): Promise<Scene> {
       return pi;
     },
     async assertStoppedCleanly(pi) {
-      const line = await pi.waitForLine((l) => l.tag === 'w1' && l.event === 'result', { timeoutMs: 5000 });
+      const line = await pi.waitForLine((l) => l.tag === 'w1' && l.event === 'result');
       assert.equal((line.result as { outcome: string }).outcome, 'rejected', 'the agent heard a rejection, not a dropped link');
       assert.equal(existsSync(held), false, 'nothing written unreviewed');
       const locks = (await readdir(env.piLockDir)).filter((f) => f.endsWith('.lock'));
@@ -84,7 +84,7 @@ test('closing the terminal a daemon runs in (SIGHUP) rejects the pending edit an
   let output = '';
   terminal.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   t.after(() => void terminal.kill('SIGKILL'));
-  await waitFor(() => output.includes(' running (pid '), { timeoutMs: 15_000, message: () => `the daemon to start: ${output}` });
+  await waitFor(() => output.includes(' running (pid '), { timeoutMs: START_MS, message: () => `the daemon to start: ${output}` });
   const pid = Number(/ running \(pid (\d+)\)/.exec(output)![1]);
   t.after(() => {
     if (pidAlive(pid)) process.kill(pid, 'SIGKILL');

@@ -4,7 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Snapshot } from '../../src/api/types.ts';
-import { tempDir, waitFor, type TempDir, type Truthy } from '../peers/wait.ts';
+import { START_MS, tempDir, waitFor, type TempDir, type Truthy } from '../peers/wait.ts';
 
 const BIN = fileURLToPath(new URL('../../src/cli/bin.mjs', import.meta.url));
 
@@ -76,7 +76,7 @@ export async function startDaemon(env: Env): Promise<Daemon> {
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   await waitFor(() => output.includes('running') || child.exitCode !== null, {
-    timeoutMs: 15_000,
+    timeoutMs: START_MS,
     message: () => `the daemon to start: ${output}`,
   });
   if (child.exitCode !== null) throw new Error(`the daemon exited: ${output}`);
@@ -90,7 +90,7 @@ export async function startDaemon(env: Env): Promise<Daemon> {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       if (signal === 'SIGKILL') {
         for (const pid of corePids()) if (alive(pid)) process.kill(pid, 'SIGKILL');
-        await waitFor(() => corePids().every((pid) => !alive(pid)), { timeoutMs: 5000, message: 'its cores to die' });
+        await waitFor(() => corePids().every((pid) => !alive(pid)), { message: 'its cores to die' });
       }
       return exited;
     },
@@ -108,7 +108,7 @@ export interface CliRun {
 }
 
 /** Runs the CLI to its end; one still running after `timeoutMs` is killed (code null). */
-export function cli(env: Env, args: string[], timeoutMs = 30_000): Promise<CliRun> {
+export function cli(env: Env, args: string[], timeoutMs = START_MS): Promise<CliRun> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: env.env, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
     let stdout = '';

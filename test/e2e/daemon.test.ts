@@ -86,7 +86,7 @@ describe('patchbay daemon with a real editor process and a real agent process', 
     const file = join(project, 'edit.txt');
     await writeFile(file, 'before\n');
     pi.send({ cmd: 'write', path: file, contents: 'after\n', tag: 'w1' });
-    await waitFor(async () => ((await nvim.command({ cmd: 'diffs' })) as unknown[]).length === 1, { timeoutMs: 5000 });
+    await waitFor(async () => ((await nvim.command({ cmd: 'diffs' })) as unknown[]).length === 1);
     await nvim.kill('SIGKILL');
     const pending = await statusUntil(env, (s) => s.editors.length === 0 && s.diffs.length === 1 && s.diffs[0], 'the diff still pending, editor gone');
     assert.equal(pending.path, file);
@@ -98,7 +98,7 @@ describe('patchbay daemon with a real editor process and a real agent process', 
       return open.length === 1 && open;
     }, { timeoutMs: 10_000, message: 'the diff re-offered to the restarted editor' });
     await again.command({ cmd: 'decide', tabName: diffs[0]!.tabName, outcome: 'save', contents: 'after, reviewed\n' });
-    const result = await pi.waitForLine((l) => l.tag === 'w1' && l.event === 'result', { timeoutMs: 5000 });
+    const result = await pi.waitForLine((l) => l.tag === 'w1' && l.event === 'result');
     assert.equal((result.result as { outcome: string }).outcome, 'saved');
     assert.equal(await readFile(file, 'utf8'), 'after, reviewed\n');
   });
@@ -124,7 +124,7 @@ describe('patchbay daemon with a real editor process and a real agent process', 
     await writeFile(contents, 'final from the CLI\n');
     const accepted = await cli(env, ['diffs', 'accept', diff.id, '--contents-file', contents]);
     assert.equal(accepted.code, 0, accepted.stderr);
-    await pi.waitForLine((l) => l.tag === 'w2' && l.event === 'result', { timeoutMs: 5000 });
+    await pi.waitForLine((l) => l.tag === 'w2' && l.event === 'result');
     assert.equal(await readFile(file, 'utf8'), 'final from the CLI\n');
   });
 
@@ -152,7 +152,7 @@ describe('patchbay daemon with a real editor process and a real agent process', 
     await statusUntil(env, (s) => s.diffs.length === 1, 'pending diff');
     const stopped = await daemon.stop('SIGTERM');
     assert.equal(stopped.code, 0, daemon.output());
-    const line = await pi.waitForLine((l) => l.tag === 'w3' && l.event === 'result', { timeoutMs: 5000 });
+    const line = await pi.waitForLine((l) => l.tag === 'w3' && l.event === 'result');
     assert.equal((line.result as { outcome: string }).outcome, 'rejected');
 
     const files = await readdir(env.piLockDir);

@@ -49,7 +49,7 @@ describe('review after, with the real daemon and CLI', () => {
     const pi = await spawnPeer('pi', ['--cwd', project, '--lock-dir', env.piLockDir, '--quiet'], { cwd: project });
     peers.push(pi);
     await statusUntil(env, (s) => s.sessions.length === 1, 'the pi session');
-    const outcome = (await pi.command({ cmd: 'write', path: file, contents: WRITTEN }, { timeoutMs: 5000 })) as { outcome: string };
+    const outcome = (await pi.command({ cmd: 'write', path: file, contents: WRITTEN })) as { outcome: string };
     assert.equal(outcome.outcome, 'saved');
     assert.equal(await readFile(file, 'utf8'), WRITTEN);
 
@@ -94,7 +94,7 @@ describe('review after, with the real daemon and CLI', () => {
     const file = join(project, 'crash.txt');
     await writeFile(file, 'before\n');
     const pi = peers[0]!;
-    const outcome = (await pi.command({ cmd: 'write', path: file, contents: 'after\n' }, { timeoutMs: 5000 })) as { outcome: string };
+    const outcome = (await pi.command({ cmd: 'write', path: file, contents: 'after\n' })) as { outcome: string };
     assert.equal(outcome.outcome, 'saved');
     await daemon!.stop('SIGKILL');
     daemon = await startDaemon(env);

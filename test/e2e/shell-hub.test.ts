@@ -102,7 +102,7 @@ describe('the desktop hub when the daemon it follows goes away', () => {
     const snap = await waitFor(async () => {
       const now = await hub.call('snapshot', undefined);
       return now.editors.length === 1 && now;
-    }, { timeoutMs: 5000, message: 'the editor re-adopted by the shell’s own daemon' });
+    }, { message: 'the editor re-adopted by the shell’s own daemon' });
     assert.equal(snap.editors[0]!.port, editor.ready.port);
     assert.ok(events.some((e) => e.type === 'snapshot'), 'faces were told');
 

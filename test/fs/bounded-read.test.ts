@@ -5,7 +5,7 @@ import { mkdir, open, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { inKernelDir, readBounded, readUpTo } from '../../src/fs/bounded-read.ts';
-import { tempDir, withTimeout, type TempDir } from '../peers/wait.ts';
+import { tempDir, withTimeout, type TempDir, WAIT_MS } from '../peers/wait.ts';
 
 let dir: TempDir;
 before(async () => {
@@ -44,7 +44,7 @@ test('a missing file, or one under a missing folder, is missing', async () => {
 test('a FIFO is refused at once, not waited on', { skip: process.platform === 'win32' }, async () => {
   const path = join(dir.path, 'fifo');
   assert.equal(spawnSync('mkfifo', [path]).status, 0);
-  assert.deepEqual(await withTimeout(readBounded(path, 10), 2000, 'a FIFO'), { kind: 'refused', why: 'it is a FIFO' });
+  assert.deepEqual(await withTimeout(readBounded(path, 10), WAIT_MS, 'a FIFO'), { kind: 'refused', why: 'it is a FIFO' });
 });
 
 test('a directory is refused', async () => {

@@ -101,6 +101,6 @@ test('the full collection frees what nothing holds any more', async () => {
       collect();
       return dropped.deref() === undefined;
     },
-    { timeoutMs: 5000, intervalMs: 50, message: 'the dropped buffer to be collected' },
+    { intervalMs: 50, message: 'the dropped buffer to be collected' },
   );
 });

@@ -75,8 +75,8 @@ test('the pi process writes through an editor on command and forwards the editor
   assert.equal(pi.ready.port, editor.port);
   assert.equal(pi.ready.lockfile, editor.lockfile);
 
-  const writing = pi.command({ cmd: 'write', path: 'a.txt', contents: 'proposed' }, { timeoutMs: 5000 });
-  editor.decide((await editor.waitForDiff('pi-write:1', { timeoutMs: 5000 })).tabName, 'saved');
+  const writing = pi.command({ cmd: 'write', path: 'a.txt', contents: 'proposed' });
+  editor.decide((await editor.waitForDiff('pi-write:1')).tabName, 'saved');
   assert.deepEqual(await writing, { outcome: 'saved', tabName: 'pi-write:1', path: join(proj, 'a.txt'), written: 'proposed', said: [] });
   assert.equal(await readFile(join(proj, 'a.txt'), 'utf8'), 'proposed');
   assert.deepEqual(await pi.command({ cmd: 'turn' }), { content: [{ type: 'text', text: '[]' }] });

@@ -6,7 +6,7 @@ import { test, type TestContext } from 'node:test';
 import { FakeEditor, type FakeEditorOptions } from '../peers/fake-editor.ts';
 import { FakePiClient, discoverPiEditors, type FakePiOptions } from '../peers/fake-pi.ts';
 import { toolTexts, UpgradeRefused } from '../peers/rpc-peer.ts';
-import { tempDir, waitFor, withTimeout } from '../peers/wait.ts';
+import { tempDir, waitFor, withTimeout, WAIT_MS } from '../peers/wait.ts';
 
 /** A pid no process has (above Linux's and macOS's pid_max). */
 const DEAD_PID = 0x7ffffffe;
@@ -191,7 +191,7 @@ test('a cancelled getSuggestions is aborted and never answered', async (t) => {
   const settled = await Promise.race([response.then(() => 'answered'), new Promise((r) => setTimeout(r, 100, 'silent'))]);
   assert.equal(settled, 'silent');
   // The connection is fine: the next request is served.
-  assert.ok((await withTimeout(editor.listSuggestionModels(), 1000, 'models')).result);
+  assert.ok((await withTimeout(editor.listSuggestionModels(), WAIT_MS, 'models')).result);
 });
 
 test('a pi session with no suggestions configured answers one plain-string suggestion', async (t) => {

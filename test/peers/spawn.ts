@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { waitFor, withTimeout, type WaitOptions } from './wait.ts';
+import { START_MS, waitFor, withTimeout, type WaitOptions, WAIT_MS } from './wait.ts';
 
 export type PeerKind = 'editor' | 'pi' | 'claude';
 
@@ -85,7 +85,7 @@ export async function spawnPeer(
   });
   dead.catch(() => {});
   try {
-    await Promise.race([waitFor(() => ready, { timeoutMs: opts.readyTimeoutMs ?? 15_000, message: () => `${name} ready line; stderr: ${stderr}` }), dead]);
+    await Promise.race([waitFor(() => ready, { timeoutMs: opts.readyTimeoutMs ?? START_MS, message: () => `${name} ready line; stderr: ${stderr}` }), dead]);
   } catch (err) {
     child.kill('SIGKILL');
     await exited;
@@ -125,7 +125,7 @@ export async function spawnPeer(
         if (child.exitCode !== null || child.signalCode !== null) return;
         peer.send({ cmd: 'stop' });
         try {
-          await withTimeout(exited, 3000, `${name} to stop`);
+          await withTimeout(exited, WAIT_MS, `${name} to stop`);
         } catch {
           child.kill('SIGKILL');
           await exited;

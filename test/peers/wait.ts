@@ -4,8 +4,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type WebSocket from 'ws';
 
+/**
+ * How long a wait gives up after, unless told. It bounds only a failing test's time: a wait returns
+ * as soon as its condition holds. CI runs the whole suite on 2 cores at a load of 5–10, where a
+ * browser's render, a child's start or a socket's round trip takes 5–10 times what it does on a
+ * quiet machine; 2 s was enough only on a quiet one.
+ */
+export const WAIT_MS = 10_000;
+
+/**
+ * How long a child process (a fake peer, the daemon, the CLI) is given to start: node compiling
+ * TypeScript through tsx at load 13 took over 15 s to print a fake editor's ready line.
+ */
+export const START_MS = 60_000;
+
 export interface WaitOptions {
-  /** Default 2000 ms. */
+  /** Default WAIT_MS. */
   timeoutMs?: number;
   /** Default 10 ms. */
   intervalMs?: number;
@@ -17,7 +31,7 @@ export type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
 
 /** Polls `cond` until it returns a truthy value (which is returned) or the timeout passes. */
 export async function waitFor<T>(cond: () => T | Promise<T>, opts: WaitOptions = {}): Promise<Truthy<T>> {
-  const timeoutMs = opts.timeoutMs ?? 2000;
+  const timeoutMs = opts.timeoutMs ?? WAIT_MS;
   const intervalMs = opts.intervalMs ?? 10;
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -64,7 +78,7 @@ export async function tempDir(prefix: string): Promise<TempDir> {
 }
 
 /** The next text frame on a raw socket that parses as JSON and matches `predicate`. */
-export function onceMessage<T = unknown>(ws: WebSocket, predicate: (msg: T) => boolean = () => true, timeoutMs = 2000): Promise<T> {
+export function onceMessage<T = unknown>(ws: WebSocket, predicate: (msg: T) => boolean = () => true, timeoutMs = WAIT_MS): Promise<T> {
   return new Promise((resolve, reject) => {
     const onMessage = (data: WebSocket.RawData, isBinary: boolean): void => {
       if (isBinary) return;

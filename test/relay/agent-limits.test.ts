@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import type { HubOptions } from '../../src/options.ts';
 import type { FakePiClient } from '../peers/fake-pi.ts';
-import { waitFor, withTimeout } from '../peers/wait.ts';
+import { waitFor, withTimeout, WAIT_MS } from '../peers/wait.ts';
 import { startHarness, type Harness } from './harness.ts';
 
 async function harness(t: TestContext, overrides: Partial<HubOptions> = {}): Promise<Harness> {
@@ -26,7 +26,7 @@ interface Args {
 
 /** The answer to one openDiff, as its text items; a diff held for review instead times out here. */
 async function propose(pi: FakePiClient, args: Args): Promise<string[]> {
-  const response = await withTimeout(pi.rpc.call('tools/call', { name: 'openDiff', arguments: args }), 5000, `an answer to openDiff ${args.tab_name.slice(0, 40)}`);
+  const response = await withTimeout(pi.rpc.call('tools/call', { name: 'openDiff', arguments: args }), WAIT_MS, `an answer to openDiff ${args.tab_name.slice(0, 40)}`);
   assert.equal(response.error, undefined, 'never an error: pi-ide would write the file unreviewed');
   return ((response.result as { content: { text: string }[] }).content ?? []).map((c) => c.text);
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { formatStatus } from '../../src/cli/format.ts';
 import { pendingCount } from '../../electron/shared/diff-notifications.ts';
-import { waitFor, withTimeout } from '../peers/wait.ts';
+import { waitFor, withTimeout, WAIT_MS } from '../peers/wait.ts';
 import { startHarness, type Harness } from './harness.ts';
 
 async function oneWaiting(h: Harness, name: string) {
@@ -30,7 +30,7 @@ test('a decision made a moment ago is shown as on its way everywhere, and reache
   const snapshot = await h.hub.call('snapshot', undefined);
   assert.equal(pendingCount(snapshot), 0, 'the badge no longer counts it');
   assert.match(formatStatus(snapshot, '127.0.0.1'), /Pending diffs: 0 \(and 1 decided, on its way to the agent\)/);
-  assert.equal((await withTimeout(writing, 3000, 'the agent hearing it')).outcome, 'saved');
+  assert.equal((await withTimeout(writing, WAIT_MS, 'the agent hearing it')).outcome, 'saved');
   assert.equal((await h.hub.call('snapshot', undefined)).history[0]?.status, 'accepted');
 });
 

@@ -139,7 +139,6 @@ export async function startHarness(
     lookupAttempts: () => lookupAttempts,
     editors: async (count) => {
       await waitFor(async () => (await hub.call('snapshot', undefined)).editors.filter((e) => e.alive).length === count, {
-        timeoutMs: 3000,
         message: `${count} live editors`,
       });
     },

@@ -176,11 +176,11 @@ describe('an editor restart', () => {
     await first.waitForDiff();
     await first.crash();
     // Still pending in Patchbay, not in any editor, and the agent is still waiting.
-    await waitFor(async () => (await h.hub.call('snapshot', undefined)).diffs.some((d) => !d.inEditor), { timeoutMs: 3000 });
+    await waitFor(async () => (await h.hub.call('snapshot', undefined)).diffs.some((d) => !d.inEditor));
 
     const second = await h.editor({ workspaceFolders: [project], ideName: 'nvim' });
     assert.notEqual(second.port, first.port);
-    const reoffered = await second.waitForDiff(undefined, { timeoutMs: 5000 });
+    const reoffered = await second.waitForDiff();
     assert.equal(reoffered.args.new_file_contents, 'hello\n');
     const snap = await h.hub.call('snapshot', undefined);
     assert.equal(snap.editors.length, 1);

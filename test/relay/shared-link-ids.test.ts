@@ -39,7 +39,7 @@ function callWithId(rpc: RpcPeer, idText: string, params: unknown): Promise<RpcM
   const id = JSON.parse(idText) as number | string;
   const from = rpc.received.length;
   rpc.ws.send(`{"jsonrpc":"2.0","id":${idText},"method":"tools/call","params":${JSON.stringify(params)}}`);
-  return waitFor(() => rpc.received.slice(from).find((m) => m.method === undefined && m.id === id), { timeoutMs: 5000, message: `the answer to id ${idText}` });
+  return waitFor(() => rpc.received.slice(from).find((m) => m.method === undefined && m.id === id), { message: `the answer to id ${idText}` });
 }
 
 async function boundTo(h: Harness, editor: FakeEditor, sessions: number): Promise<void> {

@@ -136,12 +136,12 @@ describe('the remote manager', () => {
     const { ssh, manager, view } = await setup(t);
     ssh.failWith = ['me@devbox: Permission denied (publickey).'];
     await manager.sync([devbox]);
-    const failed = await waitFor(() => (view()?.state === 'failed' ? view() : null), { timeoutMs: 5000 });
+    const failed = await waitFor(() => (view()?.state === 'failed' ? view() : null));
     assert.match(failed.reason ?? '', /accepted none of your keys .* ssh-agent/);
     assert.ok(failed.retryAt !== null && failed.retryAt >= failed.since);
-    await waitFor(() => ssh.started.length >= 3, { timeoutMs: 5000 });
+    await waitFor(() => ssh.started.length >= 3);
     ssh.failWith = null;
-    await waitFor(() => view()?.state === 'connected', { timeoutMs: 5000 });
+    await waitFor(() => view()?.state === 'connected');
   });
 
   test('removing a remote, or closing, ends its helper, which removes its lockfiles first', async (t) => {

@@ -115,7 +115,7 @@ describe('remote agents over SSH', { skip: unavailable ?? false }, () => {
     const { remote, hub, options, local, there } = await world(t);
     const editor = await FakeEditor.start({ lockDir: options.piLockDir, workspaceFolders: [local], dialect: 'pi' });
     t.after(() => editor.stop());
-    await waitFor(async () => (await hub.call('snapshot', undefined)).editors.length === 1, { timeoutMs: 5000 });
+    await waitFor(async () => (await hub.call('snapshot', undefined)).editors.length === 1);
     await connected(hub);
     const agent: PeerProcess = await remote.spawnRemotePeer('pi', ['--cwd', there, '--lock-dir', remote.piLockDir], { cwd: there });
     t.after(() => agent.stop());
@@ -141,12 +141,12 @@ describe('remote agents over SSH', { skip: unavailable ?? false }, () => {
 
     // The person's cursor, here, reaches the agent at its own path.
     editor.sendSelection({ filePath: join(local, 'a.txt'), text: 'two' });
-    const selection = await agent.waitForLine((l) => (l.msg as { method?: string } | undefined)?.method === 'selection_changed', { timeoutMs: 5000 });
+    const selection = await agent.waitForLine((l) => (l.msg as { method?: string } | undefined)?.method === 'selection_changed');
     assert.equal((selection.msg as { params: { filePath: string } }).params.filePath, join(there, 'a.txt'));
     // A file no map covers is not the agent's to hear of.
     editor.sendSelection({ filePath: '/etc/hostname', text: 'x' });
     editor.sendSelection({ filePath: join(local, 'b.txt'), text: 'y' });
-    await agent.waitForLine((l) => (l.msg as { params?: { filePath?: string } } | undefined)?.params?.filePath === join(there, 'b.txt'), { timeoutMs: 5000 });
+    await agent.waitForLine((l) => (l.msg as { params?: { filePath?: string } } | undefined)?.params?.filePath === join(there, 'b.txt'));
     assert.ok(!agent.lines.some((l) => JSON.stringify(l).includes('/etc/hostname')));
 
     editor.setDiagnostics({ [`file://${join(local, 'a.txt')}`]: [{ severity: 'Error', message: 'boom', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } }], 'file:///etc/hosts': [] } as never);

@@ -4,7 +4,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { readOriginal } from '../../src/review/read-original.ts';
-import { tempDir, withTimeout, type TempDir } from '../peers/wait.ts';
+import { tempDir, withTimeout, type TempDir, WAIT_MS } from '../peers/wait.ts';
 
 let dir: TempDir;
 before(async () => {
@@ -60,7 +60,7 @@ test('a FIFO does not hang the review', { skip: process.platform === 'win32' }, 
   const path = join(dir.path, 'pipe');
   const made = spawnSync('mkfifo', [path]);
   assert.equal(made.status, 0, `mkfifo: ${made.stderr}`);
-  assert.deepEqual(await withTimeout(readOriginal(path, 1024), 2000, 'readOriginal on a FIFO'), {
+  assert.deepEqual(await withTimeout(readOriginal(path, 1024), WAIT_MS, 'readOriginal on a FIFO'), {
     contents: null,
     isNew: false,
     tooLarge: false,
@@ -78,7 +78,7 @@ test('a kernel file that says it is empty is not read to its end (/proc/self/pag
   const path = join(dir.path, 'pagemap-link');
   await symlink('/proc/self/pagemap', path);
   const before = process.memoryUsage().rss;
-  assert.deepEqual(await withTimeout(readOriginal(path, 1024 * 1024), 5000, 'readOriginal of pagemap'), {
+  assert.deepEqual(await withTimeout(readOriginal(path, 1024 * 1024), WAIT_MS, 'readOriginal of pagemap'), {
     contents: null,
     isNew: false,
     tooLarge: false,

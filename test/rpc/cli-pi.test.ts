@@ -9,7 +9,7 @@ import { HubError, type PromptOutcome } from '../../src/api/types.ts';
 import { NOW } from '../web/fake-hub.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { startFakeDaemon } from '../cli/fake-daemon.ts';
-import { withTimeout } from '../peers/wait.ts';
+import { withTimeout, WAIT_MS } from '../peers/wait.ts';
 
 async function withDaemon(t: TestContext) {
   const { dir, home, hub } = await startFakeDaemon(t, 'cli-pi');
@@ -263,7 +263,7 @@ test('a prompt too long for a command line comes from standard input (-) or a fi
     execFileSync('mkfifo', [join(dir, 'fifo.md')]);
     const viaLink = await run('pi', 'prompt', 'h1', 'look', '--image', 'link.png');
     assert.equal(viaLink.stderr, 'patchbay: --image link.png is not read: it is a symlink (only a regular file is read, and not through a symlink: give the file itself)\n');
-    const fromFifo = await withTimeout(run('pi', 'prompt', 'h1', '--file', 'fifo.md'), 3000, 'a --file that is a FIFO');
+    const fromFifo = await withTimeout(run('pi', 'prompt', 'h1', '--file', 'fifo.md'), WAIT_MS, 'a --file that is a FIFO');
     assert.match(fromFifo.stderr, /^patchbay: --file fifo\.md is not read: it is a FIFO/);
     assert.equal(hub.calls.length, sent, 'nothing was sent');
   }

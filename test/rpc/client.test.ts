@@ -111,13 +111,14 @@ test('close escalates to SIGKILL when pi ignores abort, EOF and SIGTERM', async 
 
 test('a pi whose orderly shutdown outlasts the grace ends by its own exit, not SIGKILL: 1.6 at the second SIGTERM, 0.87 at the first', async (t) => {
   for (const version of ['1.6.0', '0.87.1']) {
-    const { client } = start(t, { args: ['--pi-version', version, '--shutdown-ms', '10000'], stopGraceMs: 300 });
+    const { client } = start(t, { args: ['--pi-version', version, '--shutdown-ms', '30000'], stopGraceMs: 1000 });
     await client.request({ type: 'get_state' });
     const began = Date.now();
     const exit = await client.close();
     assert.equal(exit.signal, null, `pi ${version}: ${exit.message}`);
     assert.equal(exit.code, 143, `pi ${version} exits as a SIGTERM'd pi does`);
-    assert.ok(Date.now() - began < 3000, `pi ${version} did not wait for its whole cleanup nor for SIGKILL (${Date.now() - began} ms)`);
+    // Three graces of 1 s at most; its cleanup alone would take 30 s (a loaded machine may take several seconds more).
+    assert.ok(Date.now() - began < 15_000, `pi ${version} did not wait for its whole cleanup nor for SIGKILL (${Date.now() - began} ms)`);
   }
 });
 
@@ -126,7 +127,7 @@ test('stopping pi also stops the commands its tools left running', async (t) => 
   const { pid } = (await client.request({ type: 'tool' })) as { pid: number };
   assert.ok(alive(pid), 'the tool command runs');
   await client.close();
-  await waitFor(() => !alive(pid), { timeoutMs: 2000, message: `tool process ${pid} to end with pi` });
+  await waitFor(() => !alive(pid), { message: `tool process ${pid} to end with pi` });
 });
 
 function alive(pid: number): boolean {

@@ -75,7 +75,7 @@ test('a started session is listed with its folder; dialogs wait, expire on time,
 
   await pi.prompt(id, emit([
     { type: 'extension_ui_request', id: 'slow', method: 'input', title: 'Name?', placeholder: 'a name' },
-    { type: 'extension_ui_request', id: 'quick', method: 'confirm', title: 'Sure?', timeout: 60 },
+    { type: 'extension_ui_request', id: 'quick', method: 'confirm', title: 'Sure?', timeout: 1000 }, // outlasts the prompt's answer on a loaded machine
   ]));
   assert.deepEqual(pi.detail(id).dialogs.map((d) => d.requestId), ['slow', 'quick']);
   assert.equal(pi.views()[0]?.pendingDialogs, 2);
@@ -126,8 +126,8 @@ test("where pi-ide's autoconnect is off, its /ide is run at once: nothing else w
   const off = await host(t, { ideConnectMs: 60_000, autoconnects: async (cwd) => (asked.push(cwd), false) });
   const began = Date.now();
   const { id } = await off.pi.start({ cwd: off.dir, args: ['--with-ide'] });
-  await waitFor(() => off.logs.some((l) => l.includes('running /ide')), { timeoutMs: 2000, message: '/ide run' });
-  assert.ok(Date.now() - began < 5000, 'not after the minute an autoconnecting pi-ide would get');
+  await waitFor(() => off.logs.some((l) => l.includes('running /ide')), { message: '/ide run' });
+  assert.ok(Date.now() - began < 30_000, 'not after the minute an autoconnecting pi-ide would get');
   assert.deepEqual(asked, [off.dir], 'its folder’s settings were read');
   await waitFor(() => off.pi.detail(id).transcript.some((i) => i.kind === 'notice' && i.text.startsWith('Patchbay answered')));
   // Where it is on (or cannot be read), pi-ide gets its time to come by itself.

@@ -217,7 +217,7 @@ for (const { version, skip } of realPiVersions()) describe(`hosted pi sessions a
     assert.equal(dialog.message, 'This goes away by itself.');
     assert.ok(dialog.expiresAt !== null && dialog.expiresAt >= began + 300);
     await prompting;
-    await waitFor(async () => (await detail()).dialogs.length === 0, { timeoutMs: 2000, message: 'the dialog to expire' });
+    await waitFor(async () => (await detail()).dialogs.length === 0, { message: 'the dialog to expire' });
     assert.equal(last(await detail(), 'notice')?.text, 'confirmed false');
   });
 

@@ -8,7 +8,7 @@ import { appendFile, lstat, mkdir, open, readFile, rm, stat, symlink, utimes, wr
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { SessionCatalog, piSessionDir, readSessionInfo, sessionHeader } from '../../src/rpc/session-list.ts';
-import { tempDir, waitFor, withTimeout } from '../peers/wait.ts';
+import { tempDir, waitFor, withTimeout, WAIT_MS } from '../peers/wait.ts';
 
 const line = (value: unknown): string => `${JSON.stringify(value)}\n`;
 
@@ -108,7 +108,7 @@ async function unblock(fifo: string): Promise<void> {
 async function threadsFree(dir: string): Promise<void> {
   const file = join(dir, 'probe.txt');
   await writeFile(file, 'x');
-  await withTimeout(Promise.all(Array.from({ length: 8 }, () => readFile(file, 'utf8'))), 3000, 'eight reads on node’s fs threads');
+  await withTimeout(Promise.all(Array.from({ length: 8 }, () => readFile(file, 'utf8'))), WAIT_MS, 'eight reads on node’s fs threads');
 }
 
 test('a session file swapped for a FIFO after it was listed is passed over at once, holding no thread', fifos, async (t) => {
@@ -121,8 +121,8 @@ test('a session file swapped for a FIFO after it was listed is passed over at on
   await rm(file);
   execFileSync('mkfifo', [file]);
   t.after(() => unblock(file));
-  assert.equal(await withTimeout(readSessionInfo(found), 3000, 'the read of a FIFO listed as a session'), null);
-  await assert.rejects(withTimeout(sessionHeader(file), 3000, 'the header of a FIFO'), /s\.jsonl is not a regular file \(it is a FIFO\)/);
+  assert.equal(await withTimeout(readSessionInfo(found), WAIT_MS, 'the read of a FIFO listed as a session'), null);
+  await assert.rejects(withTimeout(sessionHeader(file), WAIT_MS, 'the header of a FIFO'), /s\.jsonl is not a regular file \(it is a FIFO\)/);
   await threadsFree(dir.path);
 });
 
@@ -166,9 +166,9 @@ test('listing and resuming from a folder where a session file keeps being swappe
   await swapping(t, sessions, 'x.jsonl', session);
   for (let i = 0; i < 40; i++) {
     // A catalog of its own each time: what one remembers is not what keeps it from hanging.
-    const listed = await withTimeout(new SessionCatalog().list([sessions], () => null), 3000, `listing ${i + 1}`);
+    const listed = await withTimeout(new SessionCatalog().list([sessions], () => null), WAIT_MS, `listing ${i + 1}`);
     assert.ok(listed.some((s) => s.id === 'steady'), 'the other sessions are listed');
-    await withTimeout(sessionHeader(join(sessions, 'x.jsonl')).catch(() => null), 3000, `resume ${i + 1}`);
+    await withTimeout(sessionHeader(join(sessions, 'x.jsonl')).catch(() => null), WAIT_MS, `resume ${i + 1}`);
   }
   await threadsFree(dir.path);
 });

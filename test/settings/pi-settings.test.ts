@@ -12,7 +12,7 @@ import {
   setAutoconnect,
   writeAutoconnect,
 } from '../../src/settings/pi-settings.ts';
-import { withTimeout } from '../peers/wait.ts';
+import { withTimeout, WAIT_MS } from '../peers/wait.ts';
 
 async function withDir(run: (dir: string) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'patchbay-pi-settings-'));
@@ -313,13 +313,13 @@ test('a FIFO as a project’s settings file is refused at once, saying so; readi
     assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
     // Many at once: each blocked read would hold one of node's four fs threads for good.
     const reads = Array.from({ length: 8 }, () => readAutoconnect({ globalFile, project }).then(() => null, (err: Error) => err));
-    const errors = await withTimeout(Promise.all(reads), 3000, 'reads of a FIFO settings file');
+    const errors = await withTimeout(Promise.all(reads), WAIT_MS, 'reads of a FIFO settings file');
     for (const err of errors) {
       assert.ok(err instanceof HubError);
       assert.match(err.message, /settings\.json is not read: it is a FIFO \(Patchbay reads only regular files\)/);
     }
-    await assert.rejects(withTimeout(writeAutoconnect(fifo, false), 3000, 'a write over a FIFO'), /it is a FIFO/);
-    await withTimeout(setAutoconnect({ globalFile }, false), 3000, 'a write to the global file');
+    await assert.rejects(withTimeout(writeAutoconnect(fifo, false), WAIT_MS, 'a write over a FIFO'), /it is a FIFO/);
+    await withTimeout(setAutoconnect({ globalFile }, false), WAIT_MS, 'a write to the global file');
     assert.deepEqual(JSON.parse(await readFile(globalFile, 'utf8')), { 'pi-ide': { autoconnect: false } });
   }));
 

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { authenticate, Door, type DoorConnection, type DoorOptions } from '../../src/transport/door.ts';
 import { tokensEqual } from '../../src/transport/tokens.ts';
-import { withTimeout } from '../peers/wait.ts';
+import { withTimeout, WAIT_MS } from '../peers/wait.ts';
 
 /** A door on a free loopback port for the pi token `t`, quiet; `overrides` change what a test is about. */
 function doorOptions(overrides: Partial<DoorOptions> = {}): DoorOptions {
@@ -110,7 +110,7 @@ describe('the door on loopback', () => {
         });
         ws.on('error', () => {}); // terminate() after unexpected-response reports an abort
       }),
-      2000,
+      WAIT_MS,
       'the door to answer an upgrade',
     );
   }
@@ -125,7 +125,7 @@ describe('the door on loopback', () => {
         ws.once('open', () => resolve());
         ws.once('error', reject);
       }),
-      2000,
+      WAIT_MS,
       'the door to accept',
     );
     const conn = await withTimeout(
@@ -133,7 +133,7 @@ describe('the door on loopback', () => {
         while (connections.length === before) await new Promise((r) => setTimeout(r, 5));
         return connections[connections.length - 1]!;
       })(),
-      2000,
+      WAIT_MS,
       'onConnection',
     );
     return { ws, conn, localPort };
@@ -143,7 +143,7 @@ describe('the door on loopback', () => {
     if (ws.readyState === WebSocket.CLOSED) return;
     const closed = new Promise((resolve) => ws.once('close', resolve));
     ws.close();
-    await withTimeout(closed, 2000, 'the client to close');
+    await withTimeout(closed, WAIT_MS, 'the client to close');
   }
 
   test('a connection without a token is refused with 401 before upgrading', async () => {
@@ -174,7 +174,7 @@ describe('the door on loopback', () => {
     assert.equal(conn.remotePort, localPort);
     const reply = new Promise((resolve) => ws.once('message', (d) => resolve(d.toString())));
     ws.send('hi');
-    assert.equal(await withTimeout(reply, 2000, 'an echo'), 'echo:hi');
+    assert.equal(await withTimeout(reply, WAIT_MS, 'an echo'), 'echo:hi');
     await closeClient(ws);
   });
 
@@ -190,7 +190,7 @@ describe('the door on loopback', () => {
     const { ws } = await open({ 'x-pi-ide-authorization': 'pi-token' });
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
     ws.send('x'.repeat(5000));
-    assert.equal(await withTimeout(closed, 2000, 'the oversized frame to close the socket'), 1009);
+    assert.equal(await withTimeout(closed, WAIT_MS, 'the oversized frame to close the socket'), 1009);
     assert.ok(logs.some((l) => /Max payload size exceeded/.test(l)));
   });
 
@@ -202,7 +202,7 @@ describe('the door on loopback', () => {
           resolve(res.statusCode ?? 0);
         }).on('error', reject);
       }),
-      2000,
+      WAIT_MS,
       'an HTTP answer',
     );
     assert.equal(status, 426);
@@ -245,10 +245,10 @@ describe('closing the door', () => {
   test('drops connected agents, stops listening, and is safe to call twice', async () => {
     const door = await Door.open(options());
     const ws = new WebSocket(`ws://127.0.0.1:${door.port}/`, { headers: { 'x-pi-ide-authorization': 't' } });
-    await withTimeout(new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject)), 2000, 'open');
+    await withTimeout(new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject)), WAIT_MS, 'open');
     const dropped = new Promise((resolve) => ws.once('close', resolve));
-    await withTimeout(Promise.all([door.close(), door.close()]), 2000, 'close() twice');
-    await withTimeout(dropped, 2000, 'the agent to be dropped');
+    await withTimeout(Promise.all([door.close(), door.close()]), WAIT_MS, 'close() twice');
+    await withTimeout(dropped, WAIT_MS, 'the agent to be dropped');
     await door.close();
     const refused = await new Promise<string>((resolve) => {
       const socket = connect(door.port, '127.0.0.1');
@@ -262,13 +262,14 @@ describe('closing the door', () => {
   });
 
   test('does not wait for a client that never finishes its request', async () => {
-    const door = await Door.open(options());
+    // The client's deadline is far beyond the wait for close(): close() must not wait for it.
+    const door = await Door.open({ ...options(), upgradeDeadlineMs: 60_000 });
     const socket = connect(door.port, '127.0.0.1');
     socket.on('error', () => {});
-    await withTimeout(new Promise((resolve) => socket.once('connect', resolve)), 2000, 'connect');
+    await withTimeout(new Promise((resolve) => socket.once('connect', resolve)), WAIT_MS, 'connect');
     socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n'); // headers never end
     await new Promise((resolve) => setTimeout(resolve, 50));
-    await withTimeout(door.close(), 1000, 'close() with a half-sent request open');
+    await withTimeout(door.close(), WAIT_MS, 'close() with a half-sent request open');
     socket.destroy();
   });
 
@@ -276,7 +277,7 @@ describe('closing the door', () => {
     const first = await Door.open(options());
     try {
       await assert.rejects(
-        withTimeout(Door.open({ ...options(), port: first.port }), 2000, 'Door.open on a used port'),
+        withTimeout(Door.open({ ...options(), port: first.port }), WAIT_MS, 'Door.open on a used port'),
         (err: NodeJS.ErrnoException) => err.code === 'EADDRINUSE',
       );
     } finally {
@@ -313,11 +314,11 @@ describe('the door under a flood of connections that never upgrade', () => {
     try {
       for (let i = 0; i < 100; i++) flood.push(await halfOpen(door.port, i % 2 === 0 ? '' : 'GET / HTTP/1.1\r\n'));
       // All but the newest 8 are pushed out by the server: wait for it to have seen them all.
-      await withTimeout(Promise.all(flood.slice(0, 92).map(closedByServer)), 5000, 'the server to shed the oldest connections');
+      await withTimeout(Promise.all(flood.slice(0, 92).map(closedByServer)), WAIT_MS, 'the server to shed the oldest connections');
       assert.ok(door.pendingConnections <= 8, `${door.pendingConnections} waiting`);
 
       const ws = new WebSocket(`ws://127.0.0.1:${door.port}/`, { headers: { 'x-pi-ide-authorization': 't' } });
-      await withTimeout(new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject)), 2000, 'the agent to get in');
+      await withTimeout(new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject)), WAIT_MS, 'the agent to get in');
       assert.equal(agents.length, 1);
       assert.ok(door.pendingConnections <= 8, 'an upgraded agent does not count against the cap');
       ws.terminate();
@@ -362,7 +363,7 @@ describe('the door under a flood of connections that never upgrade', () => {
       const silent = await halfOpen(door.port);
       const slow = await halfOpen(door.port, 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n');
       const started = Date.now();
-      await withTimeout(Promise.all([closedByServer(silent), closedByServer(slow)]), 3000, 'the deadline to cut both');
+      await withTimeout(Promise.all([closedByServer(silent), closedByServer(slow)]), WAIT_MS, 'the deadline to cut both');
       assert.ok(Date.now() - started >= 100, 'not before the deadline');
       assert.equal(door.pendingConnections, 0);
     } finally {

@@ -81,7 +81,7 @@ test('after signing in, a page on another loopback port receives no credential, 
   const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}/`;
   const tab = await ui.page.context().newPage();
   await tab.goto(otherUrl);
-  const report = await waitFor(() => seen.find((s) => s.url === '/report'), { timeoutMs: 5000, message: 'the other page’s report' });
+  const report = await waitFor(() => seen.find((s) => s.url === '/report'), { message: 'the other page’s report' });
   assert.deepEqual(JSON.parse(report.body), { socket: 'closed', code: 1006, cookies: '' }, 'its socket to Patchbay was refused');
   for (const request of seen) {
     assert.equal(request.headers.cookie, undefined, `${request.url} got a cookie`);

@@ -12,7 +12,7 @@ import { buildIfStale } from '../../src/cli/start.ts';
 import { FakeEditor } from '../peers/fake-editor.ts';
 import { FakePiClient } from '../peers/fake-pi.ts';
 import type { WriteOutcome } from '../peers/fake-pi.ts';
-import { tempDir, waitFor, withTimeout } from '../peers/wait.ts';
+import { tempDir, waitFor, withTimeout, WAIT_MS } from '../peers/wait.ts';
 import type { TempDir } from '../peers/wait.ts';
 import { openUi, SHOTS, skipWithoutChromium, type UiSession } from './chromium.ts';
 import { isolatedOptions } from '../peers/hub-options.ts';
@@ -55,9 +55,9 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     hub = await createHub(options, {
       lookupPeer: async () => ({ pid: process.pid, cwd: project, command: 'pi (fake)', startedAt: null }),
     });
-    await waitFor(async () => (await snapshot()).editors.length === 1, { timeoutMs: 5000, message: 'the editor discovered' });
+    await waitFor(async () => (await snapshot()).editors.length === 1, { message: 'the editor discovered' });
     pi = await FakePiClient.connect({ cwd: project, lockDir: options.piLockDir });
-    await waitFor(async () => (await snapshot()).sessions[0]?.reason === 'cwd', { timeoutMs: 5000, message: 'the session bound to the editor' });
+    await waitFor(async () => (await snapshot()).sessions[0]?.reason === 'cwd', { message: 'the session bound to the editor' });
 
     ui = await openUi(hub, options);
     page = ui.page;
@@ -87,10 +87,11 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     await page.keyboard.press('Control+End');
     await page.keyboard.type('five\n');
     await page.getByText('Edited by you: Accept saves your version').waitFor();
+    await editor.waitForDiff(); // offered to the editor and to the page each over its own socket
     assert.equal(editor.diffs.size, 1, 'the bound editor shows the diff too');
     await page.getByRole('button', { name: 'Accept', exact: true }).click();
     await page.getByRole('button', { name: 'Send now' }).click(); // the few seconds to undo, skipped
-    const result: WriteOutcome = await withTimeout(outcome, 5000, 'the agent hearing the decision');
+    const result: WriteOutcome = await withTimeout(outcome, WAIT_MS, 'the agent hearing the decision');
     assert.equal(result.outcome, 'saved');
     assert.equal(await readFile(file, 'utf8'), 'one\n2\nthree\nfour\nfive\n');
     await waitFor(() => editor.diffs.size === 0, { message: "the editor's tab closed: the first decision wins" });
@@ -107,7 +108,7 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     await page.getByRole('heading', { name: 'Review inbox (1)' }).click(); // focus outside the editor
     await page.keyboard.press('r');
     await page.getByRole('button', { name: 'Send now' }).click();
-    const result = await withTimeout(outcome, 5000, 'the agent hearing the rejection');
+    const result = await withTimeout(outcome, WAIT_MS, 'the agent hearing the rejection');
     assert.equal(result.outcome, 'rejected');
     assert.equal(result.outcome === 'rejected' && result.answer, 'DIFF_REJECTED');
     assert.equal(await readFile(file, 'utf8'), 'original\n');
@@ -122,7 +123,7 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     assert.equal(overflow, false, 'no horizontal scrolling at 800×600');
     await page.getByRole('button', { name: 'Reject', exact: true }).click();
     await page.getByRole('button', { name: 'Send now' }).click();
-    assert.equal((await withTimeout(outcome, 5000, 'the rejection')).outcome, 'rejected');
+    assert.equal((await withTimeout(outcome, WAIT_MS, 'the rejection')).outcome, 'rejected');
     await page.setViewportSize({ width: 1100, height: 720 });
   });
 
@@ -172,7 +173,7 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     const theirs = join(options.piLockDir, '51234.lock');
     await writeFile(theirs, JSON.stringify({ protocol: 'pi-ide', version: 1, port: 51234, pid: process.pid, workspaces: [elsewhere], ide: 'VS Code', token: 't' }));
     t.after(() => rm(theirs, { force: true }));
-    await waitFor(async () => (await snapshot()).editors.some((e) => e.ideName === 'Emacs' && e.alive), { timeoutMs: 5000, message: 'Emacs discovered' });
+    await waitFor(async () => (await snapshot()).editors.some((e) => e.ideName === 'Emacs' && e.alive), { message: 'Emacs discovered' });
     await go('#/pairing');
     const card = page.getByRole('article', { name: /^Editor Emacs/ });
     await card.getByText('unauthenticated', { exact: true }).waitFor();
@@ -224,7 +225,7 @@ describe('the browser UI against the headless daemon', { skip }, () => {
     await page.emulateMedia({ colorScheme: 'light' });
     await page.getByRole('button', { name: 'Reject', exact: true }).click();
     await page.getByRole('button', { name: 'Send now' }).click();
-    assert.equal((await withTimeout(outcome, 5000, 'the rejection')).outcome, 'rejected');
+    assert.equal((await withTimeout(outcome, WAIT_MS, 'the rejection')).outcome, 'rejected');
   });
 
   test('the page logged no errors', () => {

@@ -572,7 +572,7 @@ describe('the hosted pi session panel against the real hub', { skip }, () => {
           return true;
         }
       },
-      { message: `pi (pid ${view!.pid}) gone`, timeoutMs: 5000 },
+      { message: `pi (pid ${view!.pid}) gone` },
     );
   });
 
@@ -594,7 +594,11 @@ describe('the hosted pi session panel against the real hub', { skip }, () => {
     await page.getByText('This pi has no pi-ide: its edits are written without review.').waitFor();
     await log.getByText(/^Resumed /).waitFor();
     await log.getByText('You said: hello there').waitFor();
-    const [view] = (await hosted()).filter((h) => h.status !== 'exited');
+    // The transcript read back may show before the hub's view of pi settles on idle.
+    const [view] = await waitFor(async () => {
+      const running = (await hosted()).filter((h) => h.status !== 'exited');
+      return running[0]?.status === 'idle' && running;
+    }, { message: 'the resumed session idle' });
     assert.equal(view?.status, 'idle', 'the same session runs again');
 
     await page.getByRole('button', { name: 'Fork…' }).click();

@@ -33,13 +33,13 @@ async function startHub(options: HubOptions, project: string): Promise<Hub> {
   const hub = await createHub(options, {
     lookupPeer: async () => ({ pid: process.pid, cwd: project, command: 'pi (fake)', startedAt: null }),
   });
-  await waitFor(async () => (await hub.call('snapshot', undefined)).editors.length === 1, { timeoutMs: 5000, message: 'the editor discovered' });
+  await waitFor(async () => (await hub.call('snapshot', undefined)).editors.length === 1, { message: 'the editor discovered' });
   return hub;
 }
 
 async function connectPi(hub: Hub, options: HubOptions, project: string): Promise<FakePiClient> {
   const pi = await FakePiClient.connect({ cwd: project, lockDir: options.piLockDir });
-  await waitFor(async () => (await hub.call('snapshot', undefined)).sessions.length === 1, { timeoutMs: 5000, message: 'the pi session' });
+  await waitFor(async () => (await hub.call('snapshot', undefined)).sessions.length === 1, { message: 'the pi session' });
   return pi;
 }
 

@@ -7,7 +7,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildIfStale } from '../../src/cli/start.ts';
-import { waitFor, withTimeout } from '../peers/wait.ts';
+import { waitFor, withTimeout, WAIT_MS } from '../peers/wait.ts';
 import { skipWithoutChromium } from './chromium.ts';
 import { shootEverySize, startLiveReview, type LiveReview } from './live-review.ts';
 import { DISK, PROPOSAL, withChanges } from './review-fixtures.ts';
@@ -41,7 +41,7 @@ describe('reviewing after: keep, undo, notes', { skip: skipWithoutChromium }, ()
 
     await mkdir(dirname(file('src/inventory.ts')), { recursive: true });
     await writeFile(file('src/inventory.ts'), DISK);
-    const outcome = await withTimeout(live.pi.write(file('src/inventory.ts'), PROPOSAL), 3000, 'pi answered at once');
+    const outcome = await withTimeout(live.pi.write(file('src/inventory.ts'), PROPOSAL), WAIT_MS, 'pi answered at once');
     assert.equal(outcome.outcome, 'saved');
     assert.equal(await readFile(file('src/inventory.ts'), 'utf8'), PROPOSAL);
     await page().evaluate("window.location.hash = '#/review'");
@@ -139,7 +139,7 @@ describe('reviewing after: keep, undo, notes', { skip: skipWithoutChromium }, ()
     await shootEverySize(page(), 'review-line-note');
     await page().getByRole('button', { name: 'Accept', exact: true }).click();
     await page().getByRole('button', { name: 'Send now' }).click();
-    const outcome = await withTimeout(writing, 5000, 'pi hearing the decision');
+    const outcome = await withTimeout(writing, WAIT_MS, 'pi hearing the decision');
     assert.equal(outcome.outcome, 'saved');
     assert.deepEqual(outcome.outcome === 'saved' && outcome.said, [
       `Patchbay: the person accepted your edit of ${path} as proposed. Their note on ${path}: line 15 ("return items.reduce((sum, item) => sum + item.count, 0);"): "keep the loop: it is clearer".`,

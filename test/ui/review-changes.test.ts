@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core';
 import { unifiedDiff } from '../../src/cli/commands.ts';
 import { buildIfStale } from '../../src/cli/start.ts';
 import type { WriteOutcome } from '../peers/fake-pi.ts';
-import { waitFor, withTimeout } from '../peers/wait.ts';
+import { waitFor, withTimeout, WAIT_MS } from '../peers/wait.ts';
 import { skipWithoutChromium } from './chromium.ts';
 import { shootEverySize, startLiveReview } from './live-review.ts';
 import type { LiveReview } from './live-review.ts';
@@ -58,8 +58,9 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
   test('rejecting the middle of three changes, taking the others and applying writes exactly changes 1 and 3, and pi hears which it did not get', async () => {
     const { file, outcome } = await propose('src/inventory.ts');
     const proposal = page().getByRole('textbox', { name: /proposed contents/ });
-    assert.ok((await proposal.locator('.tok-keyword').count()) > 0, 'TypeScript keywords are highlighted');
-    assert.ok((await proposal.locator('.tok-string').count()) > 0, 'strings are highlighted');
+    // The language loads after the text is drawn: its highlighting lands a moment later.
+    await proposal.locator('.tok-keyword').first().waitFor(); // TypeScript keywords are highlighted
+    await proposal.locator('.tok-string').first().waitFor(); // and strings
     assert.equal(await position(), 'Change 1 of 3');
     assert.equal(await page().locator('.diff-toolbar .change-counts').textContent(), '+6 −4 lines');
     assert.equal(await page().locator('#diff-title').innerText(), 'src/inventory.ts', 'the title is relative to the project');
@@ -86,7 +87,7 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     await page().getByText(/^Applying 2 of 3 changes to src\/inventory\.ts in \d s: the agent hears it then\.$/).waitFor();
     await shootEverySize(page(), 'review-waiting-to-send');
     await sendNow();
-    const result = await withTimeout(outcome, 5000, 'pi hearing the decision');
+    const result = await withTimeout(outcome, WAIT_MS, 'pi hearing the decision');
     assert.equal(result.outcome, 'saved');
     assert.equal(await readFile(file, 'utf8'), withChanges(1, 3));
     assert.deepEqual(result.said, [
@@ -116,7 +117,7 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     assert.equal(await position(), 'Change 3 of 3 · 1 accepted, 2 rejected');
     await page().keyboard.press('a');
     await sendNow();
-    assert.equal((await withTimeout(outcome, 5000, 'pi hearing the decision')).outcome, 'saved');
+    assert.equal((await withTimeout(outcome, WAIT_MS, 'pi hearing the decision')).outcome, 'saved');
     assert.equal(await readFile(file, 'utf8'), withChanges(1));
   });
 
@@ -134,7 +135,7 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     await waitFor(async () => (await page().getByText('Keys are off while you type').count()) === 0, { message: 'the note gone' });
     await page().keyboard.press('a');
     await sendNow();
-    const result = await withTimeout(outcome, 5000, 'pi hearing the decision');
+    const result = await withTimeout(outcome, WAIT_MS, 'pi hearing the decision');
     assert.equal(result.outcome, 'saved');
     assert.equal(await readFile(file, 'utf8'), `// typed by hand\n${PROPOSAL}`);
   });
@@ -146,9 +147,9 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     await page().keyboard.press('Control+Home');
     await page().keyboard.type('// my careful fix\n');
     await page().getByText('Edited by you: Accept saves your version').waitFor();
-    const offered = await live.editor.waitForDiff(undefined, { timeoutMs: 5000 });
+    const offered = await live.editor.waitForDiff();
     live.editor.decide(offered.tabName, 'saved', PROPOSAL);
-    assert.equal((await withTimeout(outcome, 5000, 'pi hearing the editor')).outcome, 'saved');
+    assert.equal((await withTimeout(outcome, WAIT_MS, 'pi hearing the editor')).outcome, 'saved');
     const note = page().getByRole('alert').filter({ hasText: 'Your typing in elsewhere.ts was not used' });
     await note.waitFor();
     assert.match(await note.innerText(), /the edit was accepted in Neovim · project before you decided here .* Your text is kept\./);
@@ -180,7 +181,7 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     await page().getByRole('textbox', { name: 'Reason for the agent (optional)' }).fill('wrong file');
     const sentAt = Date.now();
     await page().getByRole('button', { name: 'Reject', exact: true }).click();
-    const result = await withTimeout(outcome, 10_000, 'pi hearing the reject');
+    const result = await withTimeout(outcome, 5000 + WAIT_MS, 'pi hearing the reject'); // the 5 s to undo, then the send
     assert.ok(Date.now() - sentAt >= 4000, 'the agent hears it once the time to undo is over');
     assert.equal(result.outcome, 'rejected');
     assert.deepEqual(result.said, [`Patchbay: the person rejected your edit of ${file}; the file is unchanged. Their reason: "wrong file".`]);
@@ -202,8 +203,8 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     await page().getByRole('button', { name: 'Reject all' }).click();
     await page().getByRole('dialog', { name: 'Reject 2 edits?' }).getByRole('button', { name: 'Reject 2 edits' }).click();
     await sendNow();
-    assert.equal((await withTimeout(first.outcome, 5000, 'the first reject')).outcome, 'rejected');
-    assert.equal((await withTimeout(second, 5000, 'the second reject')).outcome, 'rejected');
+    assert.equal((await withTimeout(first.outcome, WAIT_MS, 'the first reject')).outcome, 'rejected');
+    assert.equal((await withTimeout(second, WAIT_MS, 'the second reject')).outcome, 'rejected');
   });
 
   test('a rejected change comes back on its own, in the unified view a narrow window gets', async () => {
@@ -225,7 +226,7 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     assert.equal(await position(), 'Change 2 of 3 · 2 accepted, 1 rejected');
     await page().getByRole('button', { name: 'Apply 2 of 3 changes' }).click();
     await sendNow();
-    assert.equal((await withTimeout(outcome, 5000, 'pi hearing the decision')).outcome, 'saved');
+    assert.equal((await withTimeout(outcome, WAIT_MS, 'pi hearing the decision')).outcome, 'saved');
     assert.equal(await readFile(file, 'utf8'), withChanges(1, 2));
     await page().setViewportSize({ width: 1280, height: 800 });
   });
@@ -237,7 +238,7 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     await page().getByRole('button', { name: 'Accept change 3 of 3' }).click();
     await page().getByRole('button', { name: 'Apply 2 of 3 changes' }).click();
     await sendNow();
-    assert.equal((await withTimeout(outcome, 5000, 'pi hearing the decision')).outcome, 'saved');
+    assert.equal((await withTimeout(outcome, WAIT_MS, 'pi hearing the decision')).outcome, 'saved');
     assert.equal(await readFile(file, 'utf8'), withChanges(1, 3));
 
     await live.restart();
@@ -303,7 +304,7 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     await page().getByRole('button', { name: 'Accept change 1 of 41' }).dispatchEvent('click');
     await page().getByRole('button', { name: 'Apply 2 of 41 changes' }).click();
     await sendNow();
-    assert.equal((await withTimeout(outcome, 5000, 'pi hearing the decision')).outcome, 'saved');
+    assert.equal((await withTimeout(outcome, WAIT_MS, 'pi hearing the decision')).outcome, 'saved');
     assert.equal(await readFile(file, 'utf8'), bigWithChanges([1, 41]));
   });
 
@@ -323,7 +324,7 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     assert.match(patch, new RegExp(`^--- .*environ\\.txt\\s+on disk \\(could not be read: it is a kernel file`, 'm'));
     await page().getByRole('button', { name: 'Reject', exact: true }).click();
     await sendNow();
-    assert.equal((await withTimeout(outcome, 5000, 'pi hearing the decision')).outcome, 'rejected');
+    assert.equal((await withTimeout(outcome, WAIT_MS, 'pi hearing the decision')).outcome, 'rejected');
   });
 
   test('the page logged no errors', () => {

@@ -11,7 +11,7 @@ import { pendingCount } from '../../electron/shared/diff-notifications.ts';
 import { formatStatus } from '../../src/cli/format.ts';
 import { buildIfStale } from '../../src/cli/start.ts';
 import { startHarness } from '../relay/harness.ts';
-import { waitFor, withTimeout } from '../peers/wait.ts';
+import { waitFor, withTimeout, WAIT_MS } from '../peers/wait.ts';
 import { openUi, skipWithoutChromium } from './chromium.ts';
 import { shootEverySize, startLiveReview, type LiveReview } from './live-review.ts';
 import { DISK, PROPOSAL } from './review-fixtures.ts';
@@ -118,7 +118,11 @@ describe('the review faults a new user found', { skip: skipWithoutChromium }, ()
     await page().getByText(/^Accepting grace\.ts in \d s: the agent hears it then\.$/).waitFor();
     await badge.waitFor({ state: 'detached' });
     await page().getByRole('heading', { name: 'Review inbox (0)' }).waitFor();
-    const snapshot = await live.hub.call('snapshot', undefined);
+    // The page shows its own request at once; the hub has it once the call crosses the socket.
+    const snapshot = await waitFor(async () => {
+      const s = await live.hub.call('snapshot', undefined);
+      return s.diffs.find((d) => d.path === path)?.deciding !== undefined && s;
+    }, { message: 'the decision held by the hub' });
     const diff = snapshot.diffs.find((d) => d.path === path)!;
     assert.equal(diff.deciding?.outcome, 'accept', 'the hub holds the decision');
     assert.equal(pendingCount(snapshot), 0, "the tray's count");
@@ -126,7 +130,11 @@ describe('the review faults a new user found', { skip: skipWithoutChromium }, ()
     await page().getByRole('button', { name: 'Undo' }).click();
     await page().getByRole('heading', { name: 'Review inbox (1)' }).waitFor();
     await badge.waitFor();
-    assert.equal((await live.hub.call('snapshot', undefined)).diffs.find((d) => d.path === path)?.deciding, undefined);
+    // Taken back on the page at once; in the hub once the call crosses the socket.
+    await waitFor(async () => (await live.hub.call('snapshot', undefined)).diffs.find((d) => d.path === path)?.deciding === undefined, {
+      message: 'the decision taken back in the hub',
+    });
+    assert.equal((await live.hub.call('snapshot', undefined)).diffs.find((d) => d.path === path)?.status, 'pending');
     // Decided again, in another tab that then closes: the hub still sends it.
     const other = await page().context().newPage();
     await other.goto(page().url());
@@ -135,7 +143,8 @@ describe('the review faults a new user found', { skip: skipWithoutChromium }, ()
     await other.getByRole('button', { name: 'Accept', exact: true }).click();
     await other.getByText(/^Accepting grace\.ts in/).waitFor();
     await other.close();
-    assert.equal((await withTimeout(outcome, 10_000, 'the decision sent by the hub')).outcome, 'saved');
+    // The 5 s to undo, then the send.
+    assert.equal((await withTimeout(outcome, 5000 + WAIT_MS, 'the decision sent by the hub')).outcome, 'saved');
   });
 
   test("a change's bar counts the lines the person typed into it, as the top does", async () => {
@@ -156,7 +165,7 @@ describe('the review faults a new user found', { skip: skipWithoutChromium }, ()
     const age = page().getByRole('button', { name: /ages\.ts/ }).locator('.diff-sub');
     const first = await age.innerText();
     // Polled from here: the page's CSP (script-src 'self') refuses waitForFunction's string.
-    await waitFor(async () => (await age.innerText()) !== first, { timeoutMs: 2500, message: 'the age moved on' });
+    await waitFor(async () => (await age.innerText()) !== first, { message: 'the age moved on' });
     await decideInHub(path);
   });
 

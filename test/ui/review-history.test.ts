@@ -139,7 +139,7 @@ describe('the review history and layout', { skip: skipWithoutChromium }, () => {
     await page.getByRole('button', { name: /a\.txt/ }).click();
     await page.locator('.merge-editor[data-layout="split"] .cm-mergeView').waitFor();
     assert.ok(await page.getByLabel('Wrap lines').isChecked());
-    assert.equal(await page.locator('.cm-lineWrapping').count(), 2, 'both sides wrap');
+    await waitFor(async () => (await page.locator('.cm-lineWrapping').count()) === 2, { message: 'both sides wrapping' });
     await page.getByRole('heading', { name: /Review inbox/ }).click();
     await page.keyboard.press('v');
     await page.locator('.merge-editor[data-layout="unified"]').waitFor();

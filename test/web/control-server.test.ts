@@ -16,7 +16,7 @@ import { startControlServer, type ControlServerOptions } from '../../src/web/con
 import { wsMessageSocket } from '../../src/web/ws-socket.ts';
 import { createFakeHub, sampleSnapshot } from './fake-hub.ts';
 import { ProfileSignIns, browserProtocols, httpRequest, nodePage, openSocket, renewRequest, sessionRequest } from './helpers.ts';
-import { tempDir, waitFor, withTimeout } from '../peers/wait.ts';
+import { tempDir, waitFor, withTimeout, WAIT_MS } from '../peers/wait.ts';
 
 const SECRET = 'top secret outside the renderer';
 
@@ -488,7 +488,7 @@ test('a flood of silent connections is held under the cap and refused quietly; t
     await new Promise((r) => socket.once('connect', r));
     flood.push(socket);
   }
-  await withTimeout(Promise.all(flood.slice(0, 36).map(closedByServer)), 5000, 'the oldest 36 to be shed');
+  await withTimeout(Promise.all(flood.slice(0, 36).map(closedByServer)), WAIT_MS, 'the oldest 36 to be shed');
   const cli = await connect({ authorization: `Bearer ${control!.token}` });
   assert.ok(cli.ok, 'the CLI connects through the flood');
   for (let i = 0; i < 30; i++) assert.equal((await connect({})).ok, false);

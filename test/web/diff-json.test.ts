@@ -15,7 +15,7 @@ import { connectControl } from '../../src/web/control-client.ts';
 import { readControlFile } from '../../src/web/control-file.ts';
 import { startControlServer } from '../../src/web/control-server.ts';
 import { startHarness } from '../relay/harness.ts';
-import { waitFor } from '../peers/wait.ts';
+import { waitFor, withTimeout, WAIT_MS } from '../peers/wait.ts';
 
 /** Counts decodes of big strings while `run` runs. */
 async function decodes<T>(run: () => Promise<T>): Promise<{ result: T; count: number }> {
@@ -124,10 +124,16 @@ test('a 2 MiB diff, pending and then from the history, reaches a control client 
     const control = (await readControlFile(h.options.home))!;
     const ws = new WebSocket(`ws://127.0.0.1:${control.port}/api`, { headers: { authorization: `Bearer ${control.token}` } });
     await once(ws, 'open');
+    // The hub's events come on the same socket: the answer is the frame with its id.
+    const answer = new Promise<string>((resolve) =>
+      ws.on('message', (data: Buffer) => {
+        if ((JSON.parse(data.toString()) as { id?: unknown }).id === 1) resolve(data.toString());
+      }),
+    );
     ws.send(JSON.stringify({ id: 1, method: 'diffs.get', params: { id: pending!.id } }));
-    const [frame] = (await once(ws, 'message')) as [Buffer];
+    const frame = await withTimeout(answer, WAIT_MS, 'the answer to diffs.get');
     ws.close();
-    assert.equal(frame.toString().split('export const changed').length - 1, 1, 'the proposal once in the frame');
+    assert.equal(frame.split('export const changed').length - 1, 1, 'the proposal once in the frame');
   } finally {
     client2.close();
     await again.close();

@@ -576,7 +576,7 @@ export function createFakeHub(): FakeHub {
     async callAfter(method, act) {
       const mark = calls.length;
       await act();
-      const call = await waitFor(() => calls.slice(mark).find((c) => c.method === method), { timeoutMs: 5000, message: `a ${method} call` });
+      const call = await waitFor(() => calls.slice(mark).find((c) => c.method === method), { message: `a ${method} call` });
       return call.params;
     },
     async call<M extends HubMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {

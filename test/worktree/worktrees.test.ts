@@ -94,7 +94,7 @@ describe('worktrees, with git', { skip: hasGit ? false : 'needs git' }, () => {
       await hub.close();
       await dir.cleanup();
     });
-    await waitFor(async () => (await hub.call('snapshot', undefined)).editors.length === 1, { timeoutMs: 5000 });
+    await waitFor(async () => (await hub.call('snapshot', undefined)).editors.length === 1);
     return { hub, options, project, root: dir.path, editor };
   }
 
