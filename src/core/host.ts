@@ -4,7 +4,7 @@
 // it). Run in one process (tests, embedders) they are the core's own: LocalHost, where
 // nothing outlives the core and nothing is handed over.
 import type { ChildProcess } from 'node:child_process';
-import { spawnPiped } from '../lifecycle/spawn-piped.ts';
+import { onExitDrained, spawnPiped } from '../lifecycle/spawn-piped.ts';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { HeldDiff } from '../keeper/protocol.ts';
 import { listenOn } from './listen.ts';
@@ -85,8 +85,6 @@ export interface CoreHost {
 }
 
 let localIds = 0;
-/** After `exit`, stdout may still hold records; `close` normally follows within a tick (unless a tool's process holds the pipe). */
-export const DRAIN_MS = 250;
 
 /** The core's own sockets and children: nothing outlives it. */
 export class LocalHost implements CoreHost {
@@ -183,17 +181,6 @@ class LocalChild implements OwnedChild {
   }
 
   onExit(listener: (code: number | null, signal: NodeJS.Signals | null) => void): void {
-    // Once its pipes are drained too (every line came before), or a moment after it exited.
-    this.child.once('exit', (code, signal) => {
-      let told = false;
-      const tell = (): void => {
-        if (told) return;
-        told = true;
-        clearTimeout(drained);
-        listener(code, signal);
-      };
-      const drained = setTimeout(tell, DRAIN_MS);
-      this.child.once('close', tell);
-    });
+    onExitDrained(this.child, listener);
   }
 }

@@ -5,7 +5,7 @@
 // Extension UI requests pi asked and no stdin line answered yet are kept, so a new core can
 // show them again (pi waits for the answer as long as it takes).
 import type { ChildProcess } from 'node:child_process';
-import { spawnPiped } from '../lifecycle/spawn-piped.ts';
+import { onExitDrained, spawnPiped } from '../lifecycle/spawn-piped.ts';
 import type { SpawnRequest } from './protocol.ts';
 
 export interface OwnedProcessEvents {
@@ -21,8 +21,6 @@ export type OwnedSpec = SpawnRequest;
 const MAX_WAITING_CHARS = 64 * 1024 * 1024;
 /** A line longer than this is cut off (pi's own cap on a JSONL line is the same). */
 const MAX_LINE_CHARS = 64 * 1024 * 1024;
-/** After `exit`, stdout may still hold lines; `close` normally follows at once. */
-const DRAIN_MS = 250;
 /** Requests whose answers a new core must give: pi's dialogs (not notify, status…). */
 const DIALOG = /"type"\s*:\s*"extension_ui_request"/;
 const DIALOG_METHODS = new Set(['select', 'confirm', 'input', 'editor']);
@@ -53,19 +51,11 @@ export class OwnedProcess {
     this.child.stdout!.on('data', (chunk: string) => this.stdout(chunk));
     this.child.stderr!.setEncoding('utf8');
     this.child.stderr!.on('data', (text: string) => this.emit({ t: 'err', text }));
-    this.child.once('exit', (code, signal) => {
-      let told = false;
-      const tell = (): void => {
-        if (told) return;
-        told = true;
-        clearTimeout(drained);
-        if (this.partial !== '') this.emit({ t: 'out', text: this.partial });
-        this.partial = '';
-        this.exited = { code, signal };
-        this.emit({ t: 'exit', code, signal });
-      };
-      const drained = setTimeout(tell, DRAIN_MS);
-      this.child.once('close', tell);
+    onExitDrained(this.child, (code, signal) => {
+      if (this.partial !== '') this.emit({ t: 'out', text: this.partial });
+      this.partial = '';
+      this.exited = { code, signal };
+      this.emit({ t: 'exit', code, signal });
     });
   }
 
