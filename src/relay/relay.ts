@@ -101,6 +101,8 @@ export const REFUSAL_LOG_INTERVAL_MS = 5000;
 export const PARKED_LINK_MS = 15_000;
 /** At a handover, writes get this long to leave (a peer that reads nothing for that long is cut). */
 const FLUSH_MS = 1000;
+/** What a request handled at once returns. */
+const DONE: Promise<void> = Promise.resolve();
 
 interface SessionState extends Session {
   /** The current search for its process; replaced when the agent names another pid. */
@@ -312,6 +314,7 @@ export class Relay {
       process: null,
       identity: 'looking',
       firstLookup: Promise.resolve(),
+      lookedUp: true,
       clientInfo: null,
       connectedAt: spec.connectedAt,
       lastActiveAt: now,
@@ -353,6 +356,7 @@ export class Relay {
   private identify(session: SessionState, lookup: () => Promise<ProcessInfo | null>): Promise<void> {
     session.lookup.dispose();
     const search = (session.lookup = new DisposableStore());
+    session.lookedUp = false;
     if (session.identity !== 'known') session.identity = 'looking';
     const first = lookUpProcess(
       lookup,
@@ -380,6 +384,7 @@ export class Relay {
     );
     // Not found yet: the other rules (the person's choice, focus) may still bind it.
     return first.then(() => {
+      if (session.lookup === search) session.lookedUp = true;
       this.rebalance();
       this.deps.onChange();
     });
@@ -480,8 +485,8 @@ export class Relay {
     session.link.respond(msg.id, { tools });
   }
 
-  private async onToolCall(session: Session, msg: RpcRequest, frame: Frame): Promise<void> {
-    await session.firstLookup;
+  private onToolCall(session: Session, msg: RpcRequest, frame: Frame): Promise<void> {
+    if (!session.lookedUp) return session.firstLookup.then(() => this.onToolCall(session, msg, frame));
     const params = isObject(msg.params) ? msg.params : {};
     const tool = typeof params.name === 'string' ? interceptedTool(params.name) : undefined;
     if (tool) return tool.run(this.tools, { session, msg, frame, args: params.arguments });
@@ -515,7 +520,7 @@ export class Relay {
    * Forwards to the bound editor (without one, says so in the agent's terms), under an id of the
    * editor link's own; the answer comes back under the agent's id.
    */
-  private async forward(
+  private forward(
     session: Session,
     msg: RpcRequest,
     frame: Frame | null,
@@ -529,18 +534,23 @@ export class Relay {
       } else {
         session.link.respondError(msg.id, METHOD_NOT_FOUND, `Method not found: ${msg.method} (no editor is bound)`);
       }
-      return;
+      return DONE;
     }
     // A remote agent's paths are the remote's: the editor gets them mapped here, the agent its answer mapped back.
     const { remote } = session;
     const mapped = remote && !pathsMapped;
     const request = mapped ? requestToLocal(msg, remote.maps) : msg;
     const shape = mapped ? (r: RpcResponse) => answerToRemote(translate ? translate(r) : r, remote.maps) : translate;
+    const failed = (err: Error): void => session.link.respondError(msg.id, INTERNAL_ERROR, `Patchbay: ${err.message}`);
+    const relay = (link: RpcLink): Promise<void> =>
+      link.relay(request, mapped ? null : frame, { owner: session }).response.then((reply) => answer(session.link, msg.id, reply, shape));
+    // An open link is used in this turn: a request relayed one at a time waits for no microtask.
+    const open = editor.connection.openLink();
     try {
-      const link = await editor.connection.link();
-      answer(session.link, msg.id, await link.relay(request, mapped ? null : frame, { owner: session }).response, shape);
+      return (open ? relay(open) : editor.connection.link().then(relay)).catch(failed);
     } catch (err) {
-      session.link.respondError(msg.id, INTERNAL_ERROR, `Patchbay: ${(err as Error).message}`);
+      failed(err as Error);
+      return DONE;
     }
   }
 

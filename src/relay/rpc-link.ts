@@ -350,22 +350,31 @@ export class RpcLink {
     pieces.forEach((piece, i) => this.ws.send(piece, { binary: false, fin: i === last }, i === last && done ? () => done() : undefined));
   }
 
+  /** A frame was written this tick: the next ones wait for the tick's end, corked. */
+  private sentThisTick = false;
   private corked = false;
 
   /**
-   * Frames sent in one tick leave in one write: an editor's burst of selection_changed
-   * costs one syscall, not one each. ws corks around each frame itself; this outer cork
-   * (on its socket, which ws does not expose otherwise) holds them until the tick ends.
+   * The first frame of a tick leaves at once (a request relayed one at a time waits for
+   * nothing); the ones after it in the same tick leave in one write at its end: an editor's
+   * burst of selection_changed costs one syscall, not one each. ws corks around each frame
+   * itself; this outer cork (on its socket, which ws does not expose otherwise) holds the rest.
    */
   private corkUntilNextTick(): void {
     const socket = (this.ws as unknown as { _socket?: Socket })._socket;
     if (this.corked || !socket) return;
+    if (!this.sentThisTick) {
+      this.sentThisTick = true;
+      process.nextTick(() => {
+        this.sentThisTick = false;
+        if (!this.corked) return;
+        this.corked = false;
+        socket.uncork();
+      });
+      return;
+    }
     this.corked = true;
     socket.cork();
-    process.nextTick(() => {
-      this.corked = false;
-      socket.uncork();
-    });
   }
 
   respond(id: RpcId, value: unknown): void {

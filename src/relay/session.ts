@@ -46,6 +46,8 @@ export interface Session {
   identity: Identity;
   /** Resolves once the first lookup of the agent's process has answered or timed out. */
   firstLookup: Promise<void>;
+  /** firstLookup has resolved: a request goes on in the same turn, not one microtask later. */
+  lookedUp: boolean;
   clientInfo: { name: string; version: string } | null;
   connectedAt: number;
   lastActiveAt: number;
