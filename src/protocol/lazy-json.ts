@@ -40,6 +40,14 @@ export class LazyText {
    * as JSON.parse would accept it, without decoding it: what a reader may be sent as is.
    */
   wellFormed(): boolean {
+    this.checked ??= this.scan();
+    return this.checked;
+  }
+
+  /** Its bytes do not change: they are checked once. */
+  private checked: boolean | undefined;
+
+  private scan(): boolean {
     const { bytes, start, end } = this;
     if (end - start < 2 || bytes[start] !== QUOTE || bytes[end - 1] !== QUOTE) return false;
     for (let i = start + 1; i < end - 1; i++) {

@@ -9,6 +9,19 @@ export type ProposedText = string | LazyText;
 /** Any text a diff holds: a proposal, or a file's bytes. */
 export type HeldText = ProposedText | Buffer;
 
+/**
+ * A file's bytes from this size on are held as their JSON text once a person opens the diff:
+ * each later opening, and the history's copy, sends or writes those bytes as they are.
+ */
+const JSON_HELD_FROM = 64 * 1024;
+
+/** `text` as the JSON string it goes out as (a LazyText), when it is a big file's bytes; else itself. */
+export function heldAsJson(text: HeldText): HeldText {
+  if (!Buffer.isBuffer(text) || text.length < JSON_HELD_FROM) return text;
+  const json = Buffer.from(JSON.stringify(text.toString('utf8')), 'utf8');
+  return new LazyText(json, 0, json.length);
+}
+
 /** The text; decoding a LazyText throws a SyntaxError when its JSON string is malformed. */
 export function textOf(text: HeldText): string {
   if (typeof text === 'string') return text;

@@ -6,7 +6,7 @@ import { closesDecidedDiffs, editorTabName } from '../protocol/dialect.ts';
 import { textResult, type ToolResult } from '../protocol/mcp.ts';
 import { LazyText } from '../protocol/lazy-json.ts';
 import { decisionFacts, type DecisionFacts } from './decision-facts.ts';
-import { heldSize, sameBytes, sameText, textOf, type HeldText, type ProposedText } from './held-text.ts';
+import { heldAsJson, heldSize, sameBytes, sameText, textOf, type HeldText, type ProposedText } from './held-text.ts';
 import type { Original } from './read-original.ts';
 
 export interface NewDiff<R> {
@@ -163,11 +163,18 @@ export class Inbox<R, F = never> {
    * A pending diff as JSON will carry it: its proposal still the bytes it came in (when they are a
    * well-formed JSON string), so that opening a big diff decodes and re-encodes nothing.
    */
-  getForJson(id: string): (Omit<DiffDetail, 'newContents'> & { newContents: ProposedText }) | undefined {
+  getForJson(id: string): (Omit<DiffDetail, 'oldContents' | 'newContents'> & { oldContents: ProposedText | null; newContents: ProposedText }) | undefined {
     const diff = this.diffs.get(id);
     if (!diff) return undefined;
     if (!(diff.newContents instanceof LazyText) || !diff.newContents.wellFormed()) return this.get(id);
-    const oldContents = diff.oldContents === null ? null : textOf(diff.oldContents);
+    // A big original is encoded once, the first time it is opened, and kept so.
+    if (diff.oldContents !== null) {
+      const held = heldAsJson(diff.oldContents);
+      diff.bytes += heldSize(held) - heldSize(diff.oldContents);
+      diff.oldContents = held;
+    }
+    const old = diff.oldContents;
+    const oldContents = old === null ? null : old instanceof LazyText ? old : textOf(old);
     return { ...summary(diff), oldContents, newContents: diff.newContents, decision: null, finalContents: null };
   }
 

@@ -67,6 +67,24 @@ describe('a JSON string left as bytes', () => {
     const { id } = inbox.arrive({ sessionId: 's1', path: '/w/a', tabName: 'pi-write:1', newContents: new LazyText(bytes, 0, bytes.length), oldContents: null, isNew: true, tooLarge: false, bytes: 0, agent: 'pi-ide', reply: 'r' });
     assert.throws(() => inbox.getForJson(id), /not a valid JSON string/);
   });
+
+  test("a big original is encoded once, the first time the diff is opened, and goes out as those bytes after", () => {
+    const inbox = new Inbox<string>({ boundEditor: () => null, route: () => 'patchbay-only', now: () => 0 });
+    const proposal = Buffer.from(JSON.stringify('proposed\n'));
+    const arrive = (path: string) =>
+      inbox.arrive({ sessionId: 's1', path, tabName: `pi-write:${path}`, newContents: new LazyText(proposal, 0, proposal.length), oldContents: null, isNew: false, tooLarge: false, bytes: 0, agent: 'pi-ide', reply: 'r' }).id;
+    const text = 'const s = "a \\"quoted\\" ünïcödé\ttab";\n'.repeat(4000);
+    const big = arrive('/w/big.ts');
+    const small = arrive('/w/small.ts');
+    inbox.originalRead(big, { contents: Buffer.from(text), isNew: false, tooLarge: false });
+    inbox.originalRead(small, { contents: Buffer.from('short\n'), isNew: false, tooLarge: false });
+    const first = inbox.getForJson(big)!.oldContents;
+    assert.ok(first instanceof LazyText, 'held as its JSON text');
+    assert.equal(first.value(), text);
+    assert.equal(inbox.getForJson(big)!.oldContents, first, 'the same bytes the second time: not encoded again');
+    assert.equal(inbox.get(big)!.oldContents, text, 'and read back as the file');
+    assert.equal(inbox.getForJson(small)!.oldContents, 'short\n', 'a small one stays a string');
+  });
 });
 
 test('a 2 MiB diff, pending and then from the history, reaches a control client whole, with nothing decoded on the way', async (t) => {
