@@ -16,16 +16,6 @@ export interface CoreEntry {
 
 const STDERR_LINES = 20;
 
-/**
- * V8's flags for every core. The core's heap is ~11 MB, and V8 sizes the point where it starts
- * a full collection from the heap, counting the external memory allocated since the last one:
- * with the default, each 10 MiB frame an agent or editor sends starts one (two a diff, ~10 ms of
- * CPU each), though the frame is garbage in a moment either way. Starting with a 64 MB limit,
- * the collections come every few big frames; the idle collection (lifecycle/release-memory.ts)
- * still gives the memory back once traffic stops.
- */
-const CORE_V8_FLAGS = ['--initial-old-space-size=64'];
-
 export class CoreProcess {
   private readonly child: ChildProcess;
   private readonly tail: string[] = [];
@@ -40,7 +30,7 @@ export class CoreProcess {
     private readonly stderr: (text: string) => void,
   ) {
     this.child = fork(entry.script, [CORE_COMMAND], {
-      execArgv: [...(entry.execArgv ?? process.execArgv), ...CORE_V8_FLAGS],
+      execArgv: entry.execArgv ?? process.execArgv,
       env: entry.env ?? process.env,
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       serialization: 'json',
