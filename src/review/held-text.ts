@@ -2,7 +2,7 @@
 // JSON bytes of the agent's frame (a LazyText when the frame was big), the original as the
 // file's bytes. Holding bytes costs their size once; a decoded 10 MiB file costs twice that
 // and the decode itself, on the path every other session's traffic waits behind.
-import { LazyText } from '../protocol/lazy-json.ts';
+import { asciiJson, LazyText } from '../protocol/lazy-json.ts';
 
 /** A proposal, or what an editor saved: decoded (a small frame) or still in its frame. */
 export type ProposedText = string | LazyText;
@@ -18,7 +18,7 @@ const JSON_HELD_FROM = 64 * 1024;
 /** `text` as the JSON string it goes out as (a LazyText), when it is a big file's bytes; else itself. */
 export function heldAsJson(text: HeldText): HeldText {
   if (!Buffer.isBuffer(text) || text.length < JSON_HELD_FROM) return text;
-  const json = Buffer.from(JSON.stringify(text.toString('utf8')), 'utf8');
+  const json = Buffer.from(asciiJson(JSON.stringify(text.toString('utf8'))), 'latin1');
   return new LazyText(json, 0, json.length);
 }
 

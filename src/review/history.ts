@@ -492,10 +492,14 @@ async function readIndex(path: string, maxBytes: number, log: (message: string) 
 function contentsFile(texts: { oldContents: HeldText | null; newContents: HeldText; finalContents: HeldText | null }, entry?: Entry): Buffer {
   // A file's bytes are the one kind of text JSON cannot hold as is.
   const asJson = (text: HeldText | null): unknown => (Buffer.isBuffer(text) ? textOf(text) : text);
-  return encodeJson({
-    oldContents: asJson(texts.oldContents),
-    newContents: asJson(texts.newContents),
-    finalContents: asJson(texts.finalContents),
-    ...(entry ? { entry } : {}),
-  });
+  // In ASCII, as a browser is sent it (asciiJson): opening it later sends the file as it is.
+  return encodeJson(
+    {
+      oldContents: asJson(texts.oldContents),
+      newContents: asJson(texts.newContents),
+      finalContents: asJson(texts.finalContents),
+      ...(entry ? { entry } : {}),
+    },
+    { ascii: true },
+  );
 }

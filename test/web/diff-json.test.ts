@@ -81,6 +81,7 @@ describe('a JSON string left as bytes', () => {
     const first = inbox.getForJson(big)!.oldContents;
     assert.ok(first instanceof LazyText, 'held as its JSON text');
     assert.equal(first.value(), text);
+    assert.ok(!/[^\x00-\x7f]/.test(first.raw.toString('latin1')), 'in ASCII (ü as \\u00fc)');
     assert.equal(inbox.getForJson(big)!.oldContents, first, 'the same bytes the second time: not encoded again');
     assert.equal(inbox.get(big)!.oldContents, text, 'and read back as the file');
     assert.equal(inbox.getForJson(small)!.oldContents, 'short\n', 'a small one stays a string');
@@ -152,6 +153,9 @@ test('a 2 MiB diff, pending and then from the history, reaches a control client 
     const frame = await withTimeout(answer, WAIT_MS, 'the answer to diffs.get');
     ws.close();
     assert.equal(frame.split('export const changed').length - 1, 1, 'the proposal once in the frame');
+    // ü and its kind as \u escapes: a browser's TextDecoder takes ASCII the fast way.
+    assert.ok(!/[^\x00-\x7f]/.test(frame), 'the frame is all ASCII');
+    assert.ok(frame.includes('\\u00fc'), 'with ü escaped');
   } finally {
     client2.close();
     await again.close();
