@@ -79,6 +79,8 @@ type State =
 export class EditorConnection {
   /** The editor's tools, from its answer to `tools/list` (asked again when it says they changed). */
   tools: ToolSpec[] | null = null;
+  /** The fetch of `tools` when the link last opened (see toolsSettled). */
+  private toolsFetch: Promise<void> | null = null;
   private state: State = { kind: 'idle' };
   private readonly timers = new DisposableStore();
   private downWaitMs: number;
@@ -129,6 +131,17 @@ export class EditorConnection {
     return this.state.kind === 'open' && this.state.link.isOpen ? this.state.link : null;
   }
 
+  /**
+   * Resolves once the editor's own tool list is in, or could not be had (fetchTools gives up after
+   * the handshake's timeout); at once when it is known or no link is open or opening.
+   */
+  toolsSettled(): Promise<void> {
+    if (this.tools !== null) return Promise.resolve();
+    const s = this.state;
+    if (s.kind === 'opening') return s.ready.then(() => this.toolsFetch ?? undefined, () => undefined);
+    return this.toolsFetch ?? Promise.resolve();
+  }
+
   /** Keeps a link open: opens one unless one is open, opening, waiting to retry, or taken. */
   supervise(): void {
     if (this.state.kind === 'idle') void this.open().catch(() => {});
@@ -173,7 +186,7 @@ export class EditorConnection {
         if (parked) this.deps.onAdopted?.(link);
         this.deps.onChange();
         this.deps.onOpened();
-        if (this.tools === null) void this.fetchTools(link);
+        if (this.tools === null) this.toolsFetch = this.fetchTools(link);
         return link;
       },
       (err: Error) => {

@@ -480,6 +480,9 @@ export class Relay {
 
   private async onToolsList(session: Session, msg: RpcRequest): Promise<void> {
     await session.firstLookup;
+    // A link that has just opened may not have the editor's list yet: wait for it rather than
+    // answer with the built-in four (the agent would not ask again).
+    await this.boundEditor(session)?.connection.toolsSettled();
     const editor = this.boundEditor(session);
     const tools = editor?.connection.tools ? cleanToolList(editor.connection.tools, editor.instance.dialect, session.dialect) : BUILTIN_TOOLS;
     session.link.respond(msg.id, { tools });
