@@ -339,13 +339,13 @@ export class RpcLink {
   }
 
   private sendBytes(bytes: Buffer, done?: () => void): void {
-    this.corkUntilNextTick();
+    this.batchRestOfTick();
     this.ws.send(bytes, { binary: false }, done && (() => done()));
   }
 
   /** One text message, its pieces as its fragments (sent at once, so nothing comes between them). */
   private sendPieces(pieces: readonly Buffer[], done?: () => void): void {
-    this.corkUntilNextTick();
+    this.batchRestOfTick();
     const last = pieces.length - 1;
     pieces.forEach((piece, i) => this.ws.send(piece, { binary: false, fin: i === last }, i === last && done ? () => done() : undefined));
   }
@@ -360,7 +360,7 @@ export class RpcLink {
    * burst of selection_changed costs one syscall, not one each. ws corks around each frame
    * itself; this outer cork (on its socket, which ws does not expose otherwise) holds the rest.
    */
-  private corkUntilNextTick(): void {
+  private batchRestOfTick(): void {
     const socket = (this.ws as unknown as { _socket?: Socket })._socket;
     if (this.corked || !socket) return;
     if (!this.sentThisTick) {
