@@ -3,15 +3,17 @@
 // the list, and a 2 MiB decided diff opened from the history. Each is timed in the page itself,
 // from the navigation (cold) or the click to the diff editor showing the diff's lines, the
 // median of several tries; the page's own CPU for each (Chromium's TaskDuration) goes beside it.
+// Chromium is driven over the bare DevTools protocol (raw-chromium.ts), not Playwright: its
+// Network domain would carry each big answer to this process too, in the middle of the timing.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { buildIfStale } from '../../src/cli/start.ts';
 import { connectControl, requestOpenUrl } from '../../src/web/control-client.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from '../ui/chromium.ts';
 import { waitFor } from '../peers/wait.ts';
 import { BenchAgent } from './agent.ts';
 import { PatchbayDaemon } from './daemon.ts';
+import { RawChromium, type RawPage } from './raw-chromium.ts';
 import { median } from './report.ts';
 import type { Measurement } from './report.ts';
 import { sourceText } from './source-text.ts';
@@ -59,18 +61,16 @@ function timedView(file: string, start: string): string {
 }
 
 /** The page's main thread's CPU so far, in seconds (its tasks timed in thread ticks, not wall time: the machine may be busy). */
-async function taskSeconds(cdp: CDPSession): Promise<number> {
-  const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
+async function taskSeconds(page: RawPage): Promise<number> {
+  const { metrics } = await page.send<{ metrics: { name: string; value: number }[] }>('Performance.getMetrics');
   return metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0;
 }
 
-/** A page of `context` with the HTTP cache off (every load is cold) and CPU metrics on. */
-async function coldPage(context: BrowserContext): Promise<{ page: Page; cdp: CDPSession }> {
-  const page = await context.newPage();
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
-  await cdp.send('Performance.enable', { timeDomain: 'threadTicks' });
-  return { page, cdp };
+/** A new tab with CPU metrics on (the Network domain stays off: it would copy the page's traffic here). */
+async function newPage(browser: RawChromium): Promise<RawPage> {
+  const page = await browser.newPage(1280, 800);
+  await page.send('Performance.enable', { timeDomain: 'threadTicks' });
+  return page;
 }
 
 /** `tries` of one view: wall ms (in the page) and the page's CPU ms. */
@@ -91,15 +91,15 @@ const spread = (xs: readonly number[]): string => `${Math.round(Math.min(...xs))
  * Runs `once` with the page's JS profiled into `dir`/ui-`name`.cpuprofile when a dir is given
  * (the last try of each view: warm in every sense the others are).
  */
-async function profiledTry<T>(cdp: CDPSession, dir: string | undefined, name: string, once: () => Promise<T>): Promise<T> {
+async function profiledTry<T>(page: RawPage, dir: string | undefined, name: string, once: () => Promise<T>): Promise<T> {
   if (dir === undefined) return once();
-  await cdp.send('Profiler.enable');
-  await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
-  await cdp.send('Profiler.start');
+  await page.send('Profiler.enable');
+  await page.send('Profiler.setSamplingInterval', { interval: 200 });
+  await page.send('Profiler.start');
   try {
     return await once();
   } finally {
-    const { profile } = (await cdp.send('Profiler.stop')) as { profile: unknown };
+    const { profile } = await page.send<{ profile: unknown }>('Profiler.stop');
     await writeFile(join(dir, `ui-${name}.cpuprofile`), JSON.stringify(profile));
   }
 }
@@ -108,7 +108,7 @@ export async function measureUiViews(root: string, progress: (message: string) =
   if (!buildIfStale('browser', process.env)) throw new Error('the renderer did not build');
   const daemon = await PatchbayDaemon.start(root);
   const agent = await BenchAgent.connect(`ws://127.0.0.1:${daemon.door.port}`, daemon.door.token);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  const browser = await RawChromium.launch(CHROMIUM, CHROMIUM_ARGS);
   const hub = await connectControl(daemon.dirs.home);
   try {
     const project = join(root, 'ui-project');
@@ -136,29 +136,33 @@ export async function measureUiViews(root: string, progress: (message: string) =
       },
       { timeoutMs: 20_000 },
     );
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const signIn = await context.newPage();
-    await signIn.goto(await requestOpenUrl(daemon.dirs.home));
-    await signIn.getByRole('heading', { name: /Review inbox/ }).waitFor({ timeout: 20_000 });
-    const origin = new URL(signIn.url()).origin;
+    const signIn = await browser.newPage(1280, 800);
+    const openUrl = await requestOpenUrl(daemon.dirs.home);
+    await signIn.send('Page.navigate', { url: openUrl });
+    await waitFor(async () => (await signIn.evaluate<boolean>("[...document.querySelectorAll('h1, h2')].some((h) => /Review inbox/.test(h.textContent))").catch(() => false)), { timeoutMs: 20_000 });
+    const origin = new URL(openUrl).origin;
     await signIn.close();
 
+    // A new tab loads everything afresh because Patchbay serves every file no-store: no HTTP
+    // cache, so no code cache either. Checked here, since the cold row rests on it.
+    const served = await fetch(`${origin}/`);
+    if (served.headers.get('cache-control') !== 'no-store') throw new Error(`the page is served with cache-control ${served.headers.get('cache-control')}, not no-store: a new tab would not be cold`);
     progress('UI: the first diff on a cold page');
     const cold = await timeTries(plan.tries, async (i) => {
-      const { page, cdp } = await coldPage(context);
+      const page = await newPage(browser);
       try {
-        return await profiledTry(cdp, i === plan.tries - 1 ? profileDir : undefined, 'cold', async () => {
-          const before = await taskSeconds(cdp);
-          await page.goto(`${origin}/#/review/${listed.small}`, { waitUntil: 'commit' });
-          const ms = (await page.evaluate(timedView('values.ts', ''))) as number;
-          return { ms, cpuMs: ((await taskSeconds(cdp)) - before) * 1000 };
+        return await profiledTry(page, i === plan.tries - 1 ? profileDir : undefined, 'cold', async () => {
+          const before = await taskSeconds(page);
+          await page.goto(`${origin}/#/review/${listed.small}`);
+          const ms = await page.evaluate<number>(timedView('values.ts', ''));
+          return { ms, cpuMs: ((await taskSeconds(page)) - before) * 1000 };
         });
       } finally {
         await page.close();
       }
     });
 
-    const { page, cdp } = await coldPage(context);
+    const page = await newPage(browser);
     await page.goto(`${origin}/#/review/${listed.small}`);
     await page.evaluate(timedView('values.ts', ''));
     const clickFile = (name: string): string =>
@@ -171,10 +175,10 @@ export async function measureUiViews(root: string, progress: (message: string) =
     progress(`UI: a ${plan.bigBytes / MiB} MiB diff opened from the list`);
     const bigTimes = await timeTries(plan.tries, async (i) => {
       await back();
-      return profiledTry(cdp, i === plan.tries - 1 ? profileDir : undefined, 'big', async () => {
-        const before = await taskSeconds(cdp);
-        const ms = (await page.evaluate(timedView('big.ts', clickFile('big.ts')))) as number;
-        return { ms, cpuMs: ((await taskSeconds(cdp)) - before) * 1000 };
+      return profiledTry(page, i === plan.tries - 1 ? profileDir : undefined, 'big', async () => {
+        const before = await taskSeconds(page);
+        const ms = await page.evaluate<number>(timedView('big.ts', clickFile('big.ts')));
+        return { ms, cpuMs: ((await taskSeconds(page)) - before) * 1000 };
       });
     });
 
@@ -182,10 +186,10 @@ export async function measureUiViews(root: string, progress: (message: string) =
     const historyTimes = await timeTries(plan.tries, async (i) => {
       await back();
       await page.evaluate("document.querySelector('details.history').open = true");
-      return profiledTry(cdp, i === plan.tries - 1 ? profileDir : undefined, 'history', async () => {
-        const before = await taskSeconds(cdp);
-        const ms = (await page.evaluate(timedView('decided.ts', clickFile('decided.ts')))) as number;
-        return { ms, cpuMs: ((await taskSeconds(cdp)) - before) * 1000 };
+      return profiledTry(page, i === plan.tries - 1 ? profileDir : undefined, 'history', async () => {
+        const before = await taskSeconds(page);
+        const ms = await page.evaluate<number>(timedView('decided.ts', clickFile('decided.ts')));
+        return { ms, cpuMs: ((await taskSeconds(page)) - before) * 1000 };
       });
     });
 
@@ -198,7 +202,7 @@ export async function measureUiViews(root: string, progress: (message: string) =
       note: `median of ${times.ms.length} (${spread(times.ms)}); the page's main-thread CPU ${Math.round(median(times.cpuMs))} ms (median, ${spread(times.cpuMs)}); ${what}`,
     });
     return [
-      row('first diff view, cold page', cold, 500, 'a new tab with the HTTP cache off: from the navigation to the diff editor showing the diff'),
+      row('first diff view, cold page', cold, 500, 'a new tab (every file is served no-store: nothing cached): from the navigation to the diff editor showing the diff'),
       row(`${plan.bigBytes / MiB} MiB diff opened`, bigTimes, 500, 'a click on it in the list (the page loaded) until its lines show'),
       row(`${plan.bigBytes / MiB} MiB history diff opened`, historyTimes, 300, 'a click in Recent decisions until its lines show (read from the history on disk)'),
     ];
