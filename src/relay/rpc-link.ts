@@ -12,6 +12,7 @@
 // file); a small one is encoded again.
 import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
+import { sendWholeMessage } from '../transport/whole-message.ts';
 import { costLimit, peekEnvelope, UNWEIGHED_BELOW, weighFrame, type Envelope } from '../protocol/frame-cost.ts';
 import {
   classifyMessage,
@@ -74,7 +75,7 @@ export function frameHeld(frame: Frame): number {
 
 /**
  * A frame made here around big strings still in other frames (encodeJsonPieces): its pieces
- * are sent as the fragments of one message, so a whole file is never copied into a new buffer.
+ * are written as one frame (whole-message.ts), so a whole file is never copied into a new buffer.
  */
 export interface PiecedFrame {
   pieces: Buffer[];
@@ -343,11 +344,11 @@ export class RpcLink {
     this.ws.send(bytes, { binary: false }, done && (() => done()));
   }
 
-  /** One text message, its pieces as its fragments (sent at once, so nothing comes between them). */
+  /** One text message in one frame, its pieces written as they are (whole-message.ts). */
   private sendPieces(pieces: readonly Buffer[], done?: () => void): void {
     this.batchRestOfTick();
-    const last = pieces.length - 1;
-    pieces.forEach((piece, i) => this.ws.send(piece, { binary: false, fin: i === last }, i === last && done ? () => done() : undefined));
+    if (sendWholeMessage(this.ws, pieces, done && (() => done()))) return;
+    this.ws.send(Buffer.concat(pieces), { binary: false }, done && (() => done()));
   }
 
   /** A frame was written this tick: the next ones wait for the tick's end, corked. */

@@ -6,7 +6,8 @@
  * `getOpenEditorTabs`' empty `inputSchema.properties` serialized as `[]` (a Lua empty table);
  * `getDiagnostics` answers a map `{uri:[…]}`, and `[]` when it is empty; it sends
  * `getSuggestions` / `listSuggestionModels` (with `params: []`) requests to one client;
- * its `selection_changed` is `{text,filePath,selection}`, without `fileUrl`.
+ * its `selection_changed` is `{text,filePath,selection}`, without `fileUrl`; a message sent in
+ * fragments closes the connection with 1003 "Unsupported data" (so does claudecode.nvim's).
  * Dialect 'claude' imitates claudecode.nvim / VS Code: Claude header only, HTTP 401; the
  * full Claude tool set; `getDiagnostics` answers an array `[{uri,diagnostics}]`;
  * `selection_changed` carries `fileUrl` too.
@@ -126,6 +127,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { diffLines } from 'diff';
 import { emit, field, isMain, serveCommands, startupFailed, type Command } from './cli.ts';
 import { writeLockfile } from './lockfiles.ts';
+import { watchForFragments } from './ws-fragments.ts';
 import { luaJson } from './lua-json.ts';
 import { RpcFailure, RpcPeer, textContent, type IdStyle, type RpcId, type RpcMessage, type RpcRequestMessage, type RpcResponse } from './rpc-peer.ts';
 import { waitFor, type WaitOptions } from './wait.ts';
@@ -831,14 +833,25 @@ export class FakeEditor {
     if (this.emacs) this.emacsClient = this.nextClientId;
     const id = this.nextClientId++;
     let client: EditorClient;
+    // pi-ide.nvim and claudecode.nvim take a message's first fragment for all of it (no valid
+    // JSON: nothing happens) and close at the continuation (ws-fragments.ts): what ws puts
+    // together here is never seen by them.
+    let fragmented = false;
+    if (this.dialect === 'pi' || this.claudecode) {
+      watchForFragments(req.socket as Socket, () => {
+        fragmented = true;
+        ws.close(1003, 'Unsupported data');
+      });
+    }
     const rpc = new RpcPeer(
       ws,
       {
         frame: (msg) => {
+          if (fragmented) return;
           this.received.push({ client, msg });
           this.options.onEvent?.({ type: 'message', client, msg });
         },
-        request: (msg) => this.onRequest(client, msg),
+        request: (msg) => (fragmented ? new Promise<never>(() => {}) : this.onRequest(client, msg)),
       },
       this.options.ids ?? 'number',
       `editor-${id}`,
