@@ -114,8 +114,8 @@ export interface JsonPiecesOptions {
 /**
  * The JSON text of `value`, as JSON.stringify writes it, except that each LazyText in it is
  * written as the bytes it arrived in, never decoded: in pieces, the text around each LazyText
- * and the LazyText's own bytes, so that a whole file is not even copied (it can be sent as the
- * fragments of one WebSocket message).
+ * and the LazyText's own bytes, so that a whole file is not even copied (they can be written as
+ * one WebSocket frame, or to a browser as the fragments of one message).
  */
 export function encodeJsonPieces(value: unknown, options: JsonPiecesOptions = {}): Buffer[] {
   const pieces: Buffer[] = [];
