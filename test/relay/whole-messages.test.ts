@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { sourceText } from '../bench/source-text.ts';
 import { waitFor } from '../peers/wait.ts';
-import { withEditor } from './harness.ts';
+import { withEditor, type Harness } from './harness.ts';
 
 const MiB = 1024 * 1024;
 
@@ -19,14 +19,22 @@ function edited(text: string): string {
     .join('\n');
 }
 
-test('a 1 MiB openDiff from pi reaches pi-ide.nvim whole, and its FILE_SAVED comes back', async (t) => {
-  const { h, project, editor } = await withEditor(t, 'whole-pi', {});
+/** A 1 MiB file in `project` and an edit of it. */
+async function bigFile(project: string): Promise<{ file: string; proposal: string }> {
   const file = join(project, 'big.ts');
   const disk = sourceText(MiB, 'original');
   await writeFile(file, disk);
+  return { file, proposal: edited(disk) };
+}
+
+const bound = (h: Harness): Promise<unknown> =>
+  waitFor(async () => (await h.hub.call('snapshot', undefined)).sessions.find((s) => s.editorId !== null), { message: 'the agent bound to the editor' });
+
+test('a 1 MiB openDiff from pi reaches pi-ide.nvim whole, and its FILE_SAVED comes back', async (t) => {
+  const { h, project, editor } = await withEditor(t, 'whole-pi', {});
+  const { file, proposal } = await bigFile(project);
   const pi = await h.pi(project);
-  await waitFor(async () => (await h.hub.call('snapshot', undefined)).sessions.find((s) => s.editorId !== null), { message: 'pi bound to the editor' });
-  const proposal = edited(disk);
+  await bound(h);
   const outcome = pi.write(file, proposal);
   const shown = await waitFor(() => [...editor.diffs.values()].find((d) => d.args.new_file_path === file), { message: 'the diff open in the editor' });
   assert.equal(shown.args.new_file_contents, proposal, 'the proposal, byte for byte');
@@ -39,12 +47,9 @@ test('a 1 MiB openDiff from pi reaches pi-ide.nvim whole, and its FILE_SAVED com
 
 test('a 1 MiB openDiff from Claude Code reaches claudecode.nvim whole', async (t) => {
   const { h, project, editor } = await withEditor(t, 'whole-claude', { dialect: 'claude', claudecode: true });
-  const file = join(project, 'big.ts');
-  const disk = sourceText(MiB, 'original');
-  await writeFile(file, disk);
+  const { file, proposal } = await bigFile(project);
   const claude = await h.claude(project);
-  await waitFor(async () => (await h.hub.call('snapshot', undefined)).sessions.find((s) => s.editorId !== null), { message: 'Claude bound to the editor' });
-  const proposal = edited(disk);
+  await bound(h);
   const outcome = claude.openDiff(file, proposal);
   const shown = await waitFor(() => [...editor.diffs.values()].find((d) => d.args.new_file_path === file), { message: 'the diff open in the editor' });
   assert.equal(shown.args.new_file_contents, proposal);
