@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { waitFor } from '../peers/wait.ts';
 
 interface Pending {
   resolve(result: unknown): void;
@@ -95,11 +96,9 @@ export class RawPage {
   async goto(url: string): Promise<void> {
     const { errorText } = await this.send<{ errorText?: string }>('Page.navigate', { url });
     if (errorText) throw new Error(`navigation to ${url}: ${errorText}`);
-    const target = JSON.stringify(url);
-    for (let tries = 0; !(await this.evaluate<boolean>(`location.href === ${target}`)); tries++) {
-      if (tries > 2000) throw new Error(`navigation to ${url} never committed`);
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
+    // Asked until the new document answers (an evaluation the old one gets as it goes may fail).
+    const committed = `location.href === ${JSON.stringify(url)}`;
+    await waitFor(() => this.evaluate<boolean>(committed), { timeoutMs: 10_000, intervalMs: 2, message: `navigation to ${url} committed` });
   }
 
   /** An expression's value (a promise's, awaited), as JSON. */

@@ -139,7 +139,7 @@ export async function measureUiViews(root: string, progress: (message: string) =
     const signIn = await browser.newPage(1280, 800);
     const openUrl = await requestOpenUrl(daemon.dirs.home);
     await signIn.send('Page.navigate', { url: openUrl });
-    await waitFor(async () => (await signIn.evaluate<boolean>("[...document.querySelectorAll('h1, h2')].some((h) => /Review inbox/.test(h.textContent))").catch(() => false)), { timeoutMs: 20_000 });
+    await waitFor(async () => (await signIn.evaluate<boolean>("[...document.querySelectorAll('h1, h2')].some((h) => /Review inbox/.test(h.textContent))")), { timeoutMs: 20_000 });
     const origin = new URL(openUrl).origin;
     await signIn.close();
 
