@@ -26,6 +26,7 @@ export class FaviconBadge {
       return;
     }
     const base = await this.#baseImage();
+    await idle();
     if (this.#wanted !== text) return;
     link.setAttribute('href', drawBadge(base, text));
   }
@@ -40,6 +41,17 @@ export class FaviconBadge {
     });
     return this.#base;
   }
+}
+
+/**
+ * Resolves once the page is idle (at most a second on): the canvas text and PNG encoding take
+ * 10–30 ms on a cold page, time the first diff view would otherwise wait for.
+ */
+function idle(): Promise<void> {
+  return new Promise((resolve) => {
+    if (typeof requestIdleCallback === 'function') requestIdleCallback(() => resolve(), { timeout: 1000 });
+    else setTimeout(resolve, 0);
+  });
 }
 
 function drawBadge(base: HTMLImageElement | null, text: string): string {

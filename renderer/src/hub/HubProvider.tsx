@@ -3,7 +3,7 @@ import { createContext, useContext, useEffect, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
 import type { HubApi, Snapshot } from '../../../src/api/types.ts';
 import type { ConnectionState, HubConnection } from './connect.ts';
-import { takeEarlySnapshot } from './early-start.ts';
+import { arrivedEarlySnapshot, takeEarlySnapshot } from './early-start.ts';
 
 export interface HubState {
   api: HubApi;
@@ -37,8 +37,9 @@ export function lostEditsOf(pendingPaths: ReadonlyMap<string, string>, rejectedA
 const HubContext = createContext<HubState | null>(null);
 
 export function HubProvider({ connection, children }: { connection: HubConnection; children: ReactNode }) {
-  const [snapshot, setSnapshot] = useState<Snapshot | null>(null);
-  const [state, setState] = useState<ConnectionState>({ kind: 'connecting' });
+  // What has arrived already is on the first render: one render fewer before a cold page's diff.
+  const [snapshot, setSnapshot] = useState<Snapshot | null>(arrivedEarlySnapshot);
+  const [state, setState] = useState<ConnectionState>(connection.state);
 
   const pendingPaths = useRef(new Map<string, string>());
   const rejectedAtStop = useRef(new Set<string>());

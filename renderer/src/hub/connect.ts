@@ -11,6 +11,8 @@ export type { ConnectionState };
 export interface HubConnection {
   api: HubApi;
   transport: 'electron' | 'websocket';
+  /** The state now (what onState would call back with at once). */
+  state(): ConnectionState;
   /** Calls `cb` now and on every change (Electron's bridge is always connected). */
   onState(cb: (state: ConnectionState) => void): () => void;
   /** Skips the wait before the next reconnect attempt. */
@@ -24,6 +26,7 @@ export function connectHub(win: Window = window): HubConnection {
     return {
       api: bridgeHub(bridge),
       transport: 'electron',
+      state: () => ({ kind: 'connected' }),
       onState: (cb) => {
         cb({ kind: 'connected' });
         return () => {};
@@ -46,5 +49,5 @@ export function connectHub(win: Window = window): HubConnection {
       win.fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, credentials: 'omit', cache: 'no-store' }),
     openSocket: (url, protocols) => new WebSocket(url, protocols),
   });
-  return { api: hub, transport: 'websocket', onState: (cb) => hub.onState(cb), retryNow: () => hub.retryNow(), close: () => hub.close() };
+  return { api: hub, transport: 'websocket', state: () => hub.state, onState: (cb) => hub.onState(cb), retryNow: () => hub.retryNow(), close: () => hub.close() };
 }

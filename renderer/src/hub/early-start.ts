@@ -5,8 +5,20 @@ import type { DiffDetail, Snapshot } from '../../../src/api/types.ts';
 import { preloadGrammars } from '../review/editor-module.ts';
 import type { HubConnection } from './connect.ts';
 
-let snapshot: { answer: Promise<Snapshot>; newest(): Snapshot | null; stop(): void } | null = null;
-let diff: { id: string; detail: Promise<DiffDetail> } | null = null;
+interface EarlySnapshot {
+  answer: Promise<Snapshot>;
+  arrived: Snapshot | null;
+  newest(): Snapshot | null;
+  stop(): void;
+}
+interface EarlyDiff {
+  id: string;
+  detail: Promise<DiffDetail>;
+  arrived: DiffDetail | null;
+}
+
+let snapshot: EarlySnapshot | null = null;
+let diff: EarlyDiff | null = null;
 
 /** Starts both calls once `connection` is first connected; `diffId` is the diff the address names, if any. */
 export function startEarly(connection: HubConnection, diffId: string | null): void {
@@ -21,11 +33,18 @@ export function startEarly(connection: HubConnection, diffId: string | null): vo
     started = true;
     const answer = connection.api.call('snapshot', undefined);
     answer.catch(() => {}); // a failure is the view's to see when it takes the answer
-    snapshot = { answer, newest: () => pushed, stop: unsubscribe };
+    const early: EarlySnapshot = (snapshot = { answer, arrived: null, newest: () => pushed, stop: unsubscribe });
+    answer.then((fresh) => (early.arrived = fresh), () => {});
     if (diffId !== null) {
-      diff = { id: diffId, detail: connection.api.call('diffs.get', { id: diffId }) };
-      // Its grammar too, not once the list has rendered.
-      diff.detail.then((detail) => preloadGrammars([detail.path]), () => {});
+      const asked: EarlyDiff = (diff = { id: diffId, detail: connection.api.call('diffs.get', { id: diffId }), arrived: null });
+      asked.detail.then(
+        (detail) => {
+          asked.arrived = detail;
+          // Its grammar too, not once the list has rendered.
+          preloadGrammars([detail.path]);
+        },
+        () => {},
+      );
     }
   });
 }
@@ -48,6 +67,20 @@ export function takeEarlySnapshot(): Promise<Snapshot> | null {
       throw err;
     },
   );
+}
+
+/**
+ * The early snapshot if it has arrived, for a first render that shows it at once (the React
+ * chunk often arrives after it). Still taken by takeEarlySnapshot, which keeps watching for a
+ * newer one until then.
+ */
+export function arrivedEarlySnapshot(): Snapshot | null {
+  return snapshot === null ? null : (snapshot.newest() ?? snapshot.arrived);
+}
+
+/** The early answer for diff `id` if it has arrived (not taken: takeEarlyDiff still gives it once). */
+export function arrivedEarlyDiff(id: string): DiffDetail | null {
+  return diff !== null && diff.id === id ? diff.arrived : null;
 }
 
 /** The early answer for diff `id`, once; null for any other diff. */

@@ -3,7 +3,7 @@
 // Each of the agent's changes can be accepted or rejected on its own (changes-state.ts); the
 // proposal editor always holds what Accept sends. When the old contents are unknown (too large
 // to keep) only the proposal shows. Read-only for a decided diff from the history.
-import { useEffect, useImperativeHandle, useMemo, useRef, useState } from 'react';
+import { useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { Ref } from 'react';
 import { Compartment, EditorState, Text } from '@codemirror/state';
 import type { Extension } from '@codemirror/state';
@@ -88,30 +88,29 @@ const RECOUNT_MS = 150;
 const PHRASES = EditorState.phrases.of({ '$ unchanged lines': '$ unchanged lines (click to show)' });
 
 /**
- * The language for `path`: undefined while it loads (the editors wait, so deleted lines get it too).
- * A grammar already loaded is there on the first render: the editors are built without a second one.
+ * The language for `path`: undefined while it loads. The editors do not wait for it: a cold page
+ * would show nothing while its grammar is fetched and compiled. A grammar already loaded is there
+ * on the first render.
  */
 function useLanguage(path: string): LanguageSupport | null | undefined {
-  const [language, setLanguage] = useState<{ path: string; support: LanguageSupport | null } | null>(() => {
-    const support = loadedLanguageFor(path);
-    return support === undefined ? null : { path, support };
-  });
+  const [arrived, setArrived] = useState<{ path: string; support: LanguageSupport | null } | null>(null);
+  const loaded = loadedLanguageFor(path);
   useEffect(() => {
-    if (language?.path === path) return;
+    if (loadedLanguageFor(path) !== undefined) return;
     let current = true;
     languageFor(path).then(
-      (support) => current && setLanguage({ path, support }),
+      (support) => current && setArrived({ path, support }),
       (err: Error) => {
         console.warn(`syntax highlighting for ${path} is unavailable: ${err.message}`);
-        if (current) setLanguage({ path, support: null });
+        if (current) setArrived({ path, support: null });
       },
     );
     return () => {
       current = false;
     };
-    // Only a new path needs a load: `language` is read as it was when the path changed.
   }, [path]);
-  return language?.path === path ? language.support : undefined;
+  if (loaded !== undefined) return loaded;
+  return arrived?.path === path ? arrived.support : undefined;
 }
 
 /** What the proposal editor holds, to carry over when the layout switches. */
@@ -138,7 +137,7 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
   const proposalView = useRef<EditorView | null>(null);
   const views = useRef<EditorView[]>([]);
   const kept = useRef<Kept | null>(null);
-  const slots = useRef({ theme: new Compartment(), wrap: new Compartment(), bars: new Compartment() }).current;
+  const slots = useRef({ theme: new Compartment(), wrap: new Compartment(), bars: new Compartment(), language: new Compartment() }).current;
   const language = useLanguage(path);
   const dark = useDarkScheme();
   const settings = useRef({ dark, wrap });
@@ -160,11 +159,23 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
   const controlsRef = useRef(controls);
   controlsRef.current = controls;
   /** What the editors were last built or reconfigured with. */
-  const built = useRef<{ dark: boolean; wrap: boolean; controls: BarControls | null }>({ dark, wrap, controls: null });
+  const built = useRef<{ dark: boolean; wrap: boolean; controls: BarControls | null; language: LanguageSupport | null | undefined }>({
+    dark,
+    wrap,
+    controls: null,
+    language: undefined,
+  });
+  const languageRef = useRef(language);
+  languageRef.current = language;
+  // The unified view draws each deleted stretch once, with the language the editor has then
+  // (@codemirror/merge keeps its DOM): it is built again when the grammar arrives. Side by side,
+  // the language is swapped in place.
+  const rebuildFor = layout === 'unified' ? language : null;
 
-  useEffect(() => {
+  // Built before the page paints: a cold page shows the diff in the same frame as its panel.
+  useLayoutEffect(() => {
     const host = parent.current;
-    if (host === null || language === undefined) return;
+    if (host === null) return;
     const separator = lineSeparatorOf(proposed);
     const proposal = toText(proposed, separator);
     const disk = original === null ? null : toText(original, separator);
@@ -207,7 +218,7 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
     const common = (name: string): Extension[] => [
       slots.theme.of(scheme(settings.current.dark)),
       slots.wrap.of(wrapping(settings.current.wrap)),
-      language ?? [],
+      slots.language.of(languageRef.current ?? []),
       tokenClasses,
       PHRASES,
       lineNumbers(),
@@ -299,7 +310,7 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
       views.current = [merge.a, merge.b];
       destroy = () => merge.destroy();
     }
-    built.current = { dark: settings.current.dark, wrap: settings.current.wrap, controls: controlsRef.current };
+    built.current = { dark: settings.current.dark, wrap: settings.current.wrap, controls: controlsRef.current, language: languageRef.current };
     const carried = kept.current;
     if (carried !== null && carried.original === original && carried.proposed === proposed) {
       typed = true; // what was carried over may hold the person's typing
@@ -312,7 +323,14 @@ export function MergeEditor({ path, original, proposed, layout, wrap, readOnly =
       proposalView.current = null;
       views.current = [];
     };
-  }, [original, proposed, layout, path, readOnly, sideNames.a, sideNames.b, language, slots]);
+  }, [original, proposed, layout, path, readOnly, sideNames.a, sideNames.b, rebuildFor, slots]);
+
+  // The grammar, once it has loaded, in the editors already shown.
+  useEffect(() => {
+    if (language === undefined || built.current.language === language || views.current.length === 0) return;
+    built.current.language = language;
+    for (const view of views.current) view.dispatch({ effects: slots.language.reconfigure(language ?? []) });
+  }, [language, slots]);
 
   // An undo done, or under way: the bars say so without a rebuild (which would lose the scroll position).
   // Only a change: a big file's editors are not reconfigured for nothing right after they are built.

@@ -111,7 +111,7 @@ export function ReviewView({ selectedId, select }: Props) {
         <WaitingDecisions decisions={decisions} undo={undo} />
         <DiscardedDrafts drafts={drafts} />
         <DecisionNotice notice={notice} open={openDecided} dismiss={dismiss} />
-        {decidedId !== null ? (
+        {!layout.measured ? null : decidedId !== null ? (
           <DecidedPanel key={decidedId} id={decidedId} layout={layout} bindCommands={bindCommands} close={() => select(null)} />
         ) : selectedDiff !== undefined && selectedGroup !== undefined ? (
           <DiffPanel

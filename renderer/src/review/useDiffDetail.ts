@@ -1,20 +1,28 @@
 // Loads one diff's contents (`diffs.get`); summaries in the snapshot carry no text.
 import { useEffect, useState } from 'react';
 import type { DiffDetail } from '../../../src/api/types.ts';
-import { takeEarlyDiff } from '../hub/early-start.ts';
+import { arrivedEarlyDiff, takeEarlyDiff } from '../hub/early-start.ts';
 import { useHub } from '../hub/HubProvider.tsx';
 
 export type DetailState = { status: 'loading' } | { status: 'ready'; detail: DiffDetail } | { status: 'failed'; error: string };
 
 export function useDiffDetail(id: string): DetailState {
   const { api } = useHub();
-  const [state, setState] = useState<DetailState>({ status: 'loading' });
+  // A cold page's diff was asked for as the socket opened (early-start.ts): if it is in, the
+  // first render shows it.
+  const [state, setState] = useState<DetailState>(() => {
+    const arrived = arrivedEarlyDiff(id);
+    return arrived === null ? { status: 'loading' } : { status: 'ready', detail: arrived };
+  });
   useEffect(() => {
     let current = true;
-    setState({ status: 'loading' });
-    // A cold page's diff was asked for as the socket opened (early-start.ts).
-    (takeEarlyDiff(id) ?? api.call('diffs.get', { id })).then(
-      (detail) => current && setState({ status: 'ready', detail }),
+    const arrived = arrivedEarlyDiff(id);
+    const early = takeEarlyDiff(id);
+    // The same state object where it is shown already: no render for nothing.
+    const showing = (detail: DiffDetail | null) => (now: DetailState) => now.status === 'ready' && now.detail === detail;
+    setState((now) => (showing(arrived)(now) ? now : { status: 'loading' }));
+    (early ?? api.call('diffs.get', { id })).then(
+      (detail) => current && setState((now) => (showing(detail)(now) ? now : { status: 'ready', detail })),
       (err: Error) => current && setState({ status: 'failed', error: err.message }),
     );
     return () => {

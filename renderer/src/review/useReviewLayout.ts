@@ -1,6 +1,6 @@
 // The diff layout and wrap toggles, remembered in this window's storage, and the width of the
 // diff area they depend on.
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useLayoutEffect, useState } from 'react';
 import type { RefObject } from 'react';
 import { layoutFor, parseChoice } from './layout.ts';
 import type { Layout, LayoutChoice } from './layout.ts';
@@ -9,6 +9,8 @@ const LAYOUT_KEY = 'patchbay.review.layout';
 const WRAP_KEY = 'patchbay.review.wrap';
 
 export interface ReviewLayout {
+  /** Whether the diff area has been measured: until then `layout` is a guess, and no diff editor is built on it. */
+  measured: boolean;
   layout: Layout;
   /** What automatic shows at this width. */
   automatic: Layout;
@@ -38,9 +40,11 @@ function write(key: string, value: string): void {
 export function useReviewLayout(area: RefObject<HTMLElement | null>): ReviewLayout {
   const [choice, setChoice] = useState<LayoutChoice>(() => parseChoice(read(LAYOUT_KEY)));
   const [wrap, setWrapState] = useState(() => read(WRAP_KEY) !== 'off');
-  const [width, setWidth] = useState(0);
+  const [width, setWidth] = useState<number | null>(null);
 
-  useEffect(() => {
+  // Measured before the first paint (React renders again at once): a diff editor built for a
+  // guessed layout would be built twice in a narrow window.
+  useLayoutEffect(() => {
     const element = area.current;
     if (element === null) return;
     setWidth(element.getBoundingClientRect().width);
@@ -57,5 +61,5 @@ export function useReviewLayout(area: RefObject<HTMLElement | null>): ReviewLayo
     setWrapState(next);
     write(WRAP_KEY, next ? 'on' : 'off');
   }, []);
-  return { layout: layoutFor(choice, width), automatic: layoutFor('auto', width), choice, choose, wrap, setWrap };
+  return { measured: width !== null, layout: layoutFor(choice, width ?? 0), automatic: layoutFor('auto', width ?? 0), choice, choose, wrap, setWrap };
 }
