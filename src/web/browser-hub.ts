@@ -160,9 +160,10 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
   /**
    * Renews a credential without sending it: whoever answers at this address gets only a proof
    * for its own challenge, which is worth nothing anywhere else. Null: the sign-in has ended.
+   * `asked`: the challenge, if it was asked for already.
    */
-  const renewCredential = async (signIn: KeptSignIn): Promise<SessionAnswer | null> => {
-    const challenge = await post({ challenge: true });
+  const renewCredential = async (signIn: KeptSignIn, asked = post({ challenge: true })): Promise<SessionAnswer | null> => {
+    const challenge = await asked;
     if (challenge.status !== 200 || !isChallengeAnswer(challenge.body)) throw new Unreachable(`Patchbay answered ${challenge.status} to a challenge`);
     const { nonce } = challenge.body;
     const answer = await post({ renew: signIn.claim, nonce, proof: await prove(signIn.key, nonce) });
@@ -193,12 +194,15 @@ export function connectBrowserHub(env: BrowserEnv): BrowserHub {
       if (traded === null) signedOut(LINK_USED);
       return traded?.ticket ?? null;
     }
+    // Asked for while the sign-in is read: a new tab's first IndexedDB read takes ~100 ms.
+    const challenge = post({ challenge: true });
+    challenge.catch(() => {}); // seen where it is awaited, or moot without a sign-in
     const stored = await load();
     if (stored === null) {
       signedOut(NO_SIGN_IN);
       return null;
     }
-    const renewed = await renewCredential(stored);
+    const renewed = await renewCredential(stored, challenge);
     if (renewed === null) signedOut(SIGN_IN_ENDED, stored);
     return renewed?.ticket ?? null;
   };

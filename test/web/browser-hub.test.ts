@@ -65,6 +65,25 @@ test('one sign-in serves every tab of the browser: a second tab connects without
   assert.equal(elsewhere.hub.state.kind, 'signed-out', 'but not another profile');
 });
 
+test('a tab asks for its challenge while it reads the kept sign-in, not after it (a new tab’s first IndexedDB read takes ~100 ms)', async (t) => {
+  const dir = await tempDir('browser-hub-overlap');
+  t.after(() => dir.cleanup());
+  const control = await server(t, join(dir.path, 'home'));
+  const profile = new ProfileSignIns();
+  const first = page(t, control, control.mintSignInUrl(), profile);
+  await waitFor(() => first.hub.state.kind === 'connected', { message: 'the first tab connected' });
+  let release = (): void => {};
+  profile.held = new Promise((resolve) => (release = resolve));
+  const second = page(t, control, undefined, profile);
+  const challenges = () => second.posts.filter((body) => (body as { challenge?: unknown }).challenge === true).length;
+  await waitFor(() => challenges() === 1, { message: 'the challenge asked for while the sign-in is read' });
+  assert.equal(second.hub.state.kind, 'connecting');
+  release();
+  await waitFor(() => second.hub.state.kind === 'connected', { message: 'the second tab connected' });
+  assert.equal(challenges(), 1, 'that challenge served the renewal');
+  assert.deepEqual(await second.hub.call('snapshot', undefined), sampleSnapshot());
+});
+
 test('while the server is away the page keeps trying, saying why it lost it; back, it connects with the same sign-in', async (t) => {
   const dir = await tempDir('browser-hub-away');
   t.after(() => dir.cleanup());

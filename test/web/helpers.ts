@@ -80,6 +80,8 @@ export function openSocket(
  */
 export class ProfileSignIns {
   current: KeptSignIn | null = null;
+  /** While set, reads wait for it (a new tab's first IndexedDB read is slow). */
+  held: Promise<void> | null = null;
   private readonly tabs = new Set<() => void>();
 
   /** Keeps a whole credential, as a sign-in in another tab would have. */
@@ -94,7 +96,10 @@ export class ProfileSignIns {
       for (const listener of this.tabs) if (listener !== own) listener();
     };
     return {
-      load: async () => this.current,
+      load: async () => {
+        await this.held;
+        return this.current;
+      },
       save: async (signIn) => {
         this.current = signIn;
         announce();
@@ -116,6 +121,7 @@ export class ProfileSignIns {
 export function nodePage(origin: string, options: { link?: string; profile?: ProfileSignIns } = {}) {
   const states: ConnectionState[] = [];
   let cleared = 0;
+  const posts: unknown[] = [];
   const profile = options.profile ?? new ProfileSignIns();
   const hub: BrowserHub = connectBrowserHub({
     origin,
@@ -124,6 +130,7 @@ export function nodePage(origin: string, options: { link?: string; profile?: Pro
     signIns: profile.tab(),
     // The page's fetch, with the Origin a browser adds by itself.
     post: async (url, body) => {
+      posts.push(JSON.parse(body));
       const answer = await httpRequest(Number(new URL(url).port), new URL(url).pathname, {
         method: 'POST',
         headers: { 'content-type': 'application/json', origin },
@@ -134,5 +141,5 @@ export function nodePage(origin: string, options: { link?: string; profile?: Pro
     openSocket: (url, protocols) => new WebSocket(url, protocols, { origin }) as unknown as BrowserWebSocket,
   });
   hub.onState((s) => states.push(s));
-  return { hub, states, profile, cleared: () => cleared, close: () => hub.close() };
+  return { hub, states, profile, posts, cleared: () => cleared, close: () => hub.close() };
 }
