@@ -21,6 +21,17 @@ async function server(t: TestContext, home: string, extra: Partial<ControlServer
   return started;
 }
 
+/** A control server in a temp home and a first tab signed in with a link, its browser profile's sign-in kept in `profile`. */
+async function signedInTab(t: TestContext, name: string) {
+  const dir = await tempDir(name);
+  t.after(() => dir.cleanup());
+  const control = await server(t, join(dir.path, 'home'));
+  const profile = new ProfileSignIns();
+  const first = page(t, control, control.mintSignInUrl(), profile);
+  await waitFor(() => first.hub.state.kind === 'connected', { message: 'the first tab connected' });
+  return { control, profile, first };
+}
+
 test('a page without a sign-in, or with a used link, is signed out and says why', async (t) => {
   const dir = await tempDir('browser-hub');
   t.after(() => dir.cleanup());
@@ -41,12 +52,7 @@ test('a page without a sign-in, or with a used link, is signed out and says why'
 });
 
 test('one sign-in serves every tab of the browser: a second tab connects without a link; after revoking, a new link in one tab brings the others back', async (t) => {
-  const dir = await tempDir('browser-hub-tabs');
-  t.after(() => dir.cleanup());
-  const control = await server(t, join(dir.path, 'home'));
-  const profile = new ProfileSignIns();
-  const first = page(t, control, control.mintSignInUrl(), profile);
-  await waitFor(() => first.hub.state.kind === 'connected', { message: 'the first tab connected' });
+  const { control, profile, first } = await signedInTab(t, 'browser-hub-tabs');
   const second = page(t, control, undefined, profile);
   await waitFor(() => second.hub.state.kind === 'connected', { message: 'the second tab connected with the same sign-in' });
   assert.deepEqual(await second.hub.call('snapshot', undefined), sampleSnapshot());
@@ -66,12 +72,7 @@ test('one sign-in serves every tab of the browser: a second tab connects without
 });
 
 test('a tab asks for its challenge while it reads the kept sign-in, not after it (a new tab’s first IndexedDB read takes ~100 ms)', async (t) => {
-  const dir = await tempDir('browser-hub-overlap');
-  t.after(() => dir.cleanup());
-  const control = await server(t, join(dir.path, 'home'));
-  const profile = new ProfileSignIns();
-  const first = page(t, control, control.mintSignInUrl(), profile);
-  await waitFor(() => first.hub.state.kind === 'connected', { message: 'the first tab connected' });
+  const { control, profile } = await signedInTab(t, 'browser-hub-overlap');
   let release = (): void => {};
   profile.held = new Promise((resolve) => (release = resolve));
   const second = page(t, control, undefined, profile);

@@ -6,6 +6,8 @@ import { useHub } from '../hub/HubProvider.tsx';
 
 export type DetailState = { status: 'loading' } | { status: 'ready'; detail: DiffDetail } | { status: 'failed'; error: string };
 
+const showing = (state: DetailState, detail: DiffDetail | null): boolean => state.status === 'ready' && state.detail === detail;
+
 export function useDiffDetail(id: string): DetailState {
   const { api } = useHub();
   // A cold page's diff was asked for as the socket opened (early-start.ts): if it is in, the
@@ -19,10 +21,9 @@ export function useDiffDetail(id: string): DetailState {
     const arrived = arrivedEarlyDiff(id);
     const early = takeEarlyDiff(id);
     // The same state object where it is shown already: no render for nothing.
-    const showing = (detail: DiffDetail | null) => (now: DetailState) => now.status === 'ready' && now.detail === detail;
-    setState((now) => (showing(arrived)(now) ? now : { status: 'loading' }));
+    setState((now) => (showing(now, arrived) ? now : { status: 'loading' }));
     (early ?? api.call('diffs.get', { id })).then(
-      (detail) => current && setState((now) => (showing(detail)(now) ? now : { status: 'ready', detail })),
+      (detail) => current && setState((now) => (showing(now, detail) ? now : { status: 'ready', detail })),
       (err: Error) => current && setState({ status: 'failed', error: err.message }),
     );
     return () => {
