@@ -415,25 +415,34 @@ export class Relay {
       else session.link.respondError(msg.id, TOO_MANY_REQUESTS, `Patchbay: ${problem}`);
       return;
     }
-    const handled = (): void => {
-      session.inFlight--;
-    };
     switch (msg.method) {
       case 'initialize':
         this.onInitialize(session, msg);
-        return handled();
+        session.inFlight--;
+        return;
       case 'tools/list':
-        return void this.onToolsList(session, msg).finally(handled);
+        return void this.counted(session, this.onToolsList(session, msg), false);
       case 'tools/call': {
         const diff = isOpenDiffCall(msg);
         if (diff) session.diffCalls++;
-        return void this.onToolCall(session, msg, frame).finally(() => {
-          handled();
-          if (diff) session.diffCalls--;
-        });
+        return void this.counted(session, this.onToolCall(session, msg, frame), diff);
       }
       default:
-        return void this.forward(session, msg, frame, null).finally(handled);
+        return void this.counted(session, this.forward(session, msg, frame, null), false);
+    }
+  }
+
+  /**
+   * The request admitted above is no longer pending once `handling` settles. An async function
+   * rather than `.finally` with a closure: this runs for every request (getDiagnostics before
+   * every model call), and `finally` costs two closures and two promises more.
+   */
+  private async counted(session: SessionState, handling: Promise<void>, diff: boolean): Promise<void> {
+    try {
+      await handling;
+    } finally {
+      session.inFlight--;
+      if (diff) session.diffCalls--;
     }
   }
 

@@ -362,20 +362,26 @@ export class RpcLink {
    * itself; this outer cork (on its socket, which ws does not expose otherwise) holds the rest.
    */
   private batchRestOfTick(): void {
-    const socket = (this.ws as unknown as { _socket?: Socket })._socket;
-    if (this.corked || !socket) return;
+    if (this.corked || !this.socket()) return;
     if (!this.sentThisTick) {
       this.sentThisTick = true;
-      process.nextTick(() => {
-        this.sentThisTick = false;
-        if (!this.corked) return;
-        this.corked = false;
-        socket.uncork();
-      });
+      process.nextTick(this.endOfTick);
       return;
     }
     this.corked = true;
-    socket.cork();
+    this.socket()!.cork();
+  }
+
+  /** Made once, not per frame: a frame relayed one at a time schedules it every time. */
+  private readonly endOfTick = (): void => {
+    this.sentThisTick = false;
+    if (!this.corked) return;
+    this.corked = false;
+    this.socket()?.uncork();
+  };
+
+  private socket(): Socket | undefined {
+    return (this.ws as unknown as { _socket?: Socket })._socket;
   }
 
   respond(id: RpcId, value: unknown): void {
@@ -551,11 +557,17 @@ const PIECES_FROM_BYTES = 64 * 1024;
  * traffic log, from the new bytes.
  */
 export function underId(frame: Frame, idAt: ByteRange, id: RpcId): OutFrame {
-  const pieces = [frame.bytes.subarray(0, idAt.start), Buffer.from(JSON.stringify(id), 'utf8'), frame.bytes.subarray(idAt.end)];
+  const idText = JSON.stringify(id);
   if (frame.bytes.length < PIECES_FROM_BYTES) {
-    const bytes = Buffer.concat(pieces);
+    // Copied around the new id into one buffer: no pieces to make for a frame this small.
+    const idBytes = Buffer.byteLength(idText);
+    const bytes = Buffer.allocUnsafe(frame.bytes.length - (idAt.end - idAt.start) + idBytes);
+    frame.bytes.copy(bytes, 0, 0, idAt.start);
+    bytes.write(idText, idAt.start, 'utf8');
+    frame.bytes.copy(bytes, idAt.start + idBytes, idAt.end);
     return { bytes, text: bytes.toString('utf8', 0, PREVIEW_BYTES) };
   }
+  const pieces = [frame.bytes.subarray(0, idAt.start), Buffer.from(idText, 'utf8'), frame.bytes.subarray(idAt.end)];
   const head = Buffer.concat([pieces[0]!.subarray(0, PREVIEW_BYTES), pieces[1]!, pieces[2]!.subarray(0, PREVIEW_BYTES)]);
   return { pieces, text: head.toString('utf8', 0, PREVIEW_BYTES) };
 }

@@ -2,9 +2,11 @@
 // editor would stall the agent. The answer comes within the deadline (a setting), else empty.
 import { z } from 'zod';
 import { emptyDiagnostics, translateDiagnostics } from '../../protocol/dialect.ts';
-import type { RpcId, RpcResponse } from '../../protocol/jsonrpc.ts';
+import type { RpcId } from '../../protocol/jsonrpc.ts';
 import { withTimeout } from '../editor-link.ts';
-import { addReviewNotes } from '../review-notes.ts';
+import { addReviewNotes, type ReviewNote } from '../review-notes.ts';
+import type { Session } from '../session.ts';
+import type { Dialect } from '../../api/types.ts';
 import { diagnosticsToRemote, requestToLocal } from '../remote-paths.ts';
 import { answer, type RpcLink } from '../rpc-link.ts';
 import { defineTool } from './tool.ts';
@@ -19,10 +21,9 @@ export const getDiagnostics = defineTool({
   },
   async handle(ctx, { session, msg, frame }) {
     // The person's words about a decision, read once (review-notes.ts); usually there are none.
-    const notes = session.reviewNotes.splice(0);
-    const empty = (): unknown => addReviewNotes(emptyDiagnostics(session.dialect), notes, session.dialect);
+    const notes = session.reviewNotes.length === 0 ? NO_NOTES : session.reviewNotes.splice(0);
     const editor = ctx.boundEditor(session);
-    if (!editor) return session.link.respond(msg.id, empty());
+    if (!editor) return session.link.respond(msg.id, emptyAnswer(session, notes));
     const deadline = ctx.settings().diagnosticsDeadlineMs;
     const started = ctx.now();
     let link: RpcLink | undefined;
@@ -41,17 +42,26 @@ export const getDiagnostics = defineTool({
       callId = call.id;
       const reply = await call.response;
       if (reply.msg.error) throw new Error(reply.msg.error.message);
-      const shape = (result: unknown): unknown => {
-        const translated = translateDiagnostics(result, session.dialect);
-        return remote ? diagnosticsToRemote(translated, session.dialect, remote.maps) : translated;
-      };
-      const translate =
-        asItCame && notes.length === 0 ? null : (r: RpcResponse) => ({ ...r, result: addReviewNotes(shape(r.result), notes, session.dialect) });
-      answer(session.link, msg.id, reply, translate);
+      // Passed on as it came, but for its id, unless it is translated or carries notes.
+      if (asItCame && notes.length === 0) return answer(session.link, msg.id, reply, null);
+      answer(session.link, msg.id, reply, (r) => ({ ...r, result: addReviewNotes(shaped(r.result, session.dialect, remote), notes, session.dialect) }));
     } catch (err) {
       if (link && callId !== undefined) link.forget(callId);
       ctx.log(`${session.id}: getDiagnostics answered empty: ${(err as Error).message}`);
-      session.link.respond(msg.id, empty());
+      session.link.respond(msg.id, emptyAnswer(session, notes));
     }
   },
 });
+
+const NO_NOTES: readonly ReviewNote[] = [];
+
+/** No diagnostics, in the session's dialect, with its notes. */
+function emptyAnswer(session: Session, notes: readonly ReviewNote[]): unknown {
+  return addReviewNotes(emptyDiagnostics(session.dialect), notes, session.dialect);
+}
+
+/** The editor's diagnostics as the session reads them: its dialect, and a remote agent's paths. */
+function shaped(result: unknown, dialect: Dialect, remote: Session['remote']): unknown {
+  const translated = translateDiagnostics(result, dialect);
+  return remote ? diagnosticsToRemote(translated, dialect, remote.maps) : translated;
+}
