@@ -362,14 +362,15 @@ export class RpcLink {
    * itself; this outer cork (on its socket, which ws does not expose otherwise) holds the rest.
    */
   private batchRestOfTick(): void {
-    if (this.corked || !this.socket()) return;
+    const socket = this.socket();
+    if (this.corked || !socket) return;
     if (!this.sentThisTick) {
       this.sentThisTick = true;
       process.nextTick(this.endOfTick);
       return;
     }
     this.corked = true;
-    this.socket()!.cork();
+    socket.cork();
   }
 
   /** Made once, not per frame: a frame relayed one at a time schedules it every time. */
