@@ -26,7 +26,7 @@ import { parseParams } from './api/command-schemas.ts';
 import { containingDepth } from './broker/folders.ts';
 import { EditorDiscovery, type DiscoveryState } from './discovery/editors.ts';
 import { findPeerPid, processInfo, type ProcessInfo } from './discovery/peer-process.ts';
-import { likelyReason, scanPiProcesses, startedBefore } from './discovery/pi-scan.ts';
+import { likelyReason, PiScanner, startedBefore } from './discovery/pi-scan.ts';
 import { choosePiCommand, type HubOptions } from './options.ts';
 import { LocalHost, type CoreHost } from './core/host.ts';
 import type { Restored } from './core/keeper-host.ts';
@@ -204,6 +204,8 @@ class PatchbayHub implements Hub {
   private state: DiscoveryState = { editors: [], invalid: [], others: [], warnings: [], doorProblems: [] };
   private paused = false;
   private idle: IdleAgent[] = [];
+  /** Remembers which processes are not pi between scans (scanIdle). */
+  private readonly piScanner = new PiScanner();
   private readonly warnings: string[] = [];
   /** Review folders that are not folders on this machine (a typo, an unmounted disk). */
   private folderWarnings: string[] = [];
@@ -633,7 +635,7 @@ class PatchbayHub implements Hub {
       // Hosted sessions are listed as such, connected or not.
       const folders = this.advertisedFolders();
       const idle: IdleAgent[] = [];
-      for (const proc of this.notConnected(await scanPiProcesses())) {
+      for (const proc of this.notConnected(await this.piScanner.scan())) {
         if (this.host.ownPids.has(proc.pid)) continue;
         const autoconnect = proc.cwd
           ? await readAutoconnect({ globalFile: this.options.piSettingsFile, project: proc.cwd }).then(

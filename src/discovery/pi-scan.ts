@@ -1,7 +1,8 @@
 // Running pi agents, connected or not (DESIGN §4): the hub lists the ones that never reached
 // the door, with the likely reason why.
 import { execFile } from 'node:child_process';
-import { readFile, readdir, readlink, stat } from 'node:fs/promises';
+import { readdirSync, statSync, type Stats } from 'node:fs';
+import { readFile, readlink } from 'node:fs/promises';
 import { platform } from 'node:os';
 import { basename } from 'node:path';
 import { argvFromCmdline, commandFromCmdline, processInfo } from './peer-process.ts';
@@ -55,28 +56,84 @@ export function isPiCommand(argv: readonly string[]): boolean {
   return script.endsWith('/pi') || script === 'pi' || script.includes('pi-coding-agent');
 }
 
-async function scanLinux(uid: number | null): Promise<PiProcess[]> {
-  const names = await readdir('/proc');
-  const found: PiProcess[] = [];
-  await Promise.all(
-    names
-      .filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)
-      .map(async (name) => {
-        let cmdline: string;
-        try {
-          // Another user's pi is theirs: not listed, not even looked into.
-          if (uid !== null && (await stat(`/proc/${name}`)).uid !== uid) return;
-          cmdline = await readFile(`/proc/${name}/cmdline`, 'utf8');
-        } catch {
-          return; // exited while we looked, or not ours to read
-        }
-        const argv = argvFromCmdline(cmdline);
-        if (!isPiCommand(argv)) return;
-        const cwd = await readlink(`/proc/${name}/cwd`).catch(() => null);
-        found.push({ pid: Number(name), cwd, command: commandFromCmdline(cmdline) ?? '' });
-      }),
-  );
-  return found.sort((a, b) => a.pid - b.pid);
+/**
+ * What a look into one process found. A process is known by its pid and by when /proc made its
+ * entry (`born`: the dir's inode and ctime, new for a reused pid). It is settled on its second
+ * look with the same identity, a scan apart: a process caught between fork and exec (a shell
+ * starting `pi`) is read again before its command is trusted to stay.
+ */
+interface Seen {
+  born: string;
+  settled: boolean;
+  command: string | null;
+}
+
+/**
+ * This user's running pi processes, scan after scan. A process already settled costs one stat
+ * (its identity) per scan, not a read of its command line: the scan every few seconds reads
+ * only new processes, where reading every one cost ~5 ms of CPU a second on its own.
+ */
+export class PiScanner {
+  private readonly seen = new Map<number, Seen>();
+
+  constructor(
+    /** Seam: how a process's command line is read (Linux). */
+    private readonly readCmdline = (pid: number): Promise<string> => readFile(`/proc/${pid}/cmdline`, 'utf8'),
+  ) {}
+
+  async scan(uid: number | null = process.getuid?.() ?? null): Promise<PiProcess[]> {
+    const os = platform();
+    if (os === 'linux') return this.scanLinux(uid);
+    if (os === 'darwin') return scanMac(uid);
+    return [];
+  }
+
+  /**
+   * /proc is listed and each entry stat'ed synchronously, on purpose: procfs answers both from
+   * memory, never waiting on a disk or on another process's locks, so a scan of a few hundred
+   * processes is one short step instead of as many trips through the thread pool. Command lines
+   * are read asynchronously: that read takes the process's memory lock, which a stuck process
+   * may hold.
+   */
+  private async scanLinux(uid: number | null): Promise<PiProcess[]> {
+    const pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
+    const listed = new Set(pids);
+    for (const pid of this.seen.keys()) if (!listed.has(pid)) this.seen.delete(pid);
+    const found = await Promise.all(pids.filter((pid) => pid !== process.pid).map((pid) => this.look(pid, uid)));
+    return found.filter((p): p is PiProcess => p !== null).sort((a, b) => a.pid - b.pid);
+  }
+
+  /** One process: a pi of this user's, with its folder, or null. */
+  private async look(pid: number, uid: number | null): Promise<PiProcess | null> {
+    let stats: Stats | undefined;
+    try {
+      stats = statSync(`/proc/${pid}`, { throwIfNoEntry: false });
+    } catch {
+      return null; // not ours to look at (a /proc mounted with hidepid)
+    }
+    // Exited while we looked; or another user's pi, which is theirs: not listed, not even looked into.
+    if (!stats || (uid !== null && stats.uid !== uid)) return null;
+    const born = `${stats.ino}:${stats.ctimeMs}`;
+    const before = this.seen.get(pid);
+    let command: string | null;
+    if (before?.born === born && before.settled) command = before.command;
+    else {
+      try {
+        command = piCommand(await this.readCmdline(pid));
+      } catch {
+        return null; // exited meanwhile, or not ours to read
+      }
+      this.seen.set(pid, { born, settled: before?.born === born, command });
+    }
+    if (command === null) return null;
+    const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => null);
+    return { pid, cwd, command };
+  }
+}
+
+/** The command of a pi process's command line, or null when it is not pi. */
+function piCommand(cmdline: string): string | null {
+  return isPiCommand(argvFromCmdline(cmdline)) ? (commandFromCmdline(cmdline) ?? '') : null;
 }
 
 /** `ps -o pid=,command=` → pid and command; macOS gives no argv boundaries, so split on spaces. */
@@ -103,12 +160,9 @@ async function scanMac(uid: number | null): Promise<PiProcess[]> {
   );
 }
 
-/** This user's running pi agent processes (hosted `--mode rpc` ones included: the hub knows those). */
-export async function scanPiProcesses(uid: number | null = process.getuid?.() ?? null): Promise<PiProcess[]> {
-  const os = platform();
-  if (os === 'linux') return scanLinux(uid);
-  if (os === 'darwin') return scanMac(uid);
-  return [];
+/** This user's running pi agent processes (hosted `--mode rpc` ones included: the hub knows those), in one scan. */
+export function scanPiProcesses(uid: number | null = process.getuid?.() ?? null): Promise<PiProcess[]> {
+  return new PiScanner().scan(uid);
 }
 
 /** Facts the hub knows about an unconnected pi; null = unknown. */

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { realpath, writeFile } from 'node:fs/promises';
+import { readFile, realpath, writeFile } from 'node:fs/promises';
 import { platform } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { isPiCommand, likelyReason, parsePsList, scanPiProcesses } from '../../src/discovery/pi-scan.ts';
+import { isPiCommand, likelyReason, parsePsList, PiScanner, scanPiProcesses } from '../../src/discovery/pi-scan.ts';
 import { spawnLive } from './helpers.ts';
-import { tempDir } from '../peers/wait.ts';
+import { tempDir, waitFor } from '../peers/wait.ts';
 
 const commands: [string[], boolean][] = [
   [['pi'], true],
@@ -69,6 +69,39 @@ test('a running pi process is found with its folder; other node processes are no
     [{ pid: pi.pid, cwd: await realpath(dir), command: `${process.execPath} ${script} --continue` }],
   );
   assert.equal(found.some((p) => p.pid === other.pid || p.pid === process.pid), false);
+});
+
+test('scan after scan, a process is read twice and then known: only new processes cost a read', { skip: platform() !== 'linux' && 'Linux /proc scan' }, async (t) => {
+  const other = await spawnLive();
+  t.after(() => other.kill());
+  const reads = new Map<number, number>();
+  const scanner = new PiScanner((pid) => {
+    reads.set(pid, (reads.get(pid) ?? 0) + 1);
+    return readFile(`/proc/${pid}/cmdline`, 'utf8');
+  });
+  for (let i = 0; i < 4; i++) await scanner.scan();
+  assert.equal(reads.get(other.pid), 2, 'read on its first two looks only');
+  assert.equal(reads.has(process.pid), false, 'the scanning process itself is never read');
+});
+
+test('a process that becomes pi after the first look (a shell that execs it) is found by the next scan', { skip: platform() !== 'linux' && 'Linux /proc scan' }, async (t) => {
+  const { path: dir, cleanup } = await tempDir('piscan-exec');
+  t.after(cleanup);
+  const script = join(dir, 'pi');
+  await writeFile(script, 'setInterval(() => {}, 1000);\n');
+  // The shell waits for a line, then replaces itself with pi: same pid, new command line.
+  const shell = spawn('/bin/sh', ['-c', `read go; exec "${process.execPath}" "${script}"`], { stdio: ['pipe', 'ignore', 'ignore'], cwd: dir });
+  await once(shell, 'spawn');
+  t.after(() => shell.kill('SIGKILL'));
+  const scanner = new PiScanner();
+  assert.equal((await scanner.scan()).some((p) => p.pid === shell.pid), false, 'a shell is not pi');
+  shell.stdin!.write('go\n');
+  await waitFor(async () => (await readFile(`/proc/${shell.pid}/cmdline`, 'utf8')).includes(script), { message: 'the shell to exec pi' });
+  const found = await scanner.scan();
+  assert.deepEqual(
+    found.filter((p) => p.pid === shell.pid),
+    [{ pid: shell.pid, cwd: await realpath(dir), command: `${process.execPath} ${script}` }],
+  );
 });
 
 const canSwitchUser = platform() === 'linux' && process.getuid?.() === 0;
