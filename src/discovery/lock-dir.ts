@@ -1,7 +1,7 @@
 // One lock dir on disk: list its lockfiles, and notice when anything in it changes.
 import { watch, type FSWatcher } from 'node:fs';
 import { chmod, lstat, mkdir, readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { InvalidLockfile } from '../api/types.ts';
 import { unlessMissing } from '../fs/unless-missing.ts';
 import { readLockfile, type Dialect, type LockEntry, type OtherLockfile } from '../protocol/lockfile.ts';
@@ -116,22 +116,37 @@ export async function ensureOwnDir(dir: string, uid: number | null): Promise<voi
 }
 
 export interface LockDirWatcherOptions {
-  /** Polling interval: the fallback when fs.watch fails, and a safety net when it misses events. */
+  /** Polling interval while fs.watch is not watching (it failed, or the dir is missing). */
   pollMs: number;
+  /**
+   * Polling interval while it is: only a safety net then, for what it does not report (the
+   * insides of `.patchbay/`). Default: WATCHED_POLL_FACTOR × pollMs.
+   */
+  watchedPollMs?: number;
   debounceMs?: number;
   onChange: () => void;
   log?: (msg: string) => void;
 }
 
+/** How much slower the safety poll runs while fs.watch watches: an idle daemon should cost next to nothing. */
+export const WATCHED_POLL_FACTOR = 10;
+
 /**
  * Watches one lock dir. fs.watch is the fast path; a poll compares a cheap listing signature
- * (names, sizes, mtimes, inodes, one level into `.patchbay/`) so missed events still surface.
+ * (names, sizes, mtimes, inodes, one level into `.patchbay/`) so missed events still surface:
+ * every pollMs while fs.watch is not watching, seldom while it is.
  */
 export class LockDirWatcher {
   private watcher: FSWatcher | null = null;
   /** The inode fs.watch follows: a dir replaced under it (or by a file) needs a new watcher. */
   private watchedIno: number | null = null;
+  /**
+   * fs.watch said the dir itself went (removed or renamed): its watcher hears nothing more, even
+   * when a new dir appears at once under the same inode number (filesystems reuse them).
+   */
+  private watchedGone = false;
   private pollTimer: NodeJS.Timeout | null = null;
+  private readonly watchedPollMs: number;
   private debounceTimer: NodeJS.Timeout | null = null;
   private signature = '';
   private polling = false;
@@ -144,6 +159,7 @@ export class LockDirWatcher {
     private readonly opts: LockDirWatcherOptions,
   ) {
     this.debounceMs = opts.debounceMs ?? 20;
+    this.watchedPollMs = opts.watchedPollMs ?? opts.pollMs * WATCHED_POLL_FACTOR;
     this.log = opts.log ?? (() => {});
   }
 
@@ -160,15 +176,27 @@ export class LockDirWatcher {
     if (this.closed) return;
     this.signature = await this.listingSignature();
     await this.openWatcher();
+    this.schedulePoll();
+  }
+
+  /** The next poll, as soon as the watcher's state asks for (replacing one already scheduled). */
+  private schedulePoll(): void {
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    this.pollTimer = null;
     if (this.closed) return;
-    this.pollTimer = setInterval(() => void this.poll(), this.opts.pollMs);
+    this.pollTimer = setTimeout(() => {
+      this.pollTimer = null;
+      void this.poll().finally(() => {
+        if (!this.pollTimer) this.schedulePoll();
+      });
+    }, this.watcher ? this.watchedPollMs : this.opts.pollMs);
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.closeWatcher();
-    if (this.pollTimer) clearInterval(this.pollTimer);
+    if (this.pollTimer) clearTimeout(this.pollTimer);
     if (this.debounceTimer) clearTimeout(this.debounceTimer);
     this.pollTimer = this.debounceTimer = null;
   }
@@ -182,6 +210,7 @@ export class LockDirWatcher {
     this.watcher?.close();
     this.watcher = null;
     this.watchedIno = null;
+    this.watchedGone = false;
   }
 
   /** The dir's inode, or null when it is missing or not a dir (nothing to watch). */
@@ -197,15 +226,23 @@ export class LockDirWatcher {
   /** Watches the dir as it is now; a watcher on a dir that was replaced is swapped for a new one. */
   private async openWatcher(): Promise<void> {
     const ino = await this.dirIno();
-    if (this.closed || (this.watcher && ino === this.watchedIno)) return;
+    if (this.closed || (this.watcher && ino === this.watchedIno && !this.watchedGone)) return;
     this.closeWatcher();
     if (ino === null) return;
     try {
-      const watcher = watch(this.dir, { persistent: true }, () => this.changed());
+      const self = basename(this.dir);
+      const watcher = watch(this.dir, { persistent: true }, (event, name) => {
+        // Events about the dir itself carry its own name (an entry by that name is one more check).
+        if (event === 'rename' && name === self && this.watcher === watcher) this.watchedGone = true;
+        this.changed();
+      });
       watcher.on('error', (err) => {
         this.log(`lock dir ${this.dir}: fs.watch failed (${err.message}); polling every ${this.opts.pollMs} ms`);
         watcher.close();
-        if (this.watcher === watcher) this.closeWatcher();
+        if (this.watcher === watcher) {
+          this.closeWatcher();
+          this.schedulePoll();
+        }
         this.changed();
       });
       this.watcher = watcher;
@@ -226,7 +263,17 @@ export class LockDirWatcher {
       } catch (err) {
         this.log(`lock dir ${this.dir}: change handler failed: ${(err as Error).message}`);
       }
+      // The change may have been the dir itself, removed or replaced: the watcher follows it
+      // now, not at the next (seldom) poll.
+      void this.followDir();
     }, this.debounceMs);
+  }
+
+  /** Watches the dir as it is now, and polls at the pace that asks for. */
+  private async followDir(): Promise<void> {
+    const watching = this.watcher;
+    await this.openWatcher();
+    if (this.watcher !== watching) this.schedulePoll();
   }
 
   private async poll(): Promise<void> {
@@ -235,7 +282,8 @@ export class LockDirWatcher {
     try {
       const signature = await this.listingSignature();
       if (this.closed) return;
-      // The dir may have been removed and recreated under a dead watcher.
+      // The dir may have been removed and recreated under a dead watcher (the next poll is
+      // scheduled once this one is done, at the pace the watcher's state asks for).
       await this.openWatcher();
       if (this.closed) return;
       if (signature !== this.signature) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { LockDirWatcher, scanLockDir } from '../../src/discovery/lock-dir.ts';
@@ -111,4 +111,48 @@ test('a closed watcher reports nothing more, and closing twice is fine', async (
   await waitFor(() => polls >= 3, { message: 'three poll intervals' });
   assert.equal(changes, 0);
   assert.equal(watcher.watching, false);
+});
+
+test('while fs.watch watches, the safety poll runs at its own slower pace', async (t) => {
+  const dir = join(root, 'paced');
+  await mkdir(join(dir, '.patchbay'), { recursive: true });
+  let slowChanges = 0;
+  const slow = new LockDirWatcher(dir, { pollMs: 20, watchedPollMs: 60_000, onChange: () => slowChanges++ });
+  t.after(() => slow.close());
+  await slow.start();
+  assert.equal(slow.watching, true, 'fs.watch is active');
+  // A marker polling every 20 ms while watching too: once it has seen the change inside
+  // `.patchbay/` (which fs.watch does not report) and polled three times more, a watcher
+  // polling at pollMs would have seen it as well.
+  let seen = 0;
+  const marker = new LockDirWatcher(dir, { pollMs: 20, watchedPollMs: 20, debounceMs: 10, onChange: () => seen++ });
+  t.after(() => marker.close());
+  await marker.start();
+  await writeLock(join(dir, '.patchbay'), 5200, lockBody(100, 'x'));
+  await waitFor(() => seen > 0, { message: 'the marker polling the change' });
+  let ticks = 0;
+  const ticker = setInterval(() => ticks++, 20);
+  t.after(() => clearInterval(ticker));
+  await waitFor(() => ticks >= 3, { message: 'three marker polls' });
+  assert.equal(slowChanges, 0);
+});
+
+test('a watched lock dir removed and made again is watched again, without waiting for the slow poll', async (t) => {
+  const dir = join(root, 'remade');
+  let changes = 0;
+  const watcher = new LockDirWatcher(dir, { pollMs: 60_000, watchedPollMs: 60_000, debounceMs: 10, onChange: () => changes++ });
+  t.after(() => watcher.close());
+  await watcher.start();
+  // Made again at once: filesystems often give the new dir the old one's inode number.
+  await rm(dir, { recursive: true });
+  await mkdir(dir, { mode: 0o700 });
+  await waitFor(() => changes > 0, { message: 'the removal reported' });
+  // Noticed through a new watcher: every poll is a minute away.
+  await waitFor(async () => {
+    await writeLock(dir, 5300 + changes, lockBody(100, 'x'));
+    const seen = changes;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return changes > seen;
+  }, { message: 'a lockfile in the new dir reported' });
+  assert.equal(watcher.watching, true);
 });
