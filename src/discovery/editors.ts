@@ -98,6 +98,9 @@ interface SlotListing {
 
 const EMPTY: RestoreReport = { restored: [], removed: [] };
 
+/** A whole pass runs at least every this many liveness ticks (see tick). */
+export const RESCAN_TICKS = 5;
+
 export class EditorDiscovery {
   private readonly log: (msg: string) => void;
   private readonly probeTimeoutMs: number;
@@ -129,6 +132,9 @@ export class EditorDiscovery {
   /** Until the first check is done, a pass waiting on probes publishes nothing: start's first state is whole. */
   private starting = true;
   private closing: Promise<RestoreReport> | null = null;
+  /** When the last pass began (Date.now()), and the pids of the lockfiles it read with whether each was alive. */
+  private passedAt = 0;
+  private readonly pidsSeen = new Map<number, boolean>();
 
   constructor(private readonly opts: EditorDiscoveryOptions) {
     this.log = opts.log ?? ((msg) => console.warn(`patchbay discovery: ${msg}`));
@@ -170,8 +176,34 @@ export class EditorDiscovery {
     await this.check();
     this.starting = false;
     if (this.closed) return;
-    const timer = setInterval(() => void this.pass(), this.opts.livenessMs);
+    const timer = setInterval(() => this.tick(), this.opts.livenessMs);
     this.resources.add(() => clearInterval(timer));
+  }
+
+  /**
+   * Every livenessMs: a whole pass (each lockfile read again, each dir's trust checked) when
+   * something may have changed that no watcher reports: a lockfile's process died (or its pid
+   * came back), a failed probe is due again, a slot was kept for want of a look; and every
+   * RESCAN_TICKS ticks anyway (a dir above a lock dir made writable, `.patchbay/` changed by
+   * hand). Otherwise nothing is read: the check costs a signal-0 per pid, where a pass every
+   * tick cost the idle daemon ~2 ms of CPU a second.
+   */
+  private tick(): void {
+    if (this.closed) return;
+    const due = Date.now() - this.passedAt >= this.opts.livenessMs * RESCAN_TICKS;
+    if (due || this.keptWhy.size > 0 || this.probeDue() || this.pidChanged()) void this.pass();
+  }
+
+  /** A failed probe is retried once it is livenessMs old, by a pass. */
+  private probeDue(): boolean {
+    for (const cached of this.probes.values()) if (cached.outcome.result !== 'ok') return true;
+    return false;
+  }
+
+  /** Whether a lockfile's process has died, or come back, since the last pass looked. */
+  private pidChanged(): boolean {
+    for (const [pid, alive] of this.pidsSeen) if (pidAlive(pid) !== alive) return true;
+    return false;
   }
 
   /** The latest state (also handed to `onChange` whenever it changes). */
@@ -425,6 +457,8 @@ export class EditorDiscovery {
   }
 
   private async runCheck(started: Promise<unknown>[]): Promise<void> {
+    this.passedAt = Date.now();
+    this.pidsSeen.clear();
     const byPort = new Map<number, DiscoveredEditor>();
     const invalid: InvalidLockfile[] = [];
     const others: OtherLockfile[] = [];
@@ -519,7 +553,7 @@ export class EditorDiscovery {
       for (const entry of scan.entries) {
         if (which === 'top' && isOwnDoor(entry, this.uid)) continue; // the door: ours, or another Patchbay's (claimDirs)
         const state: FileState =
-          this.uid !== null && entry.uid !== this.uid ? { kind: 'foreign', entry } : { kind: 'lock', entry, alive: pidAlive(entry.lock.pid) };
+          this.uid !== null && entry.uid !== this.uid ? { kind: 'foreign', entry } : { kind: 'lock', entry, alive: this.alive(entry.lock.pid) };
         slot(entry.port)[which] = state;
       }
       for (const bad of scan.unreadable) withPort(bad, () => invalid.push(bad), (port) => (slot(port)[which] = { kind: 'unreadable', ...bad }));
@@ -596,6 +630,13 @@ export class EditorDiscovery {
     this.keptWhy.delete(key);
     const moved = await this.carryOut(plan.steps, dir);
     return this.listed(plan, moved, dialect);
+  }
+
+  /** Whether a lockfile's process runs, remembered for the ticks between passes (tick). */
+  private alive(pid: number): boolean {
+    const alive = pidAlive(pid);
+    this.pidsSeen.set(pid, alive);
+    return alive;
   }
 
   /** A slot that could not be looked at keeps its listing; the log says why, once. */

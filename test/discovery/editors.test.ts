@@ -511,6 +511,21 @@ test('restoring by hand gives live editors back and removes dead ones', async (t
   await assert.rejects(lstat(liveHeld), { code: 'ENOENT' });
 });
 
+test('an adopted lockfile changed by hand, which no watcher reports, is read again at the next whole pass', async (t) => {
+  const dirs = await freshDirs();
+  const ed = await editor(t);
+  await writeLock(dirs.pi, ed.port, lockBody(live.pid, ed.token, ['/old']));
+  // The watchers' polls never come: only the liveness ticks' whole pass reads `.patchbay/` again.
+  const { discovery, states } = await discover(t, dirs, { pollMs: 120_000, livenessMs: 50 });
+  await discovery.start();
+  const adopted = discovery.current().editors[0]?.lockfile;
+  assert.equal(adopted, join(dirs.pi, '.patchbay', `${ed.port}.lock`));
+  // Past the passes the start set off (its probes' answers), so none of them reads the change.
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  await writeLock(join(dirs.pi, '.patchbay'), ed.port, lockBody(live.pid, ed.token, ['/new']));
+  await waitFor(() => states.at(-1)?.editors[0]?.workspaceFolders[0] === '/new', { message: 'the new folders' });
+});
+
 test('an editor that starts serving after writing its lockfile is listed once it answers', async (t) => {
   const dirs = await freshDirs();
   const reserved = await startHttpServer();
