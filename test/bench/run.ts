@@ -13,9 +13,10 @@
  * Options:
  *   --json                 results as JSON on stdout (progress stays on stderr)
  *   --only a,b             a subset of: latency, throughput, rounds, diff, stall, burst, lockfile,
- *                          restart, memory, ui (rounds: the latency, throughput and diff phases back
- *                          to back, round after round; ui: the review's views in Chromium against the
- *                          daemon's UI, ui-views.ts)
+ *                          idle, restart, memory, ui (rounds: the latency, throughput and diff phases
+ *                          back to back, round after round; idle: each relay's CPU with its editors
+ *                          and sessions connected and no traffic; ui: the review's views in Chromium
+ *                          against the daemon's UI, ui-views.ts)
  *   --runs N               N runs (default 1), each with its relays started afresh: the table then
  *                          shows each side's median, the median of the runs' ratios, their spread,
  *                          and how many runs met the target (each run's own table goes to stderr)
@@ -60,6 +61,8 @@ const PLAN = {
   stallIntervalMs: 5,
   burstDiffs: 30,
   lockfileRuns: 15,
+  idleMs: 20_000,
+  idleSettleMs: 15_000,
   memoryEditors: 50,
   memorySessions: 200,
   // The phases back to back (issue 31), as an agent's traffic meets them: each round's calls
@@ -71,7 +74,7 @@ const PLAN = {
   roundDiffs: 5,
 };
 
-const METRICS = ['latency', 'throughput', 'rounds', 'diff', 'stall', 'burst', 'lockfile', 'restart', 'memory', 'ui'] as const;
+const METRICS = ['latency', 'throughput', 'rounds', 'diff', 'stall', 'burst', 'lockfile', 'idle', 'restart', 'memory', 'ui'] as const;
 type Metric = (typeof METRICS)[number];
 
 const started = performance.now();
@@ -757,11 +760,36 @@ async function relayMeasurements(out: Measurement[], wants: (m: Metric) => boole
     };
     out.push(...(await profiled('lockfile-loaded', () => measureLockfileToStatus(patchbay, freshHost, root, diffs))));
   }
+  if (wants('idle')) {
+    progress(`CPU while idle, ${PLAN.idleMs / 1000} s`);
+    out.push(await measureIdle(patchbay.child.pid, bare.child.pid));
+  }
   // Last: the core changes under the rows above.
   if (wants('restart') && patchbay instanceof PatchbayDaemon) {
     progress('a relayed request during `patchbay restart`');
     out.push(...(await measureRestart(patchbay, pb.agent)));
   }
+}
+
+/**
+ * What each relay costs while nothing happens: its whole process tree's CPU over `idleMs`, with
+ * the editors and sessions of the rows above still connected, after a quiet while (a tray app
+ * that is open all day spends most of it like this).
+ */
+async function measureIdle(patchbayPid: number, barePid: number): Promise<Measurement> {
+  await sleep(PLAN.idleSettleMs);
+  const before = await Promise.all([cpuMillis(barePid), cpuMillis(patchbayPid)]);
+  await sleep(PLAN.idleMs);
+  const after = await Promise.all([cpuMillis(barePid), cpuMillis(patchbayPid)]);
+  const perSecond = (i: number): number => ((after[i]! - before[i]!) * 1000) / PLAN.idleMs;
+  return {
+    metric: 'CPU while idle, editors and sessions connected',
+    unit: 'ms/s',
+    bare: perSecond(0),
+    patchbay: perSecond(1),
+    target: { kind: 'value-max', max: 10 },
+    note: `each relay's process tree over ${PLAN.idleMs / 1000} s with no traffic, from ${PLAN.idleSettleMs / 1000} s after the last (a relay just started is still compiling and collecting)`,
+  };
 }
 
 /** While `patchbay restart` runs: a getDiagnostics every 5 ms from the agent; how long the slowest waited, and how many were never answered. */
