@@ -185,8 +185,9 @@ export class EditorDiscovery {
    * something may have changed that no watcher reports: a lockfile's process died (or its pid
    * came back), a failed probe is due again, a slot was kept for want of a look; and every
    * RESCAN_TICKS ticks anyway (a dir above a lock dir made writable, `.patchbay/` changed by
-   * hand). Otherwise nothing is read: the check costs a signal-0 per pid, where a pass every
-   * tick cost the idle daemon ~2 ms of CPU a second.
+   * hand). Otherwise no lock dir is read: the check costs pidAlive per pid (signal 0, and on
+   * Linux its /proc state, for zombies), where a pass every tick cost the idle daemon ~2 ms of
+   * CPU a second.
    */
   private tick(): void {
     if (this.closed) return;
