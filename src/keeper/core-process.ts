@@ -16,6 +16,24 @@ export interface CoreEntry {
 
 const STDERR_LINES = 20;
 
+/**
+ * A floor (MB) under the limit V8 sets the core's old generation, unless the user set one. V8
+ * counts the external memory allocated since its last full collection against that limit, and
+ * every 10 MiB frame an openDiff arrives or leaves in is such memory. With the limit V8 picks for
+ * the core's ~12 MB heap (~27 MB), ~16 MB of frames start incremental marking: two to three full
+ * collections per 10 MiB diff, ~40 ms of the core's CPU per diff. With 64 MB it is one every few
+ * diffs, as for a relay whose heap is under V8's 8 MB activation threshold; the heap itself stays
+ * ~12 MB, and what a burst of big diffs leaves is collected once the relay is idle
+ * (lifecycle/release-memory.ts).
+ */
+export const CORE_OLD_SPACE_MB = 64;
+
+/** The core's Node flags: the keeper's own (or the entry's), after the old-generation floor unless they or NODE_OPTIONS set it. */
+export function coreExecArgv(execArgv: readonly string[], nodeOptions = ''): string[] {
+  const theirs = [...execArgv, ...nodeOptions.split(/\s+/)].some((flag) => /^--initial[-_]old[-_]space[-_]size(=|$)/.test(flag));
+  return theirs ? [...execArgv] : [`--initial-old-space-size=${CORE_OLD_SPACE_MB}`, ...execArgv];
+}
+
 export class CoreProcess {
   private readonly child: ChildProcess;
   private readonly tail: string[] = [];
@@ -30,7 +48,7 @@ export class CoreProcess {
     private readonly stderr: (text: string) => void,
   ) {
     this.child = fork(entry.script, [CORE_COMMAND], {
-      execArgv: entry.execArgv ?? process.execArgv,
+      execArgv: coreExecArgv(entry.execArgv ?? process.execArgv, (entry.env ?? process.env).NODE_OPTIONS),
       env: entry.env ?? process.env,
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       serialization: 'json',

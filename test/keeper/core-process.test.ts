@@ -1,0 +1,42 @@
+// The core as the keeper forks it: with a floor under V8's old-generation limit (so big diffs'
+// frames do not each cost full collections), unless the user's own Node flags set one.
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { CORE_OLD_SPACE_MB, CoreProcess, coreExecArgv } from '../../src/keeper/core-process.ts';
+import type { CoreMessage } from '../../src/keeper/protocol.ts';
+import { tempDir, withTimeout } from '../peers/wait.ts';
+
+const FLOOR = `--initial-old-space-size=${CORE_OLD_SPACE_MB}`;
+
+test('the core gets the old-generation floor ahead of the Node flags it inherits', () => {
+  assert.deepEqual(coreExecArgv(['--import', 'tsx']), [FLOOR, '--import', 'tsx']);
+  assert.deepEqual(coreExecArgv([]), [FLOOR]);
+});
+
+test('an old-generation size the user chose stays theirs, in the flags or in NODE_OPTIONS', () => {
+  assert.deepEqual(coreExecArgv(['--initial-old-space-size=128']), ['--initial-old-space-size=128']);
+  assert.deepEqual(coreExecArgv(['--initial_old_space_size=16']), ['--initial_old_space_size=16']);
+  assert.deepEqual(coreExecArgv(['--import', 'tsx'], '--max-semi-space-size=4 --initial-old-space-size=32'), ['--import', 'tsx']);
+  // Other heap flags are not that choice.
+  assert.deepEqual(coreExecArgv(['--max-old-space-size=512'], '--max-semi-space-size=4'), [FLOOR, '--max-old-space-size=512']);
+});
+
+test('a forked core runs with the floor: Node hands it to the process with the keeper’s own flags', async () => {
+  const dir = await tempDir('core-flags');
+  try {
+    const script = join(dir.path, 'core.mjs');
+    await writeFile(script, `process.send({ t: 'hello' }); process.send({ t: 'flags', execArgv: process.execArgv }, () => process.disconnect());\n`);
+    let flags: string[] | null = null;
+    const core = new CoreProcess({ script, execArgv: ['--no-warnings'], env: { ...process.env, NODE_OPTIONS: '' } }, (_core, msg: CoreMessage) => {
+      const m = msg as unknown as { t: string; execArgv?: string[] };
+      if (m.t === 'flags') flags = m.execArgv ?? null;
+    }, () => {});
+    await withTimeout(core.hello, 10_000, 'the core’s hello');
+    await withTimeout(core.exited, 10_000, 'the core’s exit');
+    assert.deepEqual(flags, [FLOOR, '--no-warnings']);
+  } finally {
+    await dir.cleanup();
+  }
+});
