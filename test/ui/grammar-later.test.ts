@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { openFakeUi, skipWithoutChromium } from './chromium.ts';
+import { waitFor } from '../peers/wait.ts';
 
 const OLD = 'export const limit = 1;\nexport function twice(n: number): number {\n  return n * 2;\n}\n';
 const NEW = 'export let limit = 2;\nexport function twice(n: number): number {\n  return n * 2;\n}\n';
@@ -45,7 +46,8 @@ for (const { layout, width } of [
     await tab.goto(`${origin}/#/review/d1`);
     const editor = tab.locator(`.merge-editor[data-layout="${layout}"]`);
     await editor.locator('.cm-line', { hasText: 'export let limit = 2;' }).waitFor();
-    assert.ok(grammar.held() > 0, 'the grammar was asked for and held');
+    // The page may draw the diff before it even asks for the grammar (a loaded machine): it must ask, and wait.
+    await waitFor(() => grammar.held() > 0, { timeoutMs: 10_000, message: 'the grammar was asked for and held' });
     assert.equal(await editor.locator('.tok-keyword').count(), 0, 'nothing is highlighted while the grammar is held');
 
     grammar.release();
