@@ -339,9 +339,9 @@ export class RpcLink {
     this.sendBytes(bytes, done);
   }
 
+  /** Through whole-message.ts, which writes a small frame in one write (ws writes a header and payload apart). */
   private sendBytes(bytes: Buffer, done?: () => void): void {
-    this.batchRestOfTick();
-    this.ws.send(bytes, { binary: false }, done && (() => done()));
+    this.sendPieces([bytes], done);
   }
 
   /** One text message in one frame, its pieces written as they are (whole-message.ts). */

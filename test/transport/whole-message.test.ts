@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import WebSocket, { WebSocketServer } from 'ws';
-import { frameHeader, sendWholeMessage } from '../../src/transport/whole-message.ts';
+import { frameHeader, ONE_WRITE_BYTES, sendWholeMessage } from '../../src/transport/whole-message.ts';
 
 const LENGTHS = [0, 1, 125, 126, 65_535, 65_536, 3 * 1024 * 1024 + 7];
 
@@ -91,6 +91,36 @@ test('pieces sent by a server arrive as one unmasked frame, in order with ws’s
     assert.deepEqual(seen, ['first', Buffer.concat(big).toString('utf8').slice(0, 12), 'last']);
     const raw = Buffer.concat(p.clientRaw);
     assert.equal(raw.length, 2 + 5 + frameHeader(70_000, false).length + 70_000 + 2 + 4);
+  } finally {
+    await p.close();
+  }
+});
+
+test('a small message goes to the socket in one write, a big one in pieces uncopied', async () => {
+  const p = await pair();
+  try {
+    const socket = (p.client as unknown as { _socket: import('node:net').Socket })._socket;
+    const writes: Buffer[] = [];
+    const write = socket.write.bind(socket);
+    socket.write = ((chunk: Buffer, ...rest: never[]) => {
+      writes.push(chunk);
+      return write(chunk, ...rest);
+    }) as typeof socket.write;
+    for (const n of [300, ONE_WRITE_BYTES, ONE_WRITE_BYTES + 1]) {
+      writes.length = 0;
+      const parts = pieces(n);
+      const got = once(p.server, 'message');
+      assert.equal(sendWholeMessage(p.client, parts), true);
+      const [data] = (await got) as [Buffer];
+      assert.deepEqual(Buffer.from(data), Buffer.concat(parts), `${n} bytes arrive whole`);
+      if (n <= ONE_WRITE_BYTES) {
+        assert.equal(writes.length, 1, `${n} bytes: one write`);
+        assert.deepEqual(writes[0], Buffer.concat([frameHeader(n, true), ...parts]));
+      } else {
+        assert.equal(writes.length, 1 + parts.length, `${n} bytes: the header, then each piece`);
+        parts.forEach((part, i) => assert.equal(writes[i + 1], part, 'a piece is written as it is, not copied'));
+      }
+    }
   } finally {
     await p.close();
   }
