@@ -61,16 +61,16 @@ export class EditorRequests {
     if (msg.method === 'getSuggestions') {
       const requested = (msg.params as { model?: unknown } | undefined)?.model;
       const model = modelToInject(suggestionModelChoice(settings, editorId), session.models, typeof requested === 'string' ? requested : undefined);
-      call = session.link.relay({ ...request, params: injectModel(request.params, model) }, null);
+      call = session.link.relay({ ...request, params: injectModel(request.params, model) }, null, { passOn: { to: from, id: msg.id } });
     } else {
-      call = session.link.relay(request, request === msg ? frame : null);
+      call = session.link.relay(request, request === msg ? frame : null, { passOn: { to: from, id: msg.id } });
     }
     let pending = this.forwarded.get(from);
     if (!pending) this.forwarded.set(from, (pending = new Map()));
     pending.set(msg.id, { session, id: call.id, editorId });
     const map = pending;
     call.response
-      .then((reply) => answer(from, msg.id, reply, null))
+      .then((reply) => void (reply.passedOn || answer(from, msg.id, reply, null)))
       .catch((err: Error) => from.respondError(msg.id, INTERNAL_ERROR, `Patchbay: ${err.message}`))
       .finally(() => map.delete(msg.id));
   }

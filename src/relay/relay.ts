@@ -555,7 +555,9 @@ export class Relay {
     const shape = mapped ? (r: RpcResponse) => answerToRemote(translate ? translate(r) : r, remote.maps) : translate;
     const failed = (err: Error): void => session.link.respondError(msg.id, INTERNAL_ERROR, `Patchbay: ${err.message}`);
     const relay = (link: RpcLink): Promise<void> =>
-      link.relay(request, mapped ? null : frame, { owner: session }).response.then((reply) => answer(session.link, msg.id, reply, shape));
+      link
+        .relay(request, mapped ? null : frame, { owner: session, passOn: shape ? undefined : { to: session.link, id: msg.id } })
+        .response.then((reply) => void (reply.passedOn || answer(session.link, msg.id, reply, shape)));
     // An open link is used in this turn: a request relayed one at a time waits for no microtask.
     const open = editor.connection.openLink();
     try {

@@ -94,6 +94,18 @@ function sizeOf(pieces: readonly Buffer[]): number {
 export interface Reply {
   msg: RpcResponse;
   frame: Frame;
+  /** It has already gone to whoever asked (AnswerReading.passOn). */
+  passedOn?: boolean;
+}
+
+/**
+ * Where an answer goes the moment it arrives: to `to`, under the asker's `id`, as `answer` sends
+ * it (its bytes with only the id replaced). `unlessError`: an error answer is left to the caller.
+ */
+export interface PassOn {
+  to: RpcLink;
+  id: RpcId;
+  unlessError?: boolean;
 }
 
 export interface LinkHandlers {
@@ -143,6 +155,7 @@ interface Pending {
   deadline?: { at: number; ms: number; what: string } | undefined;
   owner: unknown;
   held: boolean;
+  passOn: PassOn | undefined;
 }
 
 /** How a request's answer is read: lazily (a big one), and which big string it likely holds. */
@@ -162,6 +175,12 @@ export interface AnswerReading {
    * it, and that core waits for it instead (expectAnswer).
    */
   held?: boolean;
+  /**
+   * The answer goes back to the asker as it arrives, in the same turn (no hop through the
+   * response's promise, which then resolves with `passedOn`): a relayed call's answer leaves
+   * before anything the editor sent after it, and a few µs sooner.
+   */
+  passOn?: PassOn | undefined;
 }
 
 /** How a message is sent: `lazy`, it holds LazyText strings, sent as the bytes they arrived in; `owner`, see onFrame. */
@@ -251,6 +270,11 @@ export class RpcLink {
       return;
     }
     this.pending.delete(id!);
+    const passOn = waiting.passOn;
+    if (passOn && !(passOn.unlessError && msg.error)) {
+      answer(passOn.to, passOn.id, { msg, frame }, null);
+      return waiting.resolve({ msg, frame, passedOn: true });
+    }
     waiting.resolve({ msg, frame });
   }
 
@@ -482,7 +506,7 @@ export class RpcLink {
     const deadline = limit ? { at: Date.now() + limit.ms, ms: limit.ms, what: limit.what } : undefined;
     if (deadline) this.wakeBy(deadline.at);
     return new Promise<Reply>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, lazy, expected: reading.expected, deadline, owner: reading.owner, held: reading.held === true });
+      this.pending.set(id, { resolve, reject, lazy, expected: reading.expected, deadline, owner: reading.owner, held: reading.held === true, passOn: reading.passOn });
     });
   }
 

@@ -34,16 +34,18 @@ export const getDiagnostics = defineTool({
       const { remote } = session;
       // A remote agent's files are named as it knows them, both ways: its frame cannot pass as it came.
       const asItCame = editor.instance.dialect === session.dialect && !remote;
-      const reading = { deadline: { ms: Math.max(1, deadline - (ctx.now() - started)), what: 'getDiagnostics' }, owner: session };
+      // Passed on as it came, but for its id, unless it is translated, carries notes or is an error.
+      const passOn = asItCame && notes.length === 0 ? { to: session.link, id: msg.id, unlessError: true } : undefined;
+      const reading = { deadline: { ms: Math.max(1, deadline - (ctx.now() - started)), what: 'getDiagnostics' }, owner: session, passOn };
       const params = remote ? requestToLocal(msg, remote.maps).params : msg.params;
       const call = asItCame
         ? link.relay(msg, frame, reading)
         : link.request('tools/call', { ...(params as object), name: 'getDiagnostics' }, reading);
       callId = call.id;
       const reply = await call.response;
+      if (reply.passedOn) return;
       if (reply.msg.error) throw new Error(reply.msg.error.message);
-      // Passed on as it came, but for its id, unless it is translated or carries notes.
-      if (asItCame && notes.length === 0) return answer(session.link, msg.id, reply, null);
+      if (passOn) return answer(session.link, msg.id, reply, null);
       answer(session.link, msg.id, reply, (r) => ({ ...r, result: addReviewNotes(shaped(r.result, session.dialect, remote), notes, session.dialect) }));
     } catch (err) {
       if (link && callId !== undefined) link.forget(callId);

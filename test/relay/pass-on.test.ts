@@ -1,0 +1,49 @@
+// An answer relayed back as it arrives (AnswerReading.passOn): it goes to the asker in the same
+// turn, under the asker's id, ahead of anything the editor sent after it; an error answer can be
+// left to the caller.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { fakeLink } from './fake-link.ts';
+
+const DIAGNOSTICS = { content: [{ type: 'text', text: '[{"uri":"file:///w/app/a.ts","diagnostics":[]}]' }] };
+
+test('an answer passed on reaches the asker under its own id before what the editor sent after it', async () => {
+  const agent = fakeLink('agent');
+  // A notification goes on to the agent as it comes, as the relay fans them out.
+  const editor = fakeLink('editor', { onNotification: (msg) => agent.link.send(msg) });
+  const call = editor.link.relay({ jsonrpc: '2.0', id: 'agent-7', method: 'tools/call', params: { name: 'getDiagnostics', arguments: {} } }, null, {
+    passOn: { to: agent.link, id: 'agent-7' },
+  });
+  assert.equal(editor.sent.at(-1)?.id, call.id, 'the editor is asked under an id of the link');
+  editor.receive({ jsonrpc: '2.0', id: call.id, result: DIAGNOSTICS });
+  editor.receive({ jsonrpc: '2.0', method: 'selection_changed', params: { text: 'x' } });
+  assert.deepEqual(
+    agent.sent.map((m) => m.id ?? m.method),
+    ['agent-7', 'selection_changed'],
+    'the answer left in the turn it came, before the selection sent after it',
+  );
+  assert.deepEqual(agent.sent[0]!.result, DIAGNOSTICS);
+  const reply = await call.response;
+  assert.equal(reply.passedOn, true, 'the caller is told it has gone');
+  assert.equal(agent.sent.length, 2, 'sent once, not again by the caller');
+});
+
+test('an error answer is left to the caller when it asks for that, and passed on when it does not', async () => {
+  const agent = fakeLink('agent');
+  const editor = fakeLink('editor');
+  const held = editor.link.relay({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getDiagnostics' } }, null, {
+    passOn: { to: agent.link, id: 1, unlessError: true },
+  });
+  editor.receive({ jsonrpc: '2.0', id: held.id, error: { code: -32603, message: 'LSP not ready' } });
+  const reply = await held.response;
+  assert.equal(reply.passedOn, undefined);
+  assert.equal(reply.msg.error?.message, 'LSP not ready');
+  assert.equal(agent.sent.length, 0, 'nothing went to the agent: the caller answers (getDiagnostics: empty)');
+
+  const passed = editor.link.relay({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'closeAllDiffTabs' } }, null, {
+    passOn: { to: agent.link, id: 2 },
+  });
+  editor.receive({ jsonrpc: '2.0', id: passed.id, error: { code: -32601, message: 'no such tool' } });
+  assert.deepEqual(agent.sent, [{ jsonrpc: '2.0', id: 2, error: { code: -32601, message: 'no such tool' } }]);
+  assert.equal((await passed.response).passedOn, true);
+});
