@@ -350,7 +350,7 @@ export class RpcLink {
       return this.sendPieces(frame.pieces, sent);
     }
     this.handlers.onFrame?.('out', frame.text, message, frame.bytes.length, owner);
-    this.sendBytes(frame.bytes, sent);
+    this.sendPieces([frame.bytes], sent);
   }
 
   private write(message: RpcRequest | RpcNotification | RpcResponse, lazy: boolean, owner: unknown, done?: () => void): void {
@@ -360,19 +360,18 @@ export class RpcLink {
     const text = JSON.stringify(message);
     const bytes = Buffer.from(text, 'utf8');
     this.handlers.onFrame?.('out', text, classify(message), bytes.length, owner);
-    this.sendBytes(bytes, done);
-  }
-
-  /** Through whole-message.ts, which writes a small frame in one write (ws writes a header and payload apart). */
-  private sendBytes(bytes: Buffer, done?: () => void): void {
     this.sendPieces([bytes], done);
   }
 
-  /** One text message in one frame, its pieces written as they are (whole-message.ts). */
+  /**
+   * One text message in one frame, written by whole-message.ts (a small one in one write, where
+   * ws writes a header and a payload apart; a big one's pieces as they are); through ws when its
+   * sender may be holding frames back.
+   */
   private sendPieces(pieces: readonly Buffer[], done?: () => void): void {
     this.batchRestOfTick();
     if (sendWholeMessage(this.ws, pieces, done && (() => done()))) return;
-    this.ws.send(Buffer.concat(pieces), { binary: false }, done && (() => done()));
+    this.ws.send(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces), { binary: false }, done && (() => done()));
   }
 
   /** A frame was written this tick: the next ones wait for the tick's end, corked. */

@@ -45,8 +45,7 @@ export const getDiagnostics = defineTool({
       const reply = await call.response;
       if (reply.passedOn) return;
       if (reply.msg.error) throw new Error(reply.msg.error.message);
-      if (passOn) return answer(session.link, msg.id, reply, null);
-      answer(session.link, msg.id, reply, (r) => ({ ...r, result: addReviewNotes(shaped(r.result, session.dialect, remote), notes, session.dialect) }));
+      answer(session.link, msg.id, reply, passOn ? null : (r) => ({ ...r, result: addReviewNotes(shaped(r.result, session.dialect, remote), notes, session.dialect) }));
     } catch (err) {
       if (link && callId !== undefined) link.forget(callId);
       ctx.log(`${session.id}: getDiagnostics answered empty: ${(err as Error).message}`);
