@@ -7,7 +7,7 @@ import { containingDepth } from '../broker/folders.ts';
 import { INTERNAL_ERROR, METHOD_NOT_FOUND, type RpcId, type RpcNotification, type RpcRequest } from '../protocol/jsonrpc.ts';
 import { chooseSuggestionSession, injectModel, modelToInject, suggestionModelChoice } from '../suggestions/models.ts';
 import { requestToRemote } from './remote-paths.ts';
-import { answer, type Frame, type RpcLink } from './rpc-link.ts';
+import type { Frame, RpcLink } from './rpc-link.ts';
 import { sessionKey, type Session } from './session.ts';
 
 interface Forwarded {
@@ -69,8 +69,8 @@ export class EditorRequests {
     if (!pending) this.forwarded.set(from, (pending = new Map()));
     pending.set(msg.id, { session, id: call.id, editorId });
     const map = pending;
+    // The answer went on to the editor as it arrived (passOn); only a link lost first is answered here.
     call.response
-      .then((reply) => void (reply.passedOn || answer(from, msg.id, reply, null)))
       .catch((err: Error) => from.respondError(msg.id, INTERNAL_ERROR, `Patchbay: ${err.message}`))
       .finally(() => map.delete(msg.id));
   }

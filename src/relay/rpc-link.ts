@@ -178,7 +178,8 @@ export interface AnswerReading {
   /**
    * The answer goes back to the asker as it arrives, in the same turn (no hop through the
    * response's promise, which then resolves with `passedOn`): a relayed call's answer leaves
-   * before anything the editor sent after it, and a few µs sooner.
+   * before anything the editor sent after it, and a few µs sooner. Every answer is, Patchbay's
+   * own error for one too costly to read included, but for errors under `unlessError`.
    */
   passOn?: PassOn | undefined;
 }
@@ -270,12 +271,7 @@ export class RpcLink {
       return;
     }
     this.pending.delete(id!);
-    const passOn = waiting.passOn;
-    if (passOn && !(passOn.unlessError && msg.error)) {
-      answer(passOn.to, passOn.id, { msg, frame }, null);
-      return waiting.resolve({ msg, frame, passedOn: true });
-    }
-    waiting.resolve({ msg, frame });
+    settle(waiting, { msg, frame });
   }
 
   /**
@@ -326,7 +322,7 @@ export class RpcLink {
       this.pending.delete(id!);
       const msg = errorResponse(id, INVALID_REQUEST, `Patchbay: ${problem}`);
       const text = JSON.stringify(msg);
-      waiting.resolve({ msg, frame: { bytes: Buffer.from(text, 'utf8'), text } });
+      settle(waiting, { msg, frame: { bytes: Buffer.from(text, 'utf8'), text } });
     } else if (id !== null && method !== null && !envelope.response) {
       this.respondError(id, INVALID_REQUEST, `Patchbay: ${problem}`);
     }
@@ -563,6 +559,14 @@ export class RpcLink {
     for (const p of waiting) p.reject(new LinkClosedError(this.label));
     this.handlers.onClose?.();
   }
+}
+
+/** Ends a request's wait with its answer, which goes on to the asker first when it is to be passed on (AnswerReading.passOn). */
+function settle(waiting: Pending, reply: Reply): void {
+  const passOn = waiting.passOn;
+  if (!passOn || (passOn.unlessError && reply.msg.error)) return waiting.resolve(reply);
+  answer(passOn.to, passOn.id, reply, null);
+  waiting.resolve({ ...reply, passedOn: true });
 }
 
 /** A message holding LazyText as the frame it is sent as (its big strings as the bytes they came in). */

@@ -3,6 +3,7 @@
 // left to the caller.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { INVALID_REQUEST } from '../../src/protocol/jsonrpc.ts';
 import { fakeLink } from './fake-link.ts';
 
 const DIAGNOSTICS = { content: [{ type: 'text', text: '[{"uri":"file:///w/app/a.ts","diagnostics":[]}]' }] };
@@ -46,4 +47,18 @@ test('an error answer is left to the caller when it asks for that, and passed on
   editor.receive({ jsonrpc: '2.0', id: passed.id, error: { code: -32601, message: 'no such tool' } });
   assert.deepEqual(agent.sent, [{ jsonrpc: '2.0', id: 2, error: { code: -32601, message: 'no such tool' } }]);
   assert.equal((await passed.response).passedOn, true);
+});
+
+test('an answer too costly to read reaches the asker as Patchbay’s error, passed on like any other', async () => {
+  const agent = fakeLink('agent');
+  const editor = fakeLink('editor', { onMalformed: () => {} });
+  const call = editor.link.relay({ jsonrpc: '2.0', id: 'agent-9', method: 'tools/call', params: { name: 'openEditors' } }, null, {
+    passOn: { to: agent.link, id: 'agent-9' },
+  });
+  // Hundreds of thousands of tiny values: refused by its weight, unread (frame-cost.ts).
+  editor.receiveBytes(Buffer.from(`{"jsonrpc":"2.0","id":${call.id},"result":{"tabs":[${'[],'.repeat(400_000)}[]]}}`));
+  assert.equal(agent.sent.length, 1, 'the asker has its answer at once');
+  assert.equal(agent.sent[0]!.id, 'agent-9');
+  assert.equal((agent.sent[0]!.error as { code?: number } | undefined)?.code, INVALID_REQUEST);
+  assert.equal((await call.response).passedOn, true);
 });

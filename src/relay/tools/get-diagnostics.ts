@@ -43,9 +43,10 @@ export const getDiagnostics = defineTool({
         : link.request('tools/call', { ...(params as object), name: 'getDiagnostics' }, reading);
       callId = call.id;
       const reply = await call.response;
+      // Passed on unless it is an error, which is answered empty.
       if (reply.passedOn) return;
       if (reply.msg.error) throw new Error(reply.msg.error.message);
-      answer(session.link, msg.id, reply, passOn ? null : (r) => ({ ...r, result: addReviewNotes(shaped(r.result, session.dialect, remote), notes, session.dialect) }));
+      answer(session.link, msg.id, reply, (r) => ({ ...r, result: addReviewNotes(shaped(r.result, session.dialect, remote), notes, session.dialect) }));
     } catch (err) {
       if (link && callId !== undefined) link.forget(callId);
       ctx.log(`${session.id}: getDiagnostics answered empty: ${(err as Error).message}`);
