@@ -12,7 +12,7 @@
 // file); a small one is encoded again.
 import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
-import { sendWholeMessage } from '../transport/whole-message.ts';
+import { sendWholeMessage, sendWholeText } from '../transport/whole-message.ts';
 import { costLimit, peekEnvelope, UNWEIGHED_BELOW, weighFrame, type Envelope } from '../protocol/frame-cost.ts';
 import {
   classifyMessage,
@@ -352,11 +352,13 @@ export class RpcLink {
   private write(message: RpcRequest | RpcNotification | RpcResponse, lazy: boolean, owner: unknown, done?: () => void): void {
     if (!this.isOpen) return done?.();
     if (lazy) return this.forward(encodedFrame(message), classify(message), done, owner);
-    // One encoding: the bytes measured for the log are the bytes ws sends.
+    // One encoding, written straight into the frame: the bytes measured for the log are the bytes sent.
     const text = JSON.stringify(message);
-    const bytes = Buffer.from(text, 'utf8');
-    this.handlers.onFrame?.('out', text, classify(message), bytes.length, owner);
-    this.sendPieces([bytes], done);
+    const length = Buffer.byteLength(text, 'utf8');
+    this.handlers.onFrame?.('out', text, classify(message), length, owner);
+    this.batchRestOfTick();
+    if (sendWholeText(this.ws, text, length, done && (() => done()))) return;
+    this.ws.send(text, { binary: false }, done && (() => done()));
   }
 
   /**
@@ -443,9 +445,9 @@ export class RpcLink {
 
   private sendRequest(method: string, params: unknown, lazy: boolean, reading: Omit<AnswerReading, 'lazyAnswer'>): { id: number; response: Promise<Reply> } {
     const id = this.mint();
-    const response = this.expect(id, lazy, reading);
+    // Sent first, then awaited: its answer cannot be read before this turn ends.
     this.write(request(id, method, params), lazy, reading.owner);
-    return { id, response };
+    return { id, response: this.expect(id, lazy, reading) };
   }
 
   /**
@@ -457,9 +459,8 @@ export class RpcLink {
   relay(msg: RpcRequest, frame: Frame | null, reading: AnswerReading = {}): { id: number; response: Promise<Reply> } {
     if (!frame?.idAt) return this.sendRequest(msg.method, msg.params, reading.lazyAnswer === true, reading);
     const id = this.mint();
-    const response = this.expect(id, reading.lazyAnswer === true, reading);
     this.forward(underId(frame, frame.idAt, id), { kind: 'request', msg: { ...msg, id } }, undefined, reading.owner);
-    return { id, response };
+    return { id, response: this.expect(id, reading.lazyAnswer === true, reading) };
   }
 
   /** Ids below this may be in use on the connection (what a next core starts at). */
@@ -576,26 +577,16 @@ function encodedFrame(message: RpcRequest | RpcNotification | RpcResponse): Piec
   return { pieces, text: head.toString('utf8', 0, Math.min(head.length, PREVIEW_BYTES)) };
 }
 
-/** Frames from this size on are sent on under another id in pieces (see underId); smaller ones in one copy. */
-const PIECES_FROM_BYTES = 64 * 1024;
-
 /**
- * A frame under another id: its bytes with only the id's replaced (`idAt`), in pieces for a big
- * one (a whole file in it is not copied), in one buffer for a small one; its text, for the
- * traffic log, from the new bytes.
+ * A frame under another id: its bytes with only the id's replaced (`idAt`), as pieces of the
+ * frame it came in (nothing is copied until whole-message.ts writes it; a whole file in it never
+ * is); its text, for the traffic log, from the new bytes.
  */
-export function underId(frame: Frame, idAt: ByteRange, id: RpcId): OutFrame {
+export function underId(frame: Frame, idAt: ByteRange, id: RpcId): PiecedFrame {
   const idText = JSON.stringify(id);
-  if (frame.bytes.length < PIECES_FROM_BYTES) {
-    // Copied around the new id into one buffer: no pieces to make for a frame this small.
-    const idBytes = Buffer.byteLength(idText);
-    const bytes = Buffer.allocUnsafe(frame.bytes.length - (idAt.end - idAt.start) + idBytes);
-    frame.bytes.copy(bytes, 0, 0, idAt.start);
-    bytes.write(idText, idAt.start, 'utf8');
-    frame.bytes.copy(bytes, idAt.start + idBytes, idAt.end);
-    return { bytes, text: bytes.toString('utf8', 0, PREVIEW_BYTES) };
-  }
   const pieces = [frame.bytes.subarray(0, idAt.start), Buffer.from(idText, 'utf8'), frame.bytes.subarray(idAt.end)];
+  // A text of one unit per byte (ASCII, as answers mostly are) has the id at the same offsets.
+  if (frame.text.length === frame.bytes.length) return { pieces, text: frame.text.slice(0, idAt.start) + idText + frame.text.slice(idAt.end) };
   const head = Buffer.concat([pieces[0]!.subarray(0, PREVIEW_BYTES), pieces[1]!, pieces[2]!.subarray(0, PREVIEW_BYTES)]);
   return { pieces, text: head.toString('utf8', 0, PREVIEW_BYTES) };
 }

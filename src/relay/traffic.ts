@@ -12,16 +12,24 @@ export class TrafficLog {
 
   constructor(private readonly capacity: number) {}
 
-  /** `bytes`: the frame's size when the caller knows it (measuring a 10 MiB string is not free). */
+  /**
+   * `bytes`: the frame's size when the caller knows it (measuring a 10 MiB string is not free).
+   * The entry is made after the frame has gone on (see `later`); `list` sees it at once.
+   */
   record(
     dir: TrafficEntry['dir'],
     editorId: string | null,
     text: string,
     message: RpcMessage | null,
     at = Date.now(),
-    bytes = Buffer.byteLength(text),
+    bytes?: number,
   ): void {
     if (this.capacity <= 0) return;
+    if (later.length === 0) queueMicrotask(addLater);
+    later.push(this, dir, editorId, text, message, at, bytes);
+  }
+
+  add(dir: TrafficEntry['dir'], editorId: string | null, text: string, message: RpcMessage | null, at: number, bytes = Buffer.byteLength(text)): void {
     const msg = message?.msg as { id?: string | number | null; method?: unknown; params?: { name?: unknown } } | undefined;
     const method = typeof msg?.method === 'string' ? label(msg.method) : null;
     const tool = msg?.method === 'tools/call' && typeof msg.params?.name === 'string' ? label(msg.params.name) : null;
@@ -45,9 +53,31 @@ export class TrafficLog {
 
   /** Oldest first; at most `limit` of the newest. */
   list(limit = this.capacity): TrafficEntry[] {
+    addLater();
     const ordered = [...this.entries.slice(this.start), ...this.entries.slice(0, this.start)];
     return ordered.slice(Math.max(0, ordered.length - limit));
   }
+}
+
+/**
+ * Frames recorded in this turn, seven fields each, flat. A relayed call's frame is written to the
+ * socket in the turn it arrives; its log entries are made after that, in a microtask (after the
+ * turn's corked frames have gone too), so the round trip does not wait on the log.
+ */
+const later: unknown[] = [];
+
+function addLater(): void {
+  for (let i = 0; i < later.length; i += 7) {
+    (later[i] as TrafficLog).add(
+      later[i + 1] as TrafficEntry['dir'],
+      later[i + 2] as string | null,
+      later[i + 3] as string,
+      later[i + 4] as RpcMessage | null,
+      later[i + 5] as number,
+      later[i + 6] as number | undefined,
+    );
+  }
+  later.length = 0;
 }
 
 /** The start of a frame; never ends in half a surrogate pair (it would show as garbage). */

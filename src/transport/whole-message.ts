@@ -51,18 +51,25 @@ export function frameHeader(length: number, masked: boolean): Buffer {
  */
 export const ONE_WRITE_BYTES = 16 * 1024;
 
+/** ws's socket, when a frame may be written to it directly (ws's sender holds nothing back), and whether its frames are masked. */
+function directSocket(ws: WebSocket): { socket: Socket; masked: boolean } | null {
+  const internals = ws as unknown as WsInternals;
+  const socket = internals._socket;
+  const sender = internals._sender;
+  if (!socket || !sender || sender._state !== 0 || sender._queue.length > 0) return null;
+  return { socket, masked: !internals._isServer };
+}
+
 /**
  * Writes `pieces` as one text message on `ws`; false (nothing written) when ws's sender may be
  * holding frames back, and then the caller sends the message through ws as one buffer.
  */
 export function sendWholeMessage(ws: WebSocket, pieces: readonly Buffer[], done?: (err?: Error | null) => void): boolean {
-  const internals = ws as unknown as WsInternals;
-  const socket = internals._socket;
-  const sender = internals._sender;
-  if (!socket || !sender || sender._state !== 0 || sender._queue.length > 0) return false;
+  const direct = directSocket(ws);
+  if (!direct) return false;
+  const { socket, masked } = direct;
   let length = 0;
   for (const piece of pieces) length += piece.length;
-  const masked = !internals._isServer;
   if (length <= ONE_WRITE_BYTES) {
     const frame = Buffer.allocUnsafe(headerLength(length, masked) + length);
     writeHeader(frame, length, masked);
@@ -76,5 +83,20 @@ export function sendWholeMessage(ws: WebSocket, pieces: readonly Buffer[], done?
   const last = pieces.length - 1;
   pieces.forEach((piece, i) => socket.write(piece, i === last ? done : undefined));
   socket.uncork();
+  return true;
+}
+
+/**
+ * Writes `text` (`length` bytes as UTF-8) as one text message on `ws`, a small one encoded
+ * straight behind its header (no buffer of its own to copy from); false as sendWholeMessage.
+ */
+export function sendWholeText(ws: WebSocket, text: string, length: number, done?: (err?: Error | null) => void): boolean {
+  if (length > ONE_WRITE_BYTES) return sendWholeMessage(ws, [Buffer.from(text, 'utf8')], done);
+  const direct = directSocket(ws);
+  if (!direct) return false;
+  const frame = Buffer.allocUnsafe(headerLength(length, direct.masked) + length);
+  writeHeader(frame, length, direct.masked);
+  frame.write(text, frame.length - length, 'utf8');
+  direct.socket.write(frame, done);
   return true;
 }

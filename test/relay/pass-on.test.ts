@@ -62,3 +62,19 @@ test('an answer too costly to read reaches the asker as Patchbay’s error, pass
   assert.equal((agent.sent[0]!.error as { code?: number } | undefined)?.code, INVALID_REQUEST);
   assert.equal((await call.response).passedOn, true);
 });
+
+test('the traffic log shows an answer passed on as it went, under the asker’s id, whatever its characters', () => {
+  for (const text of ['no problems', 'Unerwartetes Zeichen „ü“ — 修正してください 🙂']) {
+    const logged: { dir: string; text: string; bytes: number }[] = [];
+    const agent = fakeLink('agent', { onFrame: (dir, frameText, _message, bytes) => void logged.push({ dir, text: frameText, bytes }) });
+    const editor = fakeLink('editor');
+    const call = editor.link.relay({ jsonrpc: '2.0', id: 'agent-3', method: 'tools/call', params: { name: 'getDiagnostics' } }, null, {
+      passOn: { to: agent.link, id: 'agent-3' },
+    });
+    // The id after the text: its byte offsets are not its character offsets when the text is not ASCII.
+    editor.receiveBytes(Buffer.from(`{"jsonrpc":"2.0","result":${JSON.stringify({ content: [{ type: 'text', text }] })},"id":${call.id}}`));
+    const sent = agent.sentBytes.at(-1)!;
+    assert.deepEqual(logged, [{ dir: 'out', text: sent.toString('utf8'), bytes: sent.length }], text);
+    assert.match(logged[0]!.text, /"id":"agent-3"/);
+  }
+});
