@@ -113,6 +113,39 @@ class RoutedNotification implements RpcNotification {
   }
 }
 
+/**
+ * A response checked to be JSON (json-check.ts) and passed on unread: its id is known, its
+ * result or error is parsed only if something reads it (nothing does in the usual case).
+ */
+export class UnreadResponse implements RpcResponse {
+  readonly jsonrpc = '2.0';
+  readonly #text: string;
+  #read: RpcResponse | undefined;
+
+  constructor(
+    readonly id: RpcId,
+    text: string,
+  ) {
+    this.#text = text;
+  }
+
+  get result(): unknown {
+    return this.read().result;
+  }
+
+  get error(): RpcErrorObject | undefined {
+    return this.read().error;
+  }
+
+  private read(): RpcResponse {
+    return (this.#read ??= JSON.parse(this.#text) as RpcResponse);
+  }
+
+  toJSON(): RpcResponse {
+    return { ...this.read(), id: this.id };
+  }
+}
+
 /** Classifies a frame's parsed value. */
 export function classifyMessage(value: unknown): ParseResult {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -28,8 +28,10 @@ import {
   type RpcNotification,
   type RpcRequest,
   type RpcResponse,
+  UnreadResponse,
 } from '../protocol/jsonrpc.ts';
-import { topLevelIdAt } from '../protocol/json-scan.ts';
+import { checkedEnvelope } from '../protocol/json-check.ts';
+import { QUOTE, topLevelIdAt } from '../protocol/json-scan.ts';
 import { encodeJsonPieces, LazyText, parseLazily, type ByteRange } from '../protocol/lazy-json.ts';
 
 /** Frames from this size on may be read lazily (a whole file in FILE_SAVED). */
@@ -244,6 +246,7 @@ export class RpcLink {
       this.handlers.onFrame?.('in', text, { kind: 'notification', msg: routed }, bytes.length);
       return this.handlers.onNotification(routed, this, { bytes, text });
     }
+    if (this.pending.size > 0 && this.passedOn(bytes, text, weight?.cost)) return;
     const parsed = parseFrame(text);
     const answeredId = parsed.ok && parsed.message.kind === 'response' ? parsed.message.msg.id : null;
     const owner = answeredId === null ? undefined : (this.pending.get(answeredId)?.owner ?? this.forgotten.get(answeredId));
@@ -260,6 +263,31 @@ export class RpcLink {
     if (message.kind === 'request') this.handlers.onRequest(message.msg, this, frame);
     else if (message.kind === 'notification') this.handlers.onNotification(message.msg, this, frame);
     else this.answered(message.msg, frame);
+  }
+
+  /**
+   * An answer to a request whose answer is passed on (AnswerReading.passOn), checked to be JSON
+   * on its bytes and sent on under the asker's id without being parsed: true when it was. Any
+   * other frame, or one the check is unsure of, is parsed as usual (false).
+   */
+  private passedOn(bytes: Buffer, text: string, cost: number | undefined): boolean {
+    const envelope = checkedEnvelope(bytes);
+    const idAt = envelope?.idAt;
+    // Patchbay's ids are numbers: an answer under a string id is not to anything it sent.
+    if (!envelope || !idAt || envelope.method || !(envelope.result || envelope.error) || bytes[idAt.start] === QUOTE) return false;
+    const id = Number(bytes.toString('latin1', idAt.start, idAt.end));
+    const waiting = this.pending.get(id);
+    const passOn = waiting?.passOn;
+    if (!waiting || !passOn || (passOn.unlessError && envelope.error)) return false;
+    this.pending.delete(id);
+    this.forgotten.delete(id);
+    const msg = new UnreadResponse(id, text);
+    this.handlers.onFrame?.('in', text, { kind: 'response', msg }, bytes.length, waiting.owner);
+    const frame: Frame = { bytes, text: text.length <= PREVIEW_BYTES ? text : bytes.toString('utf8', 0, PREVIEW_BYTES) };
+    if (cost !== undefined) frame.cost = cost;
+    passOn.to.forward(underId(frame, idAt, passOn.id), { kind: 'response', msg: { jsonrpc: '2.0', id: passOn.id } });
+    waiting.resolve({ msg, frame, passedOn: true });
+    return true;
   }
 
   /** A response: to what Patchbay sent under its id, or dropped (and reported) when it sent nothing under it. */

@@ -26,6 +26,7 @@ test('an answer passed on reaches the asker under its own id before what the edi
   assert.deepEqual(agent.sent[0]!.result, DIAGNOSTICS);
   const reply = await call.response;
   assert.equal(reply.passedOn, true, 'the caller is told it has gone');
+  assert.deepEqual(reply.msg.result, DIAGNOSTICS, 'passed on unread, it still reads as the answer');
   assert.equal(agent.sent.length, 2, 'sent once, not again by the caller');
 });
 
@@ -77,4 +78,19 @@ test('the traffic log shows an answer passed on as it went, under the asker’s 
     assert.deepEqual(logged, [{ dir: 'out', text: sent.toString('utf8'), bytes: sent.length }], text);
     assert.match(logged[0]!.text, /"id":"agent-3"/);
   }
+});
+
+test('an answer that is not JSON is not passed on: the asker gets no garbage, and the caller still waits', async () => {
+  const problems: string[] = [];
+  const agent = fakeLink('agent');
+  const editor = fakeLink('editor', { onMalformed: (problem) => void problems.push(problem) });
+  const call = editor.link.relay({ jsonrpc: '2.0', id: 'agent-4', method: 'tools/call', params: { name: 'getDiagnostics' } }, null, {
+    passOn: { to: agent.link, id: 'agent-4' },
+    deadline: { ms: 50, what: 'getDiagnostics' },
+  });
+  // Valid at its top level (an id, a result), broken inside.
+  editor.receiveBytes(Buffer.from(`{"jsonrpc":"2.0","id":${call.id},"result":{"content":[{"type":"text","text":"x"},]}}`));
+  assert.equal(agent.sent.length, 0, 'nothing reached the agent');
+  assert.equal(problems.length, 1, 'the frame is reported');
+  await assert.rejects(call.response, /getDiagnostics: no answer within 50 ms/, 'the caller answers by its deadline (getDiagnostics: empty)');
 });
