@@ -195,6 +195,8 @@ export interface SendOptions {
 export class RpcLink {
   private nextId = 1;
   private readonly pending = new Map<RpcId, Pending>();
+  /** How many of them pass their answer on (AnswerReading.passOn): only then is a frame checked for one. */
+  private passingOn = 0;
   /** Owners of requests given up on (forget, a deadline), for their late answers' log entries; the newest few. */
   private readonly forgotten = new Map<RpcId, unknown>();
   private closed = false;
@@ -246,7 +248,7 @@ export class RpcLink {
       this.handlers.onFrame?.('in', text, { kind: 'notification', msg: routed }, bytes.length);
       return this.handlers.onNotification(routed, this, { bytes, text });
     }
-    if (this.pending.size > 0 && this.passedOn(bytes, text, weight?.cost)) return;
+    if (this.passingOn > 0 && this.passedOn(bytes, text, weight?.cost)) return;
     const parsed = parseFrame(text);
     const answeredId = parsed.ok && parsed.message.kind === 'response' ? parsed.message.msg.id : null;
     const owner = answeredId === null ? undefined : (this.pending.get(answeredId)?.owner ?? this.forgotten.get(answeredId));
@@ -279,7 +281,7 @@ export class RpcLink {
     const waiting = this.pending.get(id);
     const passOn = waiting?.passOn;
     if (!waiting || !passOn || (passOn.unlessError && envelope.error)) return false;
-    this.pending.delete(id);
+    this.stopWaiting(id, waiting);
     this.forgotten.delete(id);
     const msg = new UnreadResponse(id, text);
     this.handlers.onFrame?.('in', text, { kind: 'response', msg }, bytes.length, waiting.owner);
@@ -298,7 +300,7 @@ export class RpcLink {
       this.handlers.onMalformed?.(`${this.label}: dropped an answer to id ${JSON.stringify(id)?.slice(0, 100)}, which Patchbay did not send or no longer waits for`);
       return;
     }
-    this.pending.delete(id!);
+    this.stopWaiting(id!, waiting);
     settle(waiting, { msg, frame });
   }
 
@@ -347,7 +349,7 @@ export class RpcLink {
     if (id !== null && method !== null && !envelope.response && this.handlers.onRefused) return this.handlers.onRefused({ ...envelope, id, method }, problem);
     this.handlers.onMalformed?.(`${this.label}: ${problem}${id === null ? '' : ` (id ${JSON.stringify(id).slice(0, 100)})`}`);
     if (waiting) {
-      this.pending.delete(id!);
+      this.stopWaiting(id!, waiting);
       const msg = errorResponse(id, INVALID_REQUEST, `Patchbay: ${problem}`);
       const text = JSON.stringify(msg);
       settle(waiting, { msg, frame: { bytes: Buffer.from(text, 'utf8'), text } });
@@ -519,8 +521,14 @@ export class RpcLink {
   abandon(id: RpcId, err: Error): void {
     const waiting = this.pending.get(id);
     if (!waiting) return;
-    this.pending.delete(id);
+    this.stopWaiting(id, waiting);
     waiting.reject(err);
+  }
+
+  /** A request is no longer waited for (answered, refused, given up). */
+  private stopWaiting(id: RpcId, waiting: Pending): void {
+    this.pending.delete(id);
+    if (waiting.passOn) this.passingOn--;
   }
 
   private expect(id: RpcId, lazy: boolean, reading: Omit<AnswerReading, 'lazyAnswer'>): Promise<Reply> {
@@ -530,6 +538,7 @@ export class RpcLink {
     const deadline = limit ? { at: Date.now() + limit.ms, ms: limit.ms, what: limit.what } : undefined;
     if (deadline) this.wakeBy(deadline.at);
     return new Promise<Reply>((resolve, reject) => {
+      if (reading.passOn) this.passingOn++;
       this.pending.set(id, { resolve, reject, lazy, expected: reading.expected, deadline, owner: reading.owner, held: reading.held === true, passOn: reading.passOn });
     });
   }
@@ -564,8 +573,9 @@ export class RpcLink {
 
   /** Stop waiting for a response (a deadline passed); a late answer is then reported and dropped. */
   forget(id: RpcId): void {
-    const owner = this.pending.get(id)?.owner;
-    this.pending.delete(id);
+    const waiting = this.pending.get(id);
+    const owner = waiting?.owner;
+    if (waiting) this.stopWaiting(id, waiting);
     // A late answer is still logged for whom it was asked (the traffic inspector shows it).
     if (owner !== undefined) {
       this.forgotten.set(id, owner);
@@ -585,6 +595,7 @@ export class RpcLink {
     this.deadlineTimer = null;
     const waiting = [...this.pending.values()];
     this.pending.clear();
+    this.passingOn = 0;
     for (const p of waiting) p.reject(new LinkClosedError(this.label));
     this.handlers.onClose?.();
   }
