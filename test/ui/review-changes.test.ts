@@ -79,7 +79,8 @@ describe('reviewing an edit change by change', { skip: skipWithoutChromium }, ()
     await page().getByRole('button', { name: 'Accept change 1 of 3' }).click();
     await page().getByRole('button', { name: 'Accept change 3 of 3' }).click();
     const applyAll = page().getByRole('button', { name: 'Apply 2 of 3 changes' });
-    await page().waitForFunction('document.activeElement?.textContent === "Apply 2 of 3 changes"');
+    // Polled from here: the page's CSP (script-src 'self') refuses waitForFunction's string once it polls.
+    await waitFor(async () => (await page().evaluate<string | undefined>('document.activeElement?.textContent')) === 'Apply 2 of 3 changes', { message: 'Apply has the focus' });
     assert.equal(await applyAll.isDisabled(), false);
     await page().getByRole('textbox', { name: 'Reason for the agent (optional)' }).fill('keep the loop, it is clearer');
     await shootEverySize(page(), 'review-all-decided', diffReady);

@@ -186,7 +186,8 @@ describe('the review history and layout', { skip: skipWithoutChromium }, () => {
     const waiting = hub.state.diffs.filter((d) => d.status === 'pending').length;
     hub.emit({ type: 'snapshot', snapshot: structuredClone(hub.state) });
     // Selected once the page knows it (the title counts what waits).
-    await page.waitForFunction(`document.title.startsWith('(${waiting}) ')`);
+    // Polled from here: the page's CSP (script-src 'self') refuses waitForFunction's string once it polls.
+    await waitFor(async () => (await page.title()).startsWith(`(${waiting}) `), { message: 'the title counts the new edit' });
     await page.evaluate(`window.location.hash = '#/review/d7'`);
     await page.getByRole('group', { name: 'Change 1 of 3' }).waitFor();
     await page.getByRole('button', { name: 'Reject change 2 of 3' }).click();
