@@ -44,6 +44,13 @@ export function frameHeader(length: number, masked: boolean): Buffer {
   return header;
 }
 
+/** A whole small frame to fill: its header written, room for its `length` bytes of payload at the end. */
+function headedFrame(length: number, masked: boolean): Buffer {
+  const frame = Buffer.allocUnsafe(headerLength(length, masked) + length);
+  writeHeader(frame, length, masked);
+  return frame;
+}
+
 /**
  * Messages up to this size are copied with their header into one buffer and written once: a
  * header and a payload written apart go as a corked writev, which costs more than copying a few
@@ -71,8 +78,7 @@ export function sendWholeMessage(ws: WebSocket, pieces: readonly Buffer[], done?
   let length = 0;
   for (const piece of pieces) length += piece.length;
   if (length <= ONE_WRITE_BYTES) {
-    const frame = Buffer.allocUnsafe(headerLength(length, masked) + length);
-    writeHeader(frame, length, masked);
+    const frame = headedFrame(length, masked);
     let at = frame.length - length;
     for (const piece of pieces) at += piece.copy(frame, at);
     socket.write(frame, done);
@@ -94,8 +100,7 @@ export function sendWholeText(ws: WebSocket, text: string, length: number, done?
   if (length > ONE_WRITE_BYTES) return sendWholeMessage(ws, [Buffer.from(text, 'utf8')], done);
   const direct = directSocket(ws);
   if (!direct) return false;
-  const frame = Buffer.allocUnsafe(headerLength(length, direct.masked) + length);
-  writeHeader(frame, length, direct.masked);
+  const frame = headedFrame(length, direct.masked);
   frame.write(text, frame.length - length, 'utf8');
   direct.socket.write(frame, done);
   return true;
