@@ -324,7 +324,10 @@ export class ReviewBridge {
     };
     const session = this.deps.session(claim.sessionId);
     if (session?.link.isOpen && reply.frame.idAt) {
-      session.link.forward(underId(reply.frame, reply.frame.idAt, claim.reply.id), { kind: 'response', msg: { ...reply.msg, id: claim.reply.id } }, () => settle(true));
+      // The log's view of it (RpcLink.passedOn does the same): a copy of the editor's answer with
+      // its id set would make every answer's id a field V8 no longer takes as constant, and
+      // deoptimize the code that reads them.
+      session.link.forward(underId(reply.frame, reply.frame.idAt, claim.reply.id), { kind: 'response', msg: { jsonrpc: '2.0', id: claim.reply.id } }, () => settle(true));
     } else {
       settle(false);
     }

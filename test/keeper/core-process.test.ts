@@ -1,26 +1,38 @@
 // The core as the keeper forks it: with a floor under V8's old-generation limit (so big diffs'
-// frames do not each cost full collections), unless the user's own Node flags set one.
+// frames do not each cost full collections) and field-type tracking off (so each round of big
+// diffs does not deoptimize the call path again), unless the user's own Node flags set them.
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CORE_OLD_SPACE_MB, CoreProcess, coreExecArgv } from '../../src/keeper/core-process.ts';
+import { CORE_OLD_SPACE_MB, CORE_V8_FLAGS, CoreProcess, coreExecArgv } from '../../src/keeper/core-process.ts';
 import type { CoreMessage } from '../../src/keeper/protocol.ts';
 import { tempDir, withTimeout } from '../peers/wait.ts';
 
 const FLOOR = `--initial-old-space-size=${CORE_OLD_SPACE_MB}`;
+const DEFAULTS = [FLOOR, '--no-track-field-types'];
 
-test('the core gets the old-generation floor ahead of the Node flags it inherits', () => {
-  assert.deepEqual(coreExecArgv(['--import', 'tsx']), [FLOOR, '--import', 'tsx']);
-  assert.deepEqual(coreExecArgv([]), [FLOOR]);
+test('the core gets the old-generation floor and its V8 flags ahead of the Node flags it inherits', () => {
+  assert.deepEqual(CORE_V8_FLAGS, ['--no-track-field-types']);
+  assert.deepEqual(coreExecArgv(['--import', 'tsx']), [...DEFAULTS, '--import', 'tsx']);
+  assert.deepEqual(coreExecArgv([]), DEFAULTS);
 });
 
 test('an old-generation size the user chose stays theirs, in the flags or in NODE_OPTIONS', () => {
-  assert.deepEqual(coreExecArgv(['--initial-old-space-size=128']), ['--initial-old-space-size=128']);
-  assert.deepEqual(coreExecArgv(['--initial_old_space_size=16']), ['--initial_old_space_size=16']);
-  assert.deepEqual(coreExecArgv(['--import', 'tsx'], '--max-semi-space-size=4 --initial-old-space-size=32'), ['--import', 'tsx']);
+  const V8 = '--no-track-field-types';
+  assert.deepEqual(coreExecArgv(['--initial-old-space-size=128']), [V8, '--initial-old-space-size=128']);
+  assert.deepEqual(coreExecArgv(['--initial_old_space_size=16']), [V8, '--initial_old_space_size=16']);
+  assert.deepEqual(coreExecArgv(['--import', 'tsx'], '--max-semi-space-size=4 --initial-old-space-size=32'), [V8, '--import', 'tsx']);
   // Other heap flags are not that choice.
-  assert.deepEqual(coreExecArgv(['--max-old-space-size=512'], '--max-semi-space-size=4'), [FLOOR, '--max-old-space-size=512']);
+  assert.deepEqual(coreExecArgv(['--max-old-space-size=512'], '--max-semi-space-size=4'), [...DEFAULTS, '--max-old-space-size=512']);
+});
+
+test('field-type tracking the user turned on (or off) stays as they set it', () => {
+  assert.deepEqual(coreExecArgv(['--track-field-types']), [FLOOR, '--track-field-types']);
+  assert.deepEqual(coreExecArgv(['--track_field_types']), [FLOOR, '--track_field_types']);
+  assert.deepEqual(coreExecArgv([], '--no-track-field-types'), [FLOOR]);
+  // A flag that only starts the same is another flag.
+  assert.deepEqual(coreExecArgv(['--track-field-types-x']), [...DEFAULTS, '--track-field-types-x']);
 });
 
 test('a forked core runs with the floor: Node hands it to the process with the keeper’s own flags', async () => {
@@ -35,7 +47,7 @@ test('a forked core runs with the floor: Node hands it to the process with the k
     }, () => {});
     await withTimeout(core.hello, 10_000, 'the core’s hello');
     await withTimeout(core.exited, 10_000, 'the core’s exit');
-    assert.deepEqual(flags, [FLOOR, '--no-warnings']);
+    assert.deepEqual(flags, [...DEFAULTS, '--no-warnings']);
   } finally {
     await dir.cleanup();
   }
