@@ -390,7 +390,11 @@ async function measureRounds(rig: Rig, host: Child, keys: Record<Pair['name'], n
   const cpu: Record<string, Record<string, number[]>> = {};
   for (let round = 1; round <= PLAN.rounds; round++) {
     progress(`back to back: round ${round} of ${PLAN.rounds}`);
-    results.push(await backToBackRound(rig, host, keys, proposal, round, cpu));
+    const result = await backToBackRound(rig, host, keys, proposal, round, cpu);
+    results.push(result);
+    // Each round's own ratios, so a median that misses shows which rounds made it.
+    const ratio = (value: (r: RoundResult) => number): string => `${(value(result.patchbay!) / value(result.bare!)).toFixed(2)}×`;
+    progress(`back to back: round ${round}: getDiagnostics p50 ${ratio((r) => r.p50)}, p99 ${ratio((r) => r.p99)}, 10 MiB openDiff ${ratio((r) => r.diff)}`);
   }
   const side = (name: string, value: (r: RoundResult) => number): number => median(results.map((r) => value(r[name]!)));
   const row = (metric: string, unit: string, value: (r: RoundResult) => number, target: Measurement['target'], note: string): Measurement => ({
