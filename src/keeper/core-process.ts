@@ -34,8 +34,9 @@ export const CORE_OLD_SPACE_MB = 64;
  * records) die in the collections after it, their maps with them, and the next diff makes them
  * anew, so the relay's call path is deoptimized and compiled again after every round of diffs
  * (20–58 ms of TurboFan on two cores while getDiagnostics round trips wait). Off, that happens
- * once, after the first diffs (4–9 ms later: test/bench, back to back); a call costs the same
- * (A/B of 8 rounds of 3,000 calls each way: within ±4 %).
+ * once, after the first diffs (7.5–9.6 ms of TurboFan in the round after against 20–58, the README
+ * says how it was measured); a call costs about the same (A/B of 8 rounds of 3,000 calls each
+ * way: CPU +2–4 %, within that harness's noise).
  */
 export const CORE_V8_FLAGS = ['--no-track-field-types'];
 
