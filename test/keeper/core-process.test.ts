@@ -10,7 +10,7 @@ import type { CoreMessage } from '../../src/keeper/protocol.ts';
 import { tempDir, withTimeout } from '../peers/wait.ts';
 
 const FLOOR = `--initial-old-space-size=${CORE_OLD_SPACE_MB}`;
-const DEFAULTS = [FLOOR, '--no-track-field-types'];
+const DEFAULTS = [FLOOR, ...CORE_V8_FLAGS];
 
 test('the core gets the old-generation floor and its V8 flags ahead of the Node flags it inherits', () => {
   assert.deepEqual(CORE_V8_FLAGS, ['--no-track-field-types']);
@@ -19,10 +19,9 @@ test('the core gets the old-generation floor and its V8 flags ahead of the Node 
 });
 
 test('an old-generation size the user chose stays theirs, in the flags or in NODE_OPTIONS', () => {
-  const V8 = '--no-track-field-types';
-  assert.deepEqual(coreExecArgv(['--initial-old-space-size=128']), [V8, '--initial-old-space-size=128']);
-  assert.deepEqual(coreExecArgv(['--initial_old_space_size=16']), [V8, '--initial_old_space_size=16']);
-  assert.deepEqual(coreExecArgv(['--import', 'tsx'], '--max-semi-space-size=4 --initial-old-space-size=32'), [V8, '--import', 'tsx']);
+  assert.deepEqual(coreExecArgv(['--initial-old-space-size=128']), [...CORE_V8_FLAGS, '--initial-old-space-size=128']);
+  assert.deepEqual(coreExecArgv(['--initial_old_space_size=16']), [...CORE_V8_FLAGS, '--initial_old_space_size=16']);
+  assert.deepEqual(coreExecArgv(['--import', 'tsx'], '--max-semi-space-size=4 --initial-old-space-size=32'), [...CORE_V8_FLAGS, '--import', 'tsx']);
   // Other heap flags are not that choice.
   assert.deepEqual(coreExecArgv(['--max-old-space-size=512'], '--max-semi-space-size=4'), [...DEFAULTS, '--max-old-space-size=512']);
 });
@@ -35,7 +34,7 @@ test('field-type tracking the user turned on (or off) stays as they set it', () 
   assert.deepEqual(coreExecArgv(['--track-field-types-x']), [...DEFAULTS, '--track-field-types-x']);
 });
 
-test('a forked core runs with the floor: Node hands it to the process with the keeper’s own flags', async () => {
+test('a forked core runs with the floor and the V8 flags: Node hands it to the process with the keeper’s own flags', async () => {
   const dir = await tempDir('core-flags');
   try {
     const script = join(dir.path, 'core.mjs');
