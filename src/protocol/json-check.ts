@@ -3,7 +3,7 @@
 // more than that: JSON.parse would build the whole answer to throw it away, and a second walk
 // would still have to find its id. Conservative: whatever it is unsure of (an escaped top-level
 // key, nesting deeper than MAX_DEPTH) it calls unchecked, and the frame is parsed as usual.
-import type { ByteRange } from './json-scan.ts';
+import { BACKSLASH, isHex, QUOTE, type ByteRange } from './json-scan.ts';
 
 /** A frame checked to be one JSON object: which envelope keys it has, and where its one "id" value sits. */
 export interface CheckedEnvelope {
@@ -18,8 +18,6 @@ const MAX_DEPTH = 64;
 
 const WHITESPACE = new Uint8Array(256);
 for (const c of ' \t\n\r') WHITESPACE[c.charCodeAt(0)] = 1;
-const HEX = new Uint8Array(256);
-for (const c of '0123456789abcdefABCDEF') HEX[c.charCodeAt(0)] = 1;
 /** What may follow a backslash, but for `u` (four hex digits follow it). */
 const ESCAPED = new Uint8Array(256);
 for (const c of '"\\/bfnrt') ESCAPED[c.charCodeAt(0)] = 1;
@@ -77,7 +75,7 @@ export function checkedEnvelope(bytes: Uint8Array): CheckedEnvelope | null {
         depth--;
       } else return null;
     } else if (next === KEY || (next === KEY_OR_CLOSE && c !== 0x7d)) {
-      if (c !== 0x22) return null;
+      if (c !== QUOTE) return null;
       const start = at;
       at = stringEnd(bytes, at, end);
       if (at < 0) return null;
@@ -117,11 +115,11 @@ function stringEnd(bytes: Uint8Array, at: number, end: number): number {
   at++;
   while (at < end) {
     const c = bytes[at]!;
-    if (c === 0x22) return at + 1;
-    if (c === 0x5c) {
+    if (c === QUOTE) return at + 1;
+    if (c === BACKSLASH) {
       const escaped = bytes[at + 1]!;
       if (escaped === 0x75) {
-        if ((HEX[bytes[at + 2]!]! & HEX[bytes[at + 3]!]! & HEX[bytes[at + 4]!]! & HEX[bytes[at + 5]!]!) !== 1) return -1;
+        if (!isHex(bytes[at + 2]) || !isHex(bytes[at + 3]) || !isHex(bytes[at + 4]) || !isHex(bytes[at + 5])) return -1;
         at += 6;
       } else if (ESCAPED[escaped] === 1) at += 2;
       else return -1;
@@ -159,7 +157,7 @@ function numberEnd(bytes: Uint8Array, at: number, end: number): number {
 /** Index past the string, number or literal at `at`, or -1. */
 function scalarEnd(bytes: Uint8Array, at: number, end: number): number {
   const c = bytes[at]!;
-  if (c === 0x22) return stringEnd(bytes, at, end);
+  if (c === QUOTE) return stringEnd(bytes, at, end);
   if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return numberEnd(bytes, at, end);
   if (c === 0x74) return bytes[at + 1] === 0x72 && bytes[at + 2] === 0x75 && bytes[at + 3] === 0x65 ? at + 4 : -1;
   if (c === 0x66) return bytes[at + 1] === 0x61 && bytes[at + 2] === 0x6c && bytes[at + 3] === 0x73 && bytes[at + 4] === 0x65 ? at + 5 : -1;
@@ -174,7 +172,7 @@ function topLevelKey(bytes: Uint8Array, start: number, end: number): number {
   if (length === 6 && spells(bytes, start + 1, 'method')) return METHOD;
   if (length === 6 && spells(bytes, start + 1, 'result')) return RESULT;
   if (length === 5 && spells(bytes, start + 1, 'error')) return ERROR;
-  for (let i = start + 1; i < end - 1; i++) if (bytes[i] === 0x5c) return 0;
+  for (let i = start + 1; i < end - 1; i++) if (bytes[i] === BACKSLASH) return 0;
   return OTHER;
 }
 
