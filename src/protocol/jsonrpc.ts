@@ -44,7 +44,7 @@ export const TOO_MANY_REQUESTS = -32000;
 
 export type ParseResult = { ok: true; message: RpcMessage } | { ok: false; error: RpcErrorObject; id: RpcId | null };
 
-function isId(value: unknown): value is RpcId {
+export function isId(value: unknown): value is RpcId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 }
 

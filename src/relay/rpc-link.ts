@@ -20,6 +20,7 @@ import {
   INVALID_REQUEST,
   notification,
   parseFrame,
+  type ParseResult,
   request,
   result,
   routedOnly,
@@ -31,6 +32,7 @@ import {
   UnreadResponse,
 } from '../protocol/jsonrpc.ts';
 import { checkedEnvelope } from '../protocol/json-check.ts';
+import { knownRequestJson, RequestMemo } from '../protocol/request-memo.ts';
 import { QUOTE, topLevelIdAt } from '../protocol/json-scan.ts';
 import { encodeJsonPieces, LazyText, parseLazily, type ByteRange } from '../protocol/lazy-json.ts';
 
@@ -249,7 +251,7 @@ export class RpcLink {
       return this.handlers.onNotification(routed, this, { bytes, text });
     }
     if (this.passingOn > 0 && this.passedOn(bytes, text, weight?.cost)) return;
-    const parsed = parseFrame(text);
+    const parsed = this.parsed(bytes, text);
     const answeredId = parsed.ok && parsed.message.kind === 'response' ? parsed.message.msg.id : null;
     const owner = answeredId === null ? undefined : (this.pending.get(answeredId)?.owner ?? this.forgotten.get(answeredId));
     if (answeredId !== null) this.forgotten.delete(answeredId);
@@ -264,6 +266,17 @@ export class RpcLink {
     if (message.kind === 'request') this.handlers.onRequest(message.msg, this, frame);
     else if (message.kind === 'notification') this.handlers.onNotification(message.msg, this, frame);
     else this.answered(message.msg, frame);
+  }
+
+  /** The last small request parsed here: the next one like it is read from it (request-memo.ts). */
+  private lastRequest: RequestMemo | null = null;
+
+  private parsed(bytes: Buffer, text: string): ParseResult {
+    const remembered = this.lastRequest?.read(text);
+    if (remembered) return { ok: true, message: { kind: 'request', msg: remembered } };
+    const parsed = parseFrame(text);
+    if (parsed.ok && parsed.message.kind === 'request') this.lastRequest = RequestMemo.of(bytes, text, parsed.message.msg);
+    return parsed;
   }
 
   /**
@@ -379,11 +392,12 @@ export class RpcLink {
     this.sendPieces([frame.bytes], sent);
   }
 
-  private write(message: RpcRequest | RpcNotification | RpcResponse, lazy: boolean, owner: unknown, done?: () => void): void {
+  /** `json`: the message's JSON, when the caller has it (knownRequestJson). */
+  private write(message: RpcRequest | RpcNotification | RpcResponse, lazy: boolean, owner: unknown, done?: () => void, json?: string): void {
     if (!this.isOpen) return done?.();
     if (lazy) return this.forward(encodedFrame(message), classify(message), done, owner);
     // One encoding, written straight into the frame: the bytes measured for the log are the bytes sent.
-    const text = JSON.stringify(message);
+    const text = json ?? JSON.stringify(message);
     const length = Buffer.byteLength(text, 'utf8');
     this.handlers.onFrame?.('out', text, classify(message), length, owner);
     this.batchRestOfTick();
@@ -476,7 +490,7 @@ export class RpcLink {
   private sendRequest(method: string, params: unknown, lazy: boolean, reading: Omit<AnswerReading, 'lazyAnswer'>): { id: number; response: Promise<Reply> } {
     const id = this.mint();
     // Sent first, then awaited: its answer cannot be read before this turn ends.
-    this.write(request(id, method, params), lazy, reading.owner);
+    this.write(request(id, method, params), lazy, reading.owner, undefined, lazy ? undefined : knownRequestJson(id, method, params));
     return { id, response: this.expect(id, lazy, reading) };
   }
 
