@@ -31,6 +31,7 @@ import {
   type RpcResponse,
   UnreadResponse,
 } from '../protocol/jsonrpc.ts';
+import { AnswerMemo } from '../protocol/answer-memo.ts';
 import { checkedEnvelope } from '../protocol/json-check.ts';
 import { knownRequestJson, RequestMemo } from '../protocol/request-memo.ts';
 import { QUOTE, topLevelIdAt } from '../protocol/json-scan.ts';
@@ -268,6 +269,9 @@ export class RpcLink {
     else this.answered(message.msg, frame);
   }
 
+  /** The last small answer checked here: the next one like it needs no check (answer-memo.ts). */
+  private lastAnswer: AnswerMemo | null = null;
+
   /** The last small request parsed here: the next one like it is read from it (request-memo.ts). */
   private lastRequest: RequestMemo | null = null;
 
@@ -285,10 +289,12 @@ export class RpcLink {
    * other frame, or one the check is unsure of, is parsed as usual (false).
    */
   private passedOn(bytes: Buffer, text: string, cost: number | undefined): boolean {
-    const envelope = checkedEnvelope(bytes);
+    const remembered = this.lastAnswer?.match(bytes);
+    const envelope = remembered ?? checkedEnvelope(bytes);
     const idAt = envelope?.idAt;
     // Patchbay's ids are numbers: an answer under a string id is not to anything it sent.
     if (!envelope || !idAt || envelope.method || !(envelope.result || envelope.error) || bytes[idAt.start] === QUOTE) return false;
+    if (!remembered) this.lastAnswer = AnswerMemo.of(bytes, envelope);
     const id = Number(bytes.toString('latin1', idAt.start, idAt.end));
     const waiting = this.pending.get(id);
     const passOn = waiting?.passOn;
