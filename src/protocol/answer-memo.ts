@@ -2,7 +2,7 @@
 // id, as long as the diagnostics have not changed. A link keeps the last small answer it checked
 // to be JSON (json-check.ts): a next one that is those bytes around another integer id is JSON
 // too, with the same envelope, and needs no walk of its own.
-import type { CheckedEnvelope } from './json-check.ts';
+import { digitsEnd, type CheckedEnvelope } from './json-check.ts';
 
 /** Answers longer than this are checked as usual (the memo keeps a copy of its bytes). */
 const MEMO_BYTES = 4096;
@@ -37,14 +37,7 @@ export class AnswerMemo {
 
 /** Where the JSON integer (no sign, no leading zero) at `at` ends; -1 when none starts there. */
 function integerEnd(bytes: Buffer, at: number): number {
-  const first = bytes[at];
-  if (first === 0x30) return isDigit(bytes[at + 1]) ? -1 : at + 1;
-  if (first === undefined || first < 0x31 || first > 0x39) return -1;
-  let end = at + 1;
-  while (isDigit(bytes[end])) end++;
+  const end = digitsEnd(bytes, at, bytes.length);
+  if (end === at || (bytes[at] === 0x30 && end > at + 1)) return -1;
   return end;
-}
-
-function isDigit(c: number | undefined): boolean {
-  return c !== undefined && c >= 0x30 && c <= 0x39;
 }

@@ -129,7 +129,8 @@ function stringEnd(bytes: Uint8Array, at: number, end: number): number {
   return -1;
 }
 
-function digitsEnd(bytes: Uint8Array, at: number, end: number): number {
+/** Index past the run of decimal digits at `at` (`at` itself when there is none). */
+export function digitsEnd(bytes: Uint8Array, at: number, end: number): number {
   while (at < end && bytes[at]! >= 0x30 && bytes[at]! <= 0x39) at++;
   return at;
 }
