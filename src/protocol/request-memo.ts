@@ -9,8 +9,11 @@ import { checkedEnvelope } from './json-check.ts';
 /** Requests longer than this are parsed as usual (the memo keeps its text and its value). */
 const MEMO_CHARS = 2048;
 
-/** The JSON of params objects a memo holds: a request relayed with them is encoded around it. */
-const paramsJson = new WeakMap<object, string>();
+/**
+ * The params objects memos hold, and their JSON once a request relayed with them was encoded
+ * (null until then: a request Patchbay answers itself never needs it).
+ */
+const paramsJson = new WeakMap<object, string | null>();
 
 export class RequestMemo {
   private constructor(
@@ -29,7 +32,7 @@ export class RequestMemo {
     const idAt = checkedEnvelope(bytes)?.idAt;
     if (!idAt) return null;
     const { params } = request;
-    if (typeof params === 'object' && params !== null) paramsJson.set(params, JSON.stringify(params));
+    if (typeof params === 'object' && params !== null) paramsJson.set(params, null);
     return new RequestMemo(text.slice(0, idAt.start), text.slice(idAt.end), request);
   }
 
@@ -52,10 +55,14 @@ export class RequestMemo {
 }
 
 /**
- * A request's JSON, as JSON.stringify writes what request() builds, from the JSON kept for its
- * params when a memo holds them; undefined otherwise.
+ * A request's JSON, as JSON.stringify writes what request() builds, around the JSON of its params
+ * (encoded once) when a memo holds them; undefined otherwise.
  */
 export function knownRequestJson(id: RpcId, method: string, params: unknown): string | undefined {
-  const json = typeof params === 'object' && params !== null ? paramsJson.get(params) : undefined;
-  return json === undefined ? undefined : `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":${json}}`;
+  if (typeof params !== 'object' || params === null) return undefined;
+  const kept = paramsJson.get(params);
+  if (kept === undefined) return undefined;
+  const json = kept ?? JSON.stringify(params);
+  if (kept === null) paramsJson.set(params, json);
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":${json}}`;
 }
