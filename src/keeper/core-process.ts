@@ -37,8 +37,16 @@ export const CORE_OLD_SPACE_MB = 64;
  * once, after the first diffs (7.5–9.6 ms of TurboFan in the round after against 20–58, the README
  * says how it was measured); a call costs about the same (A/B of 8 rounds of 3,000 calls each
  * way: CPU +2–4 %, within that harness's noise).
+ *
+ * V8's interrupt budget, a quarter of its default (67,584): how much bytecode a function runs
+ * before V8 weighs optimizing it. A getDiagnostics call runs through some forty functions of the
+ * relay and of Node's streams; in a fresh core, and again after the first diffs deoptimize them,
+ * they ran unoptimized for hundreds of calls (the last optimized ~0.9 s into the round after the
+ * first diffs), and the slowest of those calls were Patchbay's p99. With a quarter, they are compiled four times sooner (bench, latency phase right
+ * after start, five runs each way alternating: p99 1.11–1.51× the bare relay's, median 1.24×,
+ * against 1.35–1.98×, median 1.74×; p50 the same).
  */
-export const CORE_V8_FLAGS = ['--no-track-field-types'];
+export const CORE_V8_FLAGS = ['--no-track-field-types', '--interrupt-budget=16896'];
 
 /** The core's Node flags: the keeper's own (or the entry's), after the core's defaults that neither they nor NODE_OPTIONS set. */
 export function coreExecArgv(execArgv: readonly string[], nodeOptions = ''): string[] {

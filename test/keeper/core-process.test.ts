@@ -1,6 +1,7 @@
 // The core as the keeper forks it: with a floor under V8's old-generation limit (so big diffs'
 // frames do not each cost full collections) and field-type tracking off (so each round of big
-// diffs does not deoptimize the call path again), unless the user's own Node flags set them.
+// diffs does not deoptimize the call path again) and a smaller interrupt budget (so the call path
+// is optimized sooner), unless the user's own Node flags set them.
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ const FLOOR = `--initial-old-space-size=${CORE_OLD_SPACE_MB}`;
 const DEFAULTS = [FLOOR, ...CORE_V8_FLAGS];
 
 test('the core gets the old-generation floor and its V8 flags ahead of the Node flags it inherits', () => {
-  assert.deepEqual(CORE_V8_FLAGS, ['--no-track-field-types']);
+  assert.deepEqual(CORE_V8_FLAGS, ['--no-track-field-types', '--interrupt-budget=16896']);
   assert.deepEqual(coreExecArgv(['--import', 'tsx']), [...DEFAULTS, '--import', 'tsx']);
   assert.deepEqual(coreExecArgv([]), DEFAULTS);
 });
@@ -27,11 +28,17 @@ test('an old-generation size the user chose stays theirs, in the flags or in NOD
 });
 
 test('field-type tracking the user turned on (or off) stays as they set it', () => {
-  assert.deepEqual(coreExecArgv(['--track-field-types']), [FLOOR, '--track-field-types']);
-  assert.deepEqual(coreExecArgv(['--track_field_types']), [FLOOR, '--track_field_types']);
-  assert.deepEqual(coreExecArgv([], '--no-track-field-types'), [FLOOR]);
+  const budget = '--interrupt-budget=16896';
+  assert.deepEqual(coreExecArgv(['--track-field-types']), [FLOOR, budget, '--track-field-types']);
+  assert.deepEqual(coreExecArgv(['--track_field_types']), [FLOOR, budget, '--track_field_types']);
+  assert.deepEqual(coreExecArgv([], '--no-track-field-types'), [FLOOR, budget]);
   // A flag that only starts the same is another flag.
   assert.deepEqual(coreExecArgv(['--track-field-types-x']), [...DEFAULTS, '--track-field-types-x']);
+});
+
+test('an interrupt budget the user set stays theirs', () => {
+  assert.deepEqual(coreExecArgv(['--interrupt-budget=67584']), [FLOOR, '--no-track-field-types', '--interrupt-budget=67584']);
+  assert.deepEqual(coreExecArgv([], '--interrupt_budget=1000'), [FLOOR, '--no-track-field-types']);
 });
 
 test('a forked core runs with the floor and the V8 flags: Node hands it to the process with the keeper’s own flags', async () => {
