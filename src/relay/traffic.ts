@@ -6,16 +6,22 @@ const PREVIEW_CHARS = 400;
 /** Ids, methods and tool names are the peer's to choose: a 40 MiB id must not live on in the log. */
 const LABEL_CHARS = 100;
 
+/** Slots a frame takes in the ring: at, dir, editorId, method, tool, id, bytes, text. */
+const SLOTS = 8;
+const TEXT = 7;
+
+/**
+ * Frames pass all the time (pi-ide's getDiagnostics before every model call, four frames a
+ * call) and the inspector is opened now and then: a frame is kept as the few values it is
+ * listed from, in one flat ring, and made into an entry only when listed.
+ */
 export class TrafficLog {
-  private readonly entries: TrafficEntry[] = [];
-  private start = 0;
+  private readonly ring: unknown[] = [];
+  private written = 0;
 
   constructor(private readonly capacity: number) {}
 
-  /**
-   * `bytes`: the frame's size when the caller knows it (measuring a 10 MiB string is not free).
-   * The entry is made after the frame has gone on (see `later`); `list` sees it at once.
-   */
+  /** `bytes`: the frame's size when the caller knows it (measuring a 10 MiB string is not free). */
   record(
     dir: TrafficEntry['dir'],
     editorId: string | null,
@@ -25,59 +31,65 @@ export class TrafficLog {
     bytes?: number,
   ): void {
     if (this.capacity <= 0) return;
-    if (later.length === 0) queueMicrotask(addLater);
-    later.push(this, dir, editorId, text, message, at, bytes);
-  }
-
-  add(dir: TrafficEntry['dir'], editorId: string | null, text: string, message: RpcMessage | null, at: number, bytes = Buffer.byteLength(text)): void {
     const msg = message?.msg as { id?: string | number | null; method?: unknown; params?: { name?: unknown } } | undefined;
-    const method = typeof msg?.method === 'string' ? label(msg.method) : null;
-    const tool = msg?.method === 'tools/call' && typeof msg.params?.name === 'string' ? label(msg.params.name) : null;
+    const method = msg?.method;
     const id = msg?.id ?? null;
-    const entry: TrafficEntry = {
-      at,
-      dir,
-      editorId,
-      method,
-      tool,
-      id: typeof id === 'string' ? label(id) : id,
-      bytes,
-      preview: preview(text),
-    };
-    if (this.entries.length < this.capacity) this.entries.push(entry);
-    else {
-      this.entries[this.start] = entry;
-      this.start = (this.start + 1) % this.capacity;
+    const i = (this.written++ % this.capacity) * SLOTS;
+    const ring = this.ring;
+    ring[i] = at;
+    ring[i + 1] = dir;
+    ring[i + 2] = editorId;
+    ring[i + 3] = typeof method === 'string' ? label(method) : null;
+    ring[i + 4] = method === 'tools/call' && typeof msg!.params?.name === 'string' ? label(msg!.params.name) : null;
+    ring[i + 5] = typeof id === 'string' ? label(id) : id;
+    ring[i + 6] = bytes ?? Buffer.byteLength(text);
+    ring[i + TEXT] = text;
+    // A long frame is cut to its preview after the frame has gone on (see `uncut`).
+    if (text.length > PREVIEW_CHARS) {
+      if (uncut.length === 0) queueMicrotask(cutLongTexts);
+      uncut.push(this, i);
     }
   }
 
   /** Oldest first; at most `limit` of the newest. */
   list(limit = this.capacity): TrafficEntry[] {
-    addLater();
-    const ordered = [...this.entries.slice(this.start), ...this.entries.slice(0, this.start)];
-    return ordered.slice(Math.max(0, ordered.length - limit));
+    cutLongTexts();
+    const kept = Math.min(this.written, this.capacity);
+    const count = Math.max(0, Math.min(limit, kept));
+    const entries: TrafficEntry[] = [];
+    for (let n = this.written - count; n < this.written; n++) {
+      const i = (n % this.capacity) * SLOTS;
+      const r = this.ring;
+      entries.push({
+        at: r[i] as number,
+        dir: r[i + 1] as TrafficEntry['dir'],
+        editorId: r[i + 2] as string | null,
+        method: r[i + 3] as string | null,
+        tool: r[i + 4] as string | null,
+        id: r[i + 5] as string | number | null,
+        bytes: r[i + 6] as number,
+        preview: r[i + TEXT] as string,
+      });
+    }
+    return entries;
+  }
+
+  /** The text in slot `i`, cut to its preview (a no-op for a text already short). */
+  cutText(i: number): void {
+    this.ring[i + TEXT] = preview(this.ring[i + TEXT] as string);
   }
 }
 
 /**
- * Frames recorded in this turn, seven fields each, flat. A relayed call's frame is written to the
- * socket in the turn it arrives; its log entries are made after that, in a microtask (after the
- * turn's corked frames have gone too), so the round trip does not wait on the log.
+ * Logs and ring positions of this turn's long texts, in pairs. A relayed frame is written to the
+ * socket in the turn it arrives; cutting its text for the log (a copy) waits for a microtask after
+ * that, so the round trip does not wait on it, and a 10 MiB frame is not kept past its turn.
  */
-const later: unknown[] = [];
+const uncut: unknown[] = [];
 
-function addLater(): void {
-  for (let i = 0; i < later.length; i += 7) {
-    (later[i] as TrafficLog).add(
-      later[i + 1] as TrafficEntry['dir'],
-      later[i + 2] as string | null,
-      later[i + 3] as string,
-      later[i + 4] as RpcMessage | null,
-      later[i + 5] as number,
-      later[i + 6] as number | undefined,
-    );
-  }
-  later.length = 0;
+function cutLongTexts(): void {
+  for (let k = 0; k < uncut.length; k += 2) (uncut[k] as TrafficLog).cutText(uncut[k + 1] as number);
+  uncut.length = 0;
 }
 
 /** The start of a frame; never ends in half a surrogate pair (it would show as garbage). */

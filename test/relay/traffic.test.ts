@@ -116,6 +116,18 @@ describe('the traffic log', () => {
     );
   });
 
+  test('an entry is the frame as it was when recorded, not the message it parsed to now', () => {
+    const log = new TrafficLog(2);
+    const message: RpcMessage = { kind: 'request', msg: { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'openDiff' } } };
+    log.record('in', null, '{}', message, 1, 2);
+    message.msg.method = 'changed';
+    (message.msg as { id: number }).id = 4;
+    assert.deepEqual(
+      log.list().map(({ method, tool, id, bytes }) => ({ method, tool, id, bytes })),
+      [{ method: 'tools/call', tool: 'openDiff', id: 3, bytes: 2 }],
+    );
+  });
+
   test('the time defaults to now', () => {
     const log = new TrafficLog(1);
     const before = Date.now();
