@@ -42,9 +42,10 @@ export const CORE_OLD_SPACE_MB = 64;
  * before V8 weighs optimizing it. A getDiagnostics call runs through some forty functions of the
  * relay and of Node's streams; in a fresh core, and again after the first diffs deoptimize them,
  * they ran unoptimized for hundreds of calls (the last optimized ~0.9 s into the round after the
- * first diffs), and the slowest of those calls were Patchbay's p99. With a quarter, they are compiled four times sooner (bench, latency phase right
- * after start, five runs each way alternating: p99 1.11–1.51× the bare relay's, median 1.24×,
- * against 1.35–1.98×, median 1.74×; p50 the same).
+ * first diffs), and the slowest of those calls were Patchbay's p99. With a quarter they are
+ * optimized four times sooner (bench, latency phase right after start, five runs each way
+ * alternating: p99 1.11–1.51× the bare relay's, median 1.24×, against 1.35–1.98×, median 1.74×;
+ * p50 the same).
  */
 export const CORE_V8_FLAGS = ['--no-track-field-types', '--interrupt-budget=16896'];
 

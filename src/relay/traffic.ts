@@ -57,9 +57,9 @@ export class TrafficLog {
     const kept = Math.min(this.written, this.capacity);
     const count = Math.max(0, Math.min(limit, kept));
     const entries: TrafficEntry[] = [];
+    const r = this.ring;
     for (let n = this.written - count; n < this.written; n++) {
       const i = (n % this.capacity) * SLOTS;
-      const r = this.ring;
       entries.push({
         at: r[i] as number,
         dir: r[i + 1] as TrafficEntry['dir'],
@@ -74,7 +74,7 @@ export class TrafficLog {
     return entries;
   }
 
-  /** The text in slot `i`, cut to its preview (a no-op for a text already short). */
+  /** The text at ring position `i`, cut to its preview (a no-op for a text already short); for `cutLongTexts`. */
   cutText(i: number): void {
     this.ring[i + TEXT] = preview(this.ring[i + TEXT] as string);
   }
