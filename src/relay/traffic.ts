@@ -47,7 +47,7 @@ export class TrafficLog {
     // A long frame is cut to its preview after the frame has gone on (see `uncut`).
     if (text.length > PREVIEW_CHARS) {
       if (uncut.length === 0) queueMicrotask(cutLongTexts);
-      uncut.push(this, i);
+      uncut.push(ring, i);
     }
   }
 
@@ -73,22 +73,22 @@ export class TrafficLog {
     }
     return entries;
   }
-
-  /** The text at ring position `i`, cut to its preview (a no-op for a text already short); for `cutLongTexts`. */
-  cutText(i: number): void {
-    this.ring[i + TEXT] = preview(this.ring[i + TEXT] as string);
-  }
 }
 
 /**
- * Logs and ring positions of this turn's long texts, in pairs. A relayed frame is written to the
+ * Rings and positions of this turn's long texts, in pairs. A relayed frame is written to the
  * socket in the turn it arrives; cutting its text for the log (a copy) waits for a microtask after
  * that, so the round trip does not wait on it, and a 10 MiB frame is not kept past its turn.
  */
 const uncut: unknown[] = [];
 
 function cutLongTexts(): void {
-  for (let k = 0; k < uncut.length; k += 2) (uncut[k] as TrafficLog).cutText(uncut[k + 1] as number);
+  for (let k = 0; k < uncut.length; k += 2) {
+    const ring = uncut[k] as unknown[];
+    const at = (uncut[k + 1] as number) + TEXT;
+    // A no-op for a text already short (the slot written again in the same turn).
+    ring[at] = preview(ring[at] as string);
+  }
   uncut.length = 0;
 }
 
