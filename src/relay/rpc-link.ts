@@ -332,11 +332,11 @@ export class RpcLink {
     const waitingLazily = [...this.pending.values()].filter((p) => p.lazy);
     if (!this.handlers.takesLazily && waitingLazily.length === 0) return false;
     const known = waitingLazily.flatMap((p) => (p.expected ? [p.expected] : []));
-    const read = parseLazily(bytes, LAZY_STRING_BYTES, known, LAZY_COST_LIMIT);
+    const read = readLazily(bytes, known);
     if (read === undefined) return false;
     const parsed = classifyMessage(read.value);
     if (!parsed.ok) return false;
-    const frame = { bytes, text: bytes.toString('utf8', 0, PREVIEW_BYTES), cost: read.cost, idAt: read.idAt };
+    const frame = read.frame;
     if (parsed.message.kind === 'request') {
       const msg = parsed.message.msg;
       if (!this.handlers.takesLazily?.(msg)) return false;
@@ -622,10 +622,28 @@ export class RpcLink {
 }
 
 /** A frame read whole as it arrived: its text kept up to PREVIEW_BYTES (see Frame), its cost when it was weighed. */
-function arrivedFrame(bytes: Buffer, text: string, cost: number | undefined): Frame {
-  const frame: Frame = { bytes, text: text.length <= PREVIEW_BYTES ? text : bytes.toString('utf8', 0, PREVIEW_BYTES) };
-  if (cost !== undefined) frame.cost = cost;
-  return frame;
+/** A frame as it arrived and was parsed whole; its text kept to the preview when long. */
+export function arrivedFrame(bytes: Buffer, text: string, cost: number | undefined): Frame {
+  return frameOf(bytes, text.length <= PREVIEW_BYTES ? text : bytes.toString('utf8', 0, PREVIEW_BYTES), cost, undefined);
+}
+
+/**
+ * A big frame read as the relay reads it when it arrives (see receiveLazily): its value, with
+ * its big strings as LazyText, and the frame they stay in. Undefined when it is not read so
+ * (parseLazily says when); it is then parsed whole.
+ */
+export function readLazily(bytes: Buffer, known: readonly LazyText[] = []): { value: unknown; frame: Frame } | undefined {
+  const read = parseLazily(bytes, LAZY_STRING_BYTES, known, LAZY_COST_LIMIT);
+  return read && { value: read.value, frame: frameOf(bytes, bytes.toString('utf8', 0, PREVIEW_BYTES), read.cost, read.idAt) };
+}
+
+/**
+ * Every frame that arrives is made here, with the same fields in the same order: the relay's
+ * optimized code, which reads frames of small requests, does not meet a frame of a new shape
+ * (and is not thrown away) when the first big one arrives.
+ */
+function frameOf(bytes: Buffer, text: string, cost: number | undefined, idAt: ByteRange | null | undefined): Frame {
+  return { bytes, text, cost, idAt };
 }
 
 /** Ends a request's wait with its answer, which goes on to the asker first when it is to be passed on (AnswerReading.passOn). */

@@ -8,20 +8,15 @@ import type { Socket } from 'node:net';
 import { readBounded } from '../fs/bounded-read.ts';
 import type { HeldDiff } from '../keeper/protocol.ts';
 import { classifyMessage, parseFrame, type RpcRequest } from '../protocol/jsonrpc.ts';
-import { parseLazily } from '../protocol/lazy-json.ts';
 import { textResult } from '../protocol/mcp.ts';
 import { heldFactsSchema, type HeldDiffs } from '../review/held-diffs.ts';
 import { diffRejected } from '../review/inbox.ts';
 import { adoptWebSocket } from '../core/ws-handover.ts';
 import { readConnMeta } from './conn-meta.ts';
 import type { Relay } from './relay.ts';
-import { LAZY_FRAME_BYTES, type Frame } from './rpc-link.ts';
+import { arrivedFrame, LAZY_FRAME_BYTES, readLazily, type Frame } from './rpc-link.ts';
 import type { RemoteSide, Session } from './session.ts';
 import { openDiffArgs, seenHere } from './tools/open-diff.ts';
-
-/** Big strings stay bytes, as when the request first arrived (rpc-link LAZY_STRING_BYTES). */
-const LAZY_STRING_BYTES = 64 * 1024;
-const PREVIEW_BYTES = 4096;
 
 export interface KeptConnection {
   id: string;
@@ -128,8 +123,9 @@ async function readRequest(file: string, maxBytes: number): Promise<{ msg: RpcRe
   const read = await readBounded(file, maxBytes, { noFollow: true });
   if (read.kind !== 'bytes') return null;
   const bytes = read.bytes;
-  const parsed = bytes.length >= LAZY_FRAME_BYTES ? classifyMessage(parseLazily(bytes, LAZY_STRING_BYTES)) : parseFrame(bytes.toString('utf8'));
+  const lazy = bytes.length >= LAZY_FRAME_BYTES ? readLazily(bytes) : undefined;
+  const text = lazy ? '' : bytes.toString('utf8');
+  const parsed = lazy ? classifyMessage(lazy.value) : parseFrame(text);
   if (!parsed.ok || parsed.message.kind !== 'request') return null;
-  const text = bytes.length >= LAZY_FRAME_BYTES ? bytes.toString('utf8', 0, PREVIEW_BYTES) : bytes.toString('utf8');
-  return { msg: parsed.message.msg, frame: { bytes, text } };
+  return { msg: parsed.message.msg, frame: lazy?.frame ?? arrivedFrame(bytes, text, undefined) };
 }

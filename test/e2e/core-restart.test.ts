@@ -31,7 +31,7 @@ describe('the core restarting mid-review', () => {
   });
 
   /** A Neovim double and a pi double bound to it, with a write offered to the editor and waiting. */
-  async function reviewUnderWay() {
+  async function reviewUnderWay(contents = 'after, reviewed\n') {
     const editor = await spawnPeer('editor', ['--lock-dir', env.piLockDir, '--folder', project, '--ide-name', 'nvim']);
     peers.push(editor);
     daemon = await startDaemon(env);
@@ -41,7 +41,7 @@ describe('the core restarting mid-review', () => {
     const session = await statusUntil(env, (s) => s.sessions.find((x) => x.editorId !== null), 'the pi session bound to the editor');
     const file = join(project, 'notes.txt');
     await writeFile(file, 'before\n');
-    pi.send({ cmd: 'write', path: file, contents: 'after, reviewed\n', tag: 'w1' });
+    pi.send({ cmd: 'write', path: file, contents, tag: 'w1' });
     const offered = await editor.waitForLine((l) => l.event === 'diff');
     const pending = await statusUntil(env, (s) => s.diffs[0], 'the edit pending');
     const before = await status(env);
@@ -95,6 +95,20 @@ describe('the core restarting mid-review', () => {
     assert.equal((result.result as { outcome: string }).outcome, 'saved');
     assert.equal(await readFile(r.file, 'utf8'), 'after, reviewed\n');
     await r.editor.waitForLine((l) => l.event === 'diffClosed' && l.tabName === r.offered.tabName);
+  });
+
+  test('kill -9 of the core with an edit over a MiB held: the new core reads it as the old one did (lazily) and keeps it', async () => {
+    // Above LAZY_FRAME_BYTES the request is read with its file left as bytes, on arrival and again when taken over.
+    const line = 'export function greet(name: string): string {\n  return `hello, ${name}`;\n}\n';
+    const contents = line.repeat(Math.ceil((1.5 * 1024 * 1024) / line.length));
+    const r = await reviewUnderWay(contents);
+    process.kill(r.before.corePid, 'SIGKILL');
+    await keptAcrossRestart(r, 'crash');
+    const accepted = await cli(env, ['diffs', 'accept', r.pending.id]);
+    assert.equal(accepted.code, 0, accepted.stderr);
+    const result = await r.pi.waitForLine((l) => l.tag === 'w1' && l.event === 'result');
+    assert.equal((result.result as { outcome: string }).outcome, 'saved');
+    assert.equal(await readFile(r.file, 'utf8'), contents, 'the whole file, as proposed');
   });
 
   test('a full stop in the middle of a restart waits for the new core, which ends review cleanly', async () => {
