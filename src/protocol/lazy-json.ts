@@ -198,6 +198,14 @@ export function parseLazily(bytes: Buffer, lazyBytes: number, known: readonly La
   let at = 0;
   let idAt: ByteRange | null = null;
   let cost = 0;
+  // The walk checks the frame's structure and finds its big strings; JSON.parse then reads the
+  // rest (the frame with "" for each big string) and each LazyText is put where its "" is. Its
+  // objects are JSON.parse's own, the same hidden classes as a small frame's: code optimized for
+  // small requests keeps working when a big one arrives.
+  const skeleton: Buffer[] = [];
+  let copied = 0;
+  const path: (string | number)[] = [];
+  const lazies: { path: (string | number)[]; text: LazyText }[] = [];
   const costs = (n: number): void => {
     cost += n;
     if (cost > maxCost) throw new NotReadable();
@@ -217,94 +225,122 @@ export function parseLazily(bytes: Buffer, lazyBytes: number, known: readonly La
     at++;
   };
 
-  const string = (lazy: boolean): string | LazyText => {
+  const keptAsBytes = (text: LazyText, start: number): void => {
+    skeleton.push(bytes.subarray(copied, start), EMPTY_STRING);
+    copied = at;
+    lazies.push({ path: [...path], text });
+    costs(SCALAR_COST);
+  };
+
+  const string = (): void => {
     const start = at;
-    if (lazy) {
-      for (const text of known) {
-        if (text.occursAt(bytes, start)) {
-          at = start + text.byteLength;
-          costs(SCALAR_COST);
-          return text;
-        }
+    for (const text of known) {
+      if (text.occursAt(bytes, start)) {
+        at = start + text.byteLength;
+        return keptAsBytes(text, start);
       }
     }
     const end = stringEnd(bytes, start);
     if (end < 0) throw new NotReadable();
     at = end;
-    if (lazy && end - start >= lazyBytes) {
-      costs(SCALAR_COST);
-      return new LazyText(bytes, start, end);
-    }
+    if (end - start >= lazyBytes) return keptAsBytes(new LazyText(bytes, start, end), start);
+    costs(SCALAR_COST + end - start);
+  };
+
+  const key = (): string => {
+    const start = at;
+    const end = stringEnd(bytes, start);
+    if (end < 0) throw new NotReadable();
+    at = end;
     costs(SCALAR_COST + end - start);
     return JSON.parse(bytes.toString('utf8', start, end)) as string;
   };
 
-  const value = (depth: number): unknown => {
+  const value = (depth: number): void => {
     if (depth > MAX_DEPTH) throw new NotReadable();
     space();
     const c = bytes[at];
-    if (c === QUOTE) return string(true);
+    if (c === QUOTE) return string();
     if (c === 0x7b) return object(depth);
     if (c === 0x5b) return array(depth);
-    // Numbers and literals are short: JSON.parse reads (and checks) them.
+    // Numbers and literals are short: JSON.parse reads (and checks) them with the rest.
     const start = at;
     while (at < bytes.length && !isDelimiter(bytes[at]!)) at++;
     if (at === start) throw new NotReadable();
     costs(SCALAR_COST);
-    return JSON.parse(bytes.toString('latin1', start, at));
   };
 
-  const object = (depth: number): Record<string, unknown> => {
+  const object = (depth: number): void => {
     at++; // {
     costs(CONTAINER_COST);
-    const out: Record<string, unknown> = {};
     space();
     if (bytes[at] === 0x7d) {
       at++;
-      return out;
+      return;
     }
+    const keys = new Set<string>();
     for (;;) {
       space();
       if (bytes[at] !== QUOTE) throw new NotReadable();
-      const key = string(false) as string;
-      if (Object.hasOwn(out, key)) throw new NotReadable();
+      const name = key();
+      if (keys.has(name)) throw new NotReadable();
+      keys.add(name);
       expect(0x3a);
       space();
       const start = at;
-      // defineProperty: a "__proto__" key is data, as with JSON.parse.
-      Object.defineProperty(out, key, { value: value(depth + 1), enumerable: true, writable: true, configurable: true });
-      if (depth === 0 && key === 'id') idAt = { start, end: at };
+      path.push(name);
+      value(depth + 1);
+      path.pop();
+      if (depth === 0 && name === 'id') idAt = { start, end: at };
       space();
       const next = bytes[at++];
-      if (next === 0x7d) return out;
+      if (next === 0x7d) return;
       if (next !== 0x2c) throw new NotReadable();
     }
   };
 
-  const array = (depth: number): unknown[] => {
+  const array = (depth: number): void => {
     at++; // [
     costs(CONTAINER_COST);
-    const out: unknown[] = [];
     space();
     if (bytes[at] === 0x5d) {
       at++;
-      return out;
+      return;
     }
-    for (;;) {
-      out.push(value(depth + 1));
+    for (let index = 0; ; index++) {
+      path.push(index);
+      value(depth + 1);
+      path.pop();
       space();
       const next = bytes[at++];
-      if (next === 0x5d) return out;
+      if (next === 0x5d) return;
       if (next !== 0x2c) throw new NotReadable();
     }
   };
 
   try {
-    const result = value(0);
+    value(0);
     space();
-    return at === bytes.length ? { value: result, idAt, cost } : undefined;
+    if (at !== bytes.length) return undefined;
+    skeleton.push(bytes.subarray(copied));
+    const result = JSON.parse((skeleton.length === 1 ? bytes : Buffer.concat(skeleton)).toString('utf8')) as unknown;
+    return { value: withLazyTexts(result, lazies), idAt, cost };
   } catch (err) {
     if (err instanceof NotReadable || err instanceof SyntaxError || err instanceof RangeError) return undefined;
     throw err;
   }
+}
+
+const EMPTY_STRING = Buffer.from('""');
+
+/** `value` with each LazyText put at its path (where the skeleton had ""). */
+function withLazyTexts(value: unknown, lazies: readonly { path: readonly (string | number)[]; text: LazyText }[]): unknown {
+  for (const { path, text } of lazies) {
+    if (path.length === 0) return text;
+    let holder = value as Record<string | number, unknown>;
+    for (let i = 0; i < path.length - 1; i++) holder = holder[path[i]!] as Record<string | number, unknown>;
+    // An own "__proto__" (JSON.parse makes one for that key) is found before Object.prototype's setter.
+    holder[path[path.length - 1]!] = text;
+  }
+  return value;
 }

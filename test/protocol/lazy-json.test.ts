@@ -1,6 +1,7 @@
 // The lazy reader must agree with JSON.parse on everything it reads, and leave only big strings as bytes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
 import { encodeJson, encodeJsonPieces, holdsLazyText, LazyText, parseLazily } from '../../src/protocol/lazy-json.ts';
 
 /** The value with every LazyText decoded, to compare with JSON.parse. */
@@ -128,4 +129,18 @@ test('a frame with a key twice in one object is not read lazily (peers disagree 
   for (const text of ['{"id":1,"method":"m","id":2}', '{"id":1,"params":{"arguments":{"tab_name":"a","tab_name":"b"}}}', '{"a":1,"\\u0061":2}']) {
     assert.equal(parseLazily(Buffer.from(text), 1), undefined, text);
   }
+});
+
+test('its objects have the hidden classes JSON.parse gives the same message small (optimized code meets no new shape)', () => {
+  setFlagsFromString('--allow-natives-syntax');
+  const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
+  const message = (contents: string): string =>
+    JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'openDiff', arguments: { old_file_path: '/p/a.ts', new_file_contents: contents, tab_name: 't' } } });
+  type Call = { params: { arguments: { new_file_contents: unknown } } };
+  const small = JSON.parse(message('x')) as Call;
+  const big = parseLazily(Buffer.from(message('const a = 1;\n'.repeat(100))), 1024)?.value as Call;
+  assert.ok(big.params.arguments.new_file_contents instanceof LazyText);
+  assert.ok(sameMap(big, small), 'the request');
+  assert.ok(sameMap(big.params, small.params), 'its params');
+  assert.ok(sameMap(big.params.arguments, small.params.arguments), 'its arguments, a LazyText where the string was');
 });
