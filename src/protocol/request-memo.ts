@@ -21,6 +21,8 @@ export class RequestMemo {
     private readonly head: string,
     private readonly tail: string,
     private readonly request: RpcRequest,
+    /** Whether the request is the bare envelope, its keys in the order JSON-RPC clients write them. */
+    private readonly plain: boolean,
   ) {}
 
   /**
@@ -33,7 +35,9 @@ export class RequestMemo {
     if (!idAt) return null;
     const { params } = request;
     if (typeof params === 'object' && params !== null) paramsJson.set(params, null);
-    return new RequestMemo(text.slice(0, idAt.start), text.slice(idAt.end), request);
+    const keys = Object.keys(request);
+    const plain = keys.length === 4 && keys[0] === 'jsonrpc' && keys[1] === 'id' && keys[2] === 'method' && keys[3] === 'params';
+    return new RequestMemo(text.slice(0, idAt.start), text.slice(idAt.end), request, plain);
   }
 
   /**
@@ -50,7 +54,12 @@ export class RequestMemo {
     } catch {
       return null; // not one value: `1,"id":2` and the like
     }
-    return isId(id) ? { ...this.request, id } : null;
+    if (!isId(id)) return null;
+    // A literal of the envelope's keys has the hidden class JSON.parse gives the same text; a
+    // spread's copy has one of its own, and the relay's code, optimized for one, was thrown away
+    // when a request of the other kind came (the first openDiff after a run of getDiagnostics).
+    const { request } = this;
+    return this.plain ? { jsonrpc: request.jsonrpc, id, method: request.method, params: request.params } : { ...request, id };
   }
 }
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
 import { parseFrame, request, type RpcRequest } from '../../src/protocol/jsonrpc.ts';
 import { knownRequestJson, RequestMemo } from '../../src/protocol/request-memo.ts';
 
@@ -33,6 +34,18 @@ describe('request memo', () => {
     const read = memo.read(text(2))!;
     assert.deepEqual(Object.keys(read), Object.keys(parsedRequest(text(2))));
     assert.deepEqual(read, parsedRequest(text(2)));
+  });
+
+  test('a request read from it has the hidden class JSON.parse gives the same text, however often it was read', () => {
+    setFlagsFromString('--allow-natives-syntax');
+    const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
+    const memo = memoOf(call('1'))!;
+    let read: RpcRequest | null = null;
+    // Enough reads for V8 to take its fast path for whatever builds the object.
+    for (let id = 2; id < 3000; id++) read = memo.read(call(String(id)));
+    assert.ok(read && sameMap(read, parsedRequest(call('3000'))), 'a getDiagnostics');
+    const openDiff = '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"openDiff","arguments":{"tab_name":"t"}}}';
+    assert.ok(sameMap(read, parsedRequest(openDiff)), 'and any other request JSON.parse reads');
   });
 
   test('anything but the id differing, or an id that is not one string or number, is not read', () => {
