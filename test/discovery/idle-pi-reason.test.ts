@@ -27,15 +27,20 @@ for (const [name, startedAt, advertisedAt, want] of cases) {
 
 test('a pi running before Patchbay started is listed as “started before Patchbay: connect with /ide”', { skip: platform() !== 'linux' && 'Linux /proc scan', timeout: 60_000 }, async (t) => {
   const dir = await tempDir('idle-pi');
-  t.after(dir.cleanup);
+  // Undone last first (node:test runs after-hooks in the order they were added): the folder only
+  // once the hub that writes lockfiles into it has closed.
+  const undo: (() => unknown)[] = [dir.cleanup];
+  t.after(async () => {
+    for (const step of undo.reverse()) await step();
+  });
   const project = join(dir.path, 'project');
   await mkdir(project);
   const script = join(project, 'pi');
   await writeFile(script, 'setInterval(() => {}, 1000);\n');
   const before = await spawnLive([script], project);
-  t.after(() => before.kill());
+  undo.push(() => before.kill());
   const after = await spawnLive([script, '--continue'], project);
-  t.after(() => after.kill());
+  undo.push(() => after.kill());
 
   const options = isolatedOptions(dir.path, { scanProcesses: true });
   // The project is a review folder, so the door's lockfile names it.
@@ -49,7 +54,7 @@ test('a pi running before Patchbay started is listed as “started before Patchb
       return info && { ...info, startedAt: startedAt.get(pid) ?? info.startedAt };
     },
   });
-  t.after(() => hub.close('test over'));
+  undo.push(() => hub.close('test over'));
 
   const idle = await waitFor(
     async () => {
