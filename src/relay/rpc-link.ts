@@ -622,7 +622,6 @@ export class RpcLink {
 }
 
 /** A frame read whole as it arrived: its text kept up to PREVIEW_BYTES (see Frame), its cost when it was weighed. */
-/** A frame as it arrived and was parsed whole; its text kept to the preview when long. */
 export function arrivedFrame(bytes: Buffer, text: string, cost: number | undefined): Frame {
   return frameOf(bytes, text.length <= PREVIEW_BYTES ? text : bytes.toString('utf8', 0, PREVIEW_BYTES), cost, undefined);
 }
